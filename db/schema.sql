@@ -1,0 +1,171 @@
+-- SPDX-License-Identifier: MIT
+-- irqloop results store, schema version 1 (PRAGMA user_version = 1).
+-- Every latency and duration is an integer in nanoseconds; instants are Unix time in ns.
+-- Later versions add migrations in db/migrations/, never edit this file's meaning.
+
+CREATE TABLE irqloop_info (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE runs (
+    id                  INTEGER PRIMARY KEY,
+    uuid                TEXT NOT NULL UNIQUE,
+    label               TEXT NOT NULL DEFAULT '',
+    kind                TEXT NOT NULL CHECK (kind IN ('measure', 'floor', 'selftest')),
+    status              TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted', 'failed')),
+    start_unix_ns       INTEGER NOT NULL,
+    end_unix_ns         INTEGER,
+    command_line        TEXT NOT NULL,
+    version             TEXT NOT NULL,
+    uname               TEXT NOT NULL,
+    hostname            TEXT NOT NULL,
+    backend             TEXT NOT NULL,
+    clock_source        TEXT NOT NULL,
+    clock_hz            REAL NOT NULL,
+    clock_read_ns       REAL NOT NULL,
+    interval_ns         INTEGER NOT NULL,
+    jitter_ns           INTEGER NOT NULL,
+    timeout_ns          INTEGER NOT NULL,
+    threshold_ns        INTEGER NOT NULL,
+    gap_limit_ns        INTEGER NOT NULL,
+    stats_interval_ns   INTEGER NOT NULL,
+    warmup_samples      INTEGER NOT NULL,
+    samples_requested   INTEGER NOT NULL,
+    duration_ns         INTEGER NOT NULL,
+    rt_settings         TEXT NOT NULL,
+    target              TEXT NOT NULL DEFAULT '',
+    load                TEXT NOT NULL DEFAULT '',
+    -- cumulative summary, rewritten with every interval commit
+    samples             INTEGER NOT NULL DEFAULT 0,
+    stimuli             INTEGER NOT NULL DEFAULT 0,
+    lost                INTEGER NOT NULL DEFAULT 0,
+    late                INTEGER NOT NULL DEFAULT 0,
+    disturbed           INTEGER NOT NULL DEFAULT 0,
+    overflows           INTEGER NOT NULL DEFAULT 0,
+    above_threshold     INTEGER NOT NULL DEFAULT 0,
+    exceedances_dropped INTEGER NOT NULL DEFAULT 0,
+    rising              INTEGER NOT NULL DEFAULT 0,
+    falling             INTEGER NOT NULL DEFAULT 0,
+    min_ns              INTEGER,
+    max_ns              INTEGER,
+    warm_max_ns         INTEGER,
+    mean_ns             REAL,
+    stddev_ns           REAL,
+    p50_ns              INTEGER,
+    p99_ns              INTEGER,
+    p999_ns             INTEGER,
+    p9999_ns            INTEGER,
+    p999999_ns          INTEGER
+);
+
+-- Backend extras: poll cost, chip labels, port base, ...
+CREATE TABLE run_metadata (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    key    TEXT NOT NULL,
+    value  TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+
+CREATE TABLE intervals (
+    run_id          INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    idx             INTEGER NOT NULL,
+    start_unix_ns   INTEGER NOT NULL,
+    end_unix_ns     INTEGER NOT NULL,
+    samples         INTEGER NOT NULL,
+    min_ns          INTEGER,
+    max_ns          INTEGER,
+    mean_ns         REAL,
+    stddev_ns       REAL,
+    p50_ns          INTEGER,
+    p99_ns          INTEGER,
+    p999_ns         INTEGER,
+    above_threshold INTEGER NOT NULL,
+    lost            INTEGER NOT NULL,
+    disturbed       INTEGER NOT NULL,
+    overflows       INTEGER NOT NULL,
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+
+-- The run's latency histogram so far: non-empty buckets [lo_ns, hi_ns).
+CREATE TABLE histogram (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    lo_ns  INTEGER NOT NULL,
+    hi_ns  INTEGER NOT NULL,
+    count  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, lo_ns)
+) WITHOUT ROWID;
+
+-- The top-K worst samples of the run so far (rank 1 is the worst).
+CREATE TABLE worst (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    rank       INTEGER NOT NULL,
+    seq        INTEGER NOT NULL,
+    unix_ns    INTEGER NOT NULL,
+    latency_ns INTEGER NOT NULL,
+    gap_ns     INTEGER NOT NULL,
+    flags      INTEGER NOT NULL,
+    PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+
+-- Every sample above the run's threshold, up to --max-exceedances.
+CREATE TABLE exceedances (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    unix_ns    INTEGER NOT NULL,
+    latency_ns INTEGER NOT NULL,
+    gap_ns     INTEGER NOT NULL,
+    flags      INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE events (
+    id      INTEGER PRIMARY KEY,
+    run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    unix_ns INTEGER NOT NULL,
+    seq     INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    value   INTEGER NOT NULL,
+    detail  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX events_run ON events (run_id, kind);
+
+-- Every sample, with --raw only. No index, for insert speed: query by run_id and seq order.
+CREATE TABLE raw_samples (
+    run_id     INTEGER NOT NULL,
+    seq        INTEGER NOT NULL,
+    latency_ns INTEGER NOT NULL,
+    gap_ns     INTEGER NOT NULL,
+    flags      INTEGER NOT NULL
+);
+
+-- One line per run: the figures published latency tables use, in ns and us.
+CREATE VIEW run_summary AS
+SELECT r.id, r.uuid, r.label, r.kind, r.status,
+       datetime(r.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
+       r.backend, r.samples, r.lost, r.late, r.disturbed, r.overflows,
+       r.min_ns, round(r.mean_ns) AS avg_ns, r.max_ns, r.warm_max_ns, round(r.stddev_ns) AS stddev_ns,
+       r.p50_ns, r.p99_ns, r.p999_ns, r.p9999_ns, r.p999999_ns,
+       r.threshold_ns, r.above_threshold,
+       CASE WHEN r.samples > 0 THEN round(100.0 * r.above_threshold / r.samples, 6) END AS pct_above,
+       round(r.min_ns / 1000.0, 3) AS min_us, round(r.mean_ns / 1000.0, 3) AS avg_us,
+       round(r.max_ns / 1000.0, 3) AS max_us, round(r.warm_max_ns / 1000.0, 3) AS warm_max_us,
+       round(r.stddev_ns / 1000.0, 3) AS stddev_us, r.target, r.load
+FROM runs r;
+
+-- Worst samples with the run's label and wall-clock time.
+CREATE VIEW worst_cases AS
+SELECT w.run_id, r.label, w.rank, w.seq,
+       strftime('%Y-%m-%d %H:%M:%f', w.unix_ns / 1e9, 'unixepoch') AS time_utc,
+       w.latency_ns, round(w.latency_ns / 1000.0, 3) AS latency_us, w.gap_ns,
+       CASE WHEN w.flags & 1 THEN 'rising' ELSE 'falling' END AS edge,
+       (w.flags & 2) != 0 AS disturbed
+FROM worst w JOIN runs r ON r.id = w.run_id;
+
+-- Per-interval maxima, with each interval's wall-clock start.
+CREATE VIEW interval_maxima AS
+SELECT i.run_id, r.label, i.idx,
+       strftime('%Y-%m-%d %H:%M:%S', i.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
+       i.samples, i.max_ns, round(i.max_ns / 1000.0, 3) AS max_us, i.mean_ns, i.stddev_ns,
+       i.above_threshold, i.lost, i.disturbed
+FROM intervals i JOIN runs r ON r.id = i.run_id;

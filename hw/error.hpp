@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace irqloop {
+
+/**
+ * @brief Exit statuses shared by every irqloop program.
+ *
+ * usage: bad command line, bad spec, bad hardware parameters (wrong line, no device,
+ * no permission): the user must change something before retrying.
+ * failure: the run started but something broke (disk full, database refused).
+ */
+enum exit_status : int { exit_ok = 0, exit_failure = 1, exit_usage = 2, exit_interrupted = 130 };
+
+/**
+ * @brief The one exception type of the project.
+ *
+ * Every message the user sees has the form `irqloop: what failed: why (hint)`. The three
+ * parts are kept apart so that callers can add context to @p what without re-parsing.
+ */
+class error final : public std::runtime_error
+{
+public:
+    /**
+     * @param what What failed, e.g. "open backend 'gpiod'".
+     * @param why Why it failed, e.g. "no such chip 'gpiochip9'".
+     * @param hint What the user can do, may be empty.
+     * @param status Exit status the program should end with.
+     */
+    error(std::string what, std::string why, std::string hint = {}, int status = exit_usage);
+
+    const std::string& what_failed() const noexcept { return what_; }
+    const std::string& why() const noexcept { return why_; }
+    const std::string& hint() const noexcept { return hint_; }
+    int status() const noexcept { return status_; }
+
+    /** @brief The full line, without the trailing newline: `irqloop: what: why (hint)`. */
+    std::string message() const;
+
+private:
+    std::string what_;
+    std::string why_;
+    std::string hint_;
+    int status_;
+};
+
+/**
+ * @brief Turn an errno value into an irqloop::error; the only place this happens.
+ * @param errnum The errno value.
+ * @param what What failed.
+ * @param hint A hint; when empty, a default hint for common errno values is used
+ *             (EACCES/EPERM: permissions, ENOENT: missing device, EBUSY: in use, ENOSPC: disk).
+ */
+[[noreturn]] void throw_from_errno(int errnum, const std::string& what, std::string hint = {},
+                                   int status = exit_usage);
+
+/** @brief Print `irqloop: what: why (hint)` to stderr. */
+void print_error(const error& e);
+
+} // namespace irqloop

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace irqloop::hw {
+
+/**
+ * @brief Which end of the wire a program is.
+ *
+ * The logger drives the stimulus and senses the response; the responder senses the stimulus
+ * and drives the response. Backend keys `out` and `in` always mean "the line this program
+ * drives" and "the line this program senses", whatever the role.
+ */
+enum class role { logger, responder };
+
+/**
+ * @brief A sticky error of a line pair: the first failure since open, checked outside the
+ * hot loop. Holds no allocated memory so that recording it cannot fail.
+ */
+struct line_error final
+{
+    int errnum = 0;              ///< errno value, 0 when there was no failure
+    const char* op = nullptr;    ///< static string: which operation failed ("drive", "sense")
+    explicit operator bool() const noexcept { return errnum != 0; }
+};
+
+/** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
+struct metadata_item final
+{
+    std::string key;
+    std::string value;
+};
+
+/**
+ * @brief A pair of lines: one this program drives, one it senses.
+ *
+ * drive() and sense() are the hot path: they never allocate, never throw and make at most
+ * the backend's own line access (one ioctl, one port read, one shared-memory load). A failure
+ * is recorded once in a sticky line_error; sense() then returns -1 until the pair is closed.
+ *
+ * The wire protocol is level based: the far end answers a stimulus edge by changing its
+ * output line (toggle), so the caller watches for "response differs from the level sampled
+ * before the edge" and survives missed edges.
+ */
+class lines
+{
+public:
+    virtual ~lines() = default;
+    lines(const lines&) = delete;
+    lines& operator=(const lines&) = delete;
+
+    /** @brief Set the driven line high (true) or low (false). */
+    virtual void drive(bool high) noexcept = 0;
+
+    /** @brief Read the sensed line: 0 or 1, or -1 once a failure has been recorded. */
+    virtual int sense() noexcept = 0;
+
+    /**
+     * @brief Block until the sensed line shows an edge, for event-driven responders.
+     * @param timeout_ns Longest wait; negative waits forever.
+     * @return 1 on an edge (the sensed level may be read with sense()), 0 on timeout,
+     *         -1 on failure (sticky error set) or when the backend cannot wait for edges.
+     */
+    virtual int wait_edge(std::int64_t timeout_ns) noexcept
+    {
+        (void)timeout_ns;
+        return -1;
+    }
+
+    /** @brief True when the backend can block in wait_edge(). */
+    virtual bool has_edge_events() const noexcept { return false; }
+
+    /**
+     * @brief Number of edge events the kernel reported as lost (sequence-number gaps, queue
+     * overruns), for event-driven responders. 0 where not applicable.
+     */
+    virtual std::uint64_t missed_edges() const noexcept { return 0; }
+
+    /**
+     * @brief True when the far end answers both stimulus edges (each edge is one sample).
+     * False for single-edge targets (parallel-port nACK): the logger re-arms on the return
+     * edge without measuring it.
+     */
+    virtual bool far_end_answers_both_edges() const noexcept { return true; }
+
+    /**
+     * @brief Open a third, output-only line that the logger raises when a sample exceeds
+     * --trigger-above, so that the target can freeze its trace buffer (see the kernel
+     * responder). @p line uses the backend's own line syntax.
+     * @return false when the backend has no trigger line (the caller reports it).
+     */
+    virtual bool open_trigger(const std::string& line)
+    {
+        (void)line;
+        return false;
+    }
+
+    /** @brief Drive the trigger line opened by open_trigger(); hot-path safe. */
+    virtual void trigger(bool high) noexcept { (void)high; }
+
+    /** @brief Called before the first drive(); e.g. starts the simulated board's thread. */
+    virtual void start() {}
+
+    /** @brief Called after the last sense(); stops threads, releases lines to a safe level. */
+    virtual void stop() noexcept {}
+
+    /** @brief The first failure since open. */
+    line_error error() const noexcept { return error_; }
+
+    /** @brief The canonical spec of this pair, with defaults filled in, for run metadata. */
+    virtual std::string describe() const = 0;
+
+    /** @brief Extra run metadata (poll cost, chip labels, ...). */
+    virtual std::vector<metadata_item> metadata() const { return {}; }
+
+protected:
+    lines() = default;
+
+    /** @brief Record a failure; keeps the first one. Safe on the hot path. */
+    void fail(int errnum, const char* op) noexcept
+    {
+        if (!error_)
+            error_ = line_error{errnum, op};
+    }
+
+private:
+    line_error error_;
+};
+
+} // namespace irqloop::hw

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "registry.hpp"
+
+#include "error.hpp"
+#include "shm/shm-lines.hpp"
+#include "sim/sim-lines.hpp"
+#if IRQLOOP_HAVE_GPIOD
+#include "gpiod/gpiod-lines.hpp"
+#endif
+#if IRQLOOP_HAVE_PARPORT
+#include "parport/parport-lines.hpp"
+#endif
+
+namespace irqloop::hw {
+
+const std::vector<backend_entry>& backends()
+{
+    // One explicit list, alphabetical; a backend is one folder under hw/ plus one entry here.
+    static const std::vector<backend_entry> list = {
+        {"gpiod", "Linux GPIO character device through libgpiod 2",
+         "gpiod:chip=gpiochip0,out=17,in=27",
+#if IRQLOOP_HAVE_GPIOD
+         open_gpiod_lines, nullptr},
+#else
+         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
+#endif
+        {"parport", "PC parallel port, raw port I/O or ppdev",
+         "parport:base=0x378,out=D3,in=nACK",
+#if IRQLOOP_HAVE_PARPORT
+         open_parport_lines, nullptr},
+#else
+         nullptr, "built without parallel-port support (Linux only)"},
+#endif
+        {"shm", "shared-memory wire to an irqloop-responder process", "shm:name=bench1",
+         open_shm_lines, nullptr},
+        {"sim", "simulated target board in this process (the default)",
+         "sim:model=normal,mean=8us,sd=1us", open_sim_lines, nullptr},
+    };
+    return list;
+}
+
+std::unique_ptr<lines> open_lines(std::string_view spec_text, role r)
+{
+    spec s(spec_text);
+    for (const auto& b : backends()) {
+        if (s.name() != b.name)
+            continue;
+        if (!b.open)
+            throw error("open backend '" + s.name() + "'", "not available in this build",
+                        b.missing);
+        auto pair = b.open(s, r);
+        s.finish();
+        return pair;
+    }
+    std::string known;
+    for (const auto& b : backends())
+        known += (known.empty() ? "" : ", ") + std::string(b.name);
+    throw error("open backend '" + s.name() + "'", "unknown backend", "known backends: " + known);
+}
+
+std::string backends_help()
+{
+    std::string h;
+    for (const auto& b : backends()) {
+        h += "  " + std::string(b.name) + ": " + b.summary;
+        if (!b.open)
+            h += std::string(" [") + b.missing + "]";
+        h += "\n      e.g. " + std::string(b.example) + "\n";
+    }
+    return h;
+}
+
+} // namespace irqloop::hw

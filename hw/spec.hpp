@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace irqloop::hw {
+
+/**
+ * @brief A parsed backend spec: `name[:key=value,key=value...]`.
+ *
+ * Backends read their keys through the take_*() calls and then call finish(), which refuses
+ * keys nobody took. Every error names the backend and the key.
+ */
+class spec final
+{
+public:
+    /** @throws irqloop::error on a malformed spec (empty name, missing '=', duplicate key). */
+    explicit spec(std::string_view text);
+
+    const std::string& name() const noexcept { return name_; }
+    const std::string& text() const noexcept { return text_; }
+    bool has(std::string_view key) const;
+
+    std::optional<std::string> take(std::string_view key);
+    std::string take_string(std::string_view key, std::string_view fallback);
+    std::int64_t take_duration_ns(std::string_view key, std::int64_t fallback);
+    double take_number(std::string_view key, double fallback);
+    std::uint64_t take_count(std::string_view key, std::uint64_t fallback);
+    bool take_bool(std::string_view key, bool fallback);
+
+    /** @throws irqloop::error naming the first key that no take_*() consumed. */
+    void finish() const;
+
+    /** @brief "backend 'name'" for messages. */
+    std::string context() const;
+
+private:
+    std::string text_;
+    std::string name_;
+    std::vector<std::pair<std::string, std::string>> params_;
+    std::vector<bool> taken_;
+};
+
+} // namespace irqloop::hw

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "commands.hpp"
+#include "error.hpp"
+#include "version.hpp"
+
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string_view>
+
+namespace {
+
+struct command
+{
+    const char* name;
+    int (*main)(int, char**);
+    const char* summary;
+};
+
+// Alphabetical; each command lives in logger/<name>-command.cpp.
+constexpr command commands[] = {
+    {"run", irqloop::logger::run_command, "measure latency through the wire (default: sim board)"},
+};
+
+void usage(FILE* out)
+{
+    std::fprintf(out, "usage: irqloop <command> [options]\n\n"
+                      "External interrupt-latency logger with a hardware loopback.\n\n"
+                      "commands:\n");
+    for (const auto& c : commands)
+        std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+    std::fprintf(out, "\n'irqloop <command> --help' shows each command's options.\n"
+                      "Docs: docs/ in the source tree.\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return irqloop::exit_usage;
+    }
+    std::string_view name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+        usage(stdout);
+        return 0;
+    }
+    if (name == "--version") {
+        std::printf("irqloop %s\n", irqloop::version);
+        return 0;
+    }
+    for (const auto& c : commands) {
+        if (name != c.name)
+            continue;
+        try {
+            return c.main(argc - 1, argv + 1);
+        } catch (const irqloop::error& e) {
+            irqloop::print_error(e);
+            return e.status();
+        } catch (const boost::program_options::error& e) {
+            std::fprintf(stderr, "irqloop: %s: %s (see 'irqloop %s --help')\n", c.name, e.what(),
+                         c.name);
+            return irqloop::exit_usage;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "irqloop: %s: %s (this is a bug; please report it)\n", c.name,
+                         e.what());
+            return irqloop::exit_failure;
+        }
+    }
+    std::fprintf(stderr, "irqloop: unknown command '%s' (see 'irqloop --help')\n", argv[1]);
+    return irqloop::exit_usage;
+}
