@@ -1,8 +1,15 @@
 -- SPDX-License-Identifier: MIT
--- irqloop results store, schema version 1 (PRAGMA user_version = 1).
+-- irqloop results store, schema version 1.
 -- Every latency and duration is an integer in nanoseconds; instants are Unix time in ns.
--- Later versions add migrations in db/migrations/, never edit this file's meaning.
+-- This file is compiled into irqloop and creates every new file at version 1; later versions
+-- are reached through the steps in db/migrations/, so never change this file's meaning.
+-- `sqlite3 new.db < db/schema.sql` makes a file irqloop accepts.
 
+-- 'IRLP': tells an irqloop file from any other SQLite file (see db/store.hpp).
+PRAGMA application_id = 1230130256;
+PRAGMA user_version = 1;
+
+-- Facts about the file itself: who created it, with which schema.
 CREATE TABLE irqloop_info (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -58,6 +65,8 @@ CREATE TABLE runs (
     p9999_ns            INTEGER,
     p999999_ns          INTEGER
 );
+
+CREATE INDEX runs_label ON runs (label, start_unix_ns);
 
 -- Backend extras: poll cost, chip labels, port base, ...
 CREATE TABLE run_metadata (
@@ -130,7 +139,8 @@ CREATE TABLE events (
 );
 CREATE INDEX events_run ON events (run_id, kind);
 
--- Every sample, with --raw only. No index, for insert speed: query by run_id and seq order.
+-- Every sample, with --raw only. No index and no wall-clock column, for insert speed and size
+-- (about 19 bytes a row): filter by run_id, order by seq. A lost sample has latency_ns = -1.
 CREATE TABLE raw_samples (
     run_id     INTEGER NOT NULL,
     seq        INTEGER NOT NULL,
@@ -143,29 +153,32 @@ CREATE TABLE raw_samples (
 CREATE VIEW run_summary AS
 SELECT r.id, r.uuid, r.label, r.kind, r.status,
        datetime(r.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
-       r.backend, r.samples, r.lost, r.late, r.disturbed, r.overflows,
+       datetime(r.end_unix_ns / 1000000000, 'unixepoch') AS end_utc,
+       round((r.end_unix_ns - r.start_unix_ns) / 1e9, 3) AS duration_s,
+       r.backend, r.hostname, r.samples, r.stimuli, r.lost, r.late, r.disturbed, r.overflows,
        r.min_ns, round(r.mean_ns) AS avg_ns, r.max_ns, r.warm_max_ns, round(r.stddev_ns) AS stddev_ns,
        r.p50_ns, r.p99_ns, r.p999_ns, r.p9999_ns, r.p999999_ns,
-       r.threshold_ns, r.above_threshold,
+       r.threshold_ns, r.above_threshold, r.exceedances_dropped,
        CASE WHEN r.samples > 0 THEN round(100.0 * r.above_threshold / r.samples, 6) END AS pct_above,
        round(r.min_ns / 1000.0, 3) AS min_us, round(r.mean_ns / 1000.0, 3) AS avg_us,
        round(r.max_ns / 1000.0, 3) AS max_us, round(r.warm_max_ns / 1000.0, 3) AS warm_max_us,
        round(r.stddev_ns / 1000.0, 3) AS stddev_us, r.target, r.load
 FROM runs r;
 
--- Worst samples with the run's label and wall-clock time.
+-- Worst samples with the run's label and wall-clock time (UTC, millisecond precision).
 CREATE VIEW worst_cases AS
-SELECT w.run_id, r.label, w.rank, w.seq,
+SELECT w.run_id, r.label, r.uuid, w.rank, w.seq, w.unix_ns,
        strftime('%Y-%m-%d %H:%M:%f', w.unix_ns / 1e9, 'unixepoch') AS time_utc,
        w.latency_ns, round(w.latency_ns / 1000.0, 3) AS latency_us, w.gap_ns,
        CASE WHEN w.flags & 1 THEN 'rising' ELSE 'falling' END AS edge,
-       (w.flags & 2) != 0 AS disturbed
+       (w.flags & 2) != 0 AS disturbed, (w.flags & 4) != 0 AS warmup
 FROM worst w JOIN runs r ON r.id = w.run_id;
 
 -- Per-interval maxima, with each interval's wall-clock start.
 CREATE VIEW interval_maxima AS
 SELECT i.run_id, r.label, i.idx,
        strftime('%Y-%m-%d %H:%M:%S', i.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
-       i.samples, i.max_ns, round(i.max_ns / 1000.0, 3) AS max_us, i.mean_ns, i.stddev_ns,
-       i.above_threshold, i.lost, i.disturbed
+       i.start_unix_ns, i.end_unix_ns, i.samples, i.min_ns, i.max_ns,
+       round(i.max_ns / 1000.0, 3) AS max_us, i.mean_ns, i.stddev_ns, i.p99_ns, i.p999_ns,
+       i.above_threshold, i.lost, i.disturbed, i.overflows
 FROM intervals i JOIN runs r ON r.id = i.run_id;

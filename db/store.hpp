@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "migrate.hpp"
 #include "rows.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -27,11 +28,29 @@ struct interval_commit final
 /**
  * @brief One irqloop SQLite file (WAL mode), several runs per file.
  *
- * Opening creates the schema in a new or empty file, migrates an older irqloop schema, and
- * refuses (irqloop::error, file untouched) a file that is not SQLite, not irqloop's, or from
- * a newer irqloop. Opening for writing also marks runs left 'running' by a killed logger as
- * 'interrupted' (their committed intervals stay). Every write is one transaction; a failed
- * write (disk full, I/O error) rolls back and throws irqloop::error, earlier commits stay.
+ * **Opening.** A missing or empty file is created with the schema (read_write only). A file
+ * that is not SQLite (a text file named .db), an SQLite file that is not irqloop's (it has
+ * tables but not our application_id), a file from a newer irqloop (user_version above
+ * schema_version()), a corrupt file, a directory, or a path whose file or directory cannot be
+ * written (read_write) is refused with irqloop::error `irqloop: open database 'F': why (hint)`
+ * and left byte for byte as it was: every check happens on the header bytes and through a
+ * read-only connection before anything is written. An older irqloop file is migrated
+ * (read_write) or refused (read_only).
+ *
+ * **Connection.** WAL journal, synchronous=NORMAL, foreign keys on, a 5 s busy timeout.
+ *
+ * **Live runs and recovery.** A run's writer holds an exclusive OFD lock (fcntl
+ * F_OFD_SETLK) on byte `run id` of the side file `F-lock` from begin_run() until finish_run()
+ * or until its process dies, when the kernel drops it. Opening read_write marks every
+ * 'running' run whose byte is not locked as 'interrupted', with end_unix_ns set to the end of
+ * its last committed interval, and keeps its intervals; a run another live process is still
+ * writing is left alone. read_only opens never write, lock or recover.
+ *
+ * **Writes.** Each is one transaction. A failed write (SQLITE_FULL, I/O error, busy) rolls back
+ * and throws irqloop::error with status exit_failure; earlier commits stay and the store
+ * remains usable once the cause is gone (e.g. after freeing disk space).
+ *
+ * Not thread-safe: one thread uses one store.
  */
 class store final
 {
@@ -40,6 +59,11 @@ public:
 
     /** @throws irqloop::error: `irqloop: open database 'F': why (hint)`. */
     explicit store(const std::string& path, mode m = mode::read_write);
+    /**
+     * @brief Open with another list of migration steps than the shipped one. For tests of the
+     * migration path; users always get shipped_migrations().
+     */
+    store(const std::string& path, mode m, std::span<const migration> steps);
     ~store();
     store(store&&) noexcept;
     store& operator=(store&&) noexcept;
@@ -49,26 +73,42 @@ public:
     /** @brief Runs that opening found marked running and marked interrupted. */
     const std::vector<std::int64_t>& recovered_runs() const noexcept;
 
-    /** @brief Insert a run with status 'running'; returns its id. */
+    /**
+     * @brief Insert a run with status 'running' and its metadata; returns its id. Takes the
+     * run's lock (see above) before the row becomes visible to other processes.
+     */
     std::int64_t begin_run(const run_row& run);
 
-    /** @brief Commit one interval, its new exceedances and events, and the running totals. */
+    /**
+     * @brief Commit one interval, its new exceedances and events, the running totals (also
+     * runs.end_unix_ns = summary.end_unix_ns), and replace the run's worst and histogram rows.
+     * Latency columns are stored as NULL where there are no samples (interval or run).
+     */
     void commit_interval(std::int64_t run_id, const interval_commit& c);
 
-    /** @brief Append raw samples in one transaction (--raw). */
+    /** @brief Append raw samples in one transaction (--raw). unix_ns is not stored. */
     void append_raw(std::int64_t run_id, std::span<const sample_row> rows);
 
     /** @brief Append events outside an interval commit (e.g. a signal at the end). */
     void append_events(std::int64_t run_id, std::span<const event_row> rows);
 
-    /** @brief Set the final status ("complete", "interrupted", "failed") and end time. */
+    /**
+     * @brief Set the final status ("complete", "interrupted", "failed") and end time, and
+     * release the run's lock.
+     */
     void finish_run(std::int64_t run_id, const std::string& status, std::int64_t end_unix_ns);
 
     /** @brief The path given at open. */
     const std::string& path() const noexcept;
 
+    /** @brief The lock side file of @p db_path: db_path + "-lock". */
+    static std::string lock_path(const std::string& db_path);
+
     /** @brief The schema version this build writes (PRAGMA user_version). */
     static int schema_version() noexcept;
+
+    /** @brief PRAGMA application_id of every irqloop file: 0x49524C50, 'IRLP'. */
+    static constexpr std::int32_t application_id = 0x49524C50;
 
     /** @brief The open connection, for the read-side queries of the logger/ commands. */
     SQLite::Database& database() noexcept;
@@ -77,5 +117,11 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
+
+/**
+ * @brief Is a process still writing run @p run_id of the file at @p db_path? Tests the run's
+ * byte in the lock file without taking it; false when there is no lock file. Never writes.
+ */
+bool writer_alive(const std::string& db_path, std::int64_t run_id);
 
 } // namespace irqloop::db

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+/**
+ * Thin RAII over the sqlite3 C API, for db/ only: prepared statements reused across commits
+ * and IMMEDIATE write transactions. Failures throw SQLite::Exception (code and message of the
+ * connection); the public db/ functions turn those into irqloop::error with context.
+ */
+namespace irqloop::db::sql {
+
+/** @brief A prepared statement, finalized on destruction. Move-only. */
+class statement final
+{
+public:
+    statement() = default;
+    /** @throws SQLite::Exception if @p text does not compile. */
+    statement(sqlite3* db, std::string_view text);
+    ~statement();
+    statement(statement&& o) noexcept;
+    statement& operator=(statement&& o) noexcept;
+    statement(const statement&) = delete;
+    statement& operator=(const statement&) = delete;
+
+    explicit operator bool() const noexcept { return stmt_ != nullptr; }
+
+    /**
+     * @brief Make the statement ready for new bindings. Also what releases a read statement's
+     * hold on its snapshot; a failed step leaves its error code behind, which is ignored here.
+     */
+    void reset() noexcept;
+
+    /** @brief Bind parameter @p i (from 1). Binding errors are programming errors: they throw. */
+    void bind(int i, std::int64_t v);
+    void bind(int i, double v);
+    void bind(int i, std::string_view v); ///< copied by SQLite (SQLITE_TRANSIENT)
+    void bind_null(int i);
+
+    /** @brief Step once: true when a row is ready, false when done. @throws SQLite::Exception */
+    bool step();
+    /** @brief Step a statement that returns no rows. @throws SQLite::Exception */
+    void run();
+
+    std::int64_t int64(int col) const noexcept;
+    double real(int col) const noexcept;
+    std::string text(int col) const;
+    bool is_null(int col) const noexcept;
+
+private:
+    sqlite3* db_ = nullptr;
+    sqlite3_stmt* stmt_ = nullptr;
+};
+
+/** @brief Run one or more statements that return nothing. @throws SQLite::Exception */
+void exec(sqlite3* db, const char* text);
+
+/**
+ * @brief BEGIN IMMEDIATE ... COMMIT, rolled back by the destructor unless committed.
+ *
+ * IMMEDIATE takes the write lock at BEGIN, so a busy database waits out busy_timeout there,
+ * instead of failing half way when a read transaction tries to become a write one.
+ */
+class write_transaction final
+{
+public:
+    explicit write_transaction(sqlite3* db);
+    ~write_transaction();
+    write_transaction(const write_transaction&) = delete;
+    write_transaction& operator=(const write_transaction&) = delete;
+
+    /** @throws SQLite::Exception (e.g. SQLITE_FULL while writing the WAL frames). */
+    void commit();
+
+private:
+    sqlite3* db_;
+    bool open_ = true;
+};
+
+} // namespace irqloop::db::sql

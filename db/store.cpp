@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: MIT
+#include "store.hpp"
+
+#include "error.hpp"
+#include "schema-sql.hpp"
+#include "sql.hpp"
+#include "store-error.hpp"
+#include "version.hpp"
+
+#include <SQLiteCpp/Exception.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace irqloop::db {
+
+namespace {
+
+constexpr int busy_timeout_ms = 5000;
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why, const std::string& hint,
+                         int status = exit_failure)
+{
+    throw error("open database '" + path + "'", why, hint, status);
+}
+
+std::string parent_dir(const std::string& path)
+{
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::uint32_t be32(const unsigned char* p)
+{
+    return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | p[3];
+}
+
+enum class verdict { create, open };
+
+const char* const other_file_hint = "irqloop leaves other files alone; choose another --db path";
+
+/** The checks that need no SQLite connection: the path, its directory and the header bytes. */
+verdict check_path(const std::string& path, store::mode m)
+{
+    const bool rw = m == store::mode::read_write;
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0) {
+        int err = errno;
+        if (err != ENOENT)
+            refuse(path, std::strerror(err), "check the path and its permissions");
+        if (!rw)
+            refuse(path, "no such file", "check the path, or record a run into it first");
+        const std::string dir = parent_dir(path);
+        struct stat dst{};
+        if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
+            refuse(path, "directory '" + dir + "' does not exist",
+                   "create it first, or choose another --db path");
+        if (::access(dir.c_str(), W_OK | X_OK) != 0)
+            refuse(path, "cannot create a file in '" + dir + "': " + std::strerror(errno),
+                   "choose a writable directory for --db");
+        return verdict::create;
+    }
+    if (S_ISDIR(st.st_mode))
+        refuse(path, "is a directory", "give the path of a file, e.g. " + path + "/irqloop.db");
+    if (!S_ISREG(st.st_mode))
+        refuse(path, "not a regular file", other_file_hint);
+
+    unsigned char header[100];
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        refuse(path, std::strerror(errno), "check the file's permissions");
+    ssize_t n = ::pread(fd, header, sizeof header, 0);
+    int err = errno;
+    ::close(fd);
+    if (n < 0)
+        refuse(path, std::string("cannot read it: ") + std::strerror(err),
+               "check the disk and the file's permissions");
+    if (n == 0) {
+        if (!rw)
+            refuse(path, "the file is empty", "record a run into it first");
+    } else if (n < 100 || std::memcmp(header, "SQLite format 3", 16) != 0) {
+        refuse(path, "not an SQLite database", other_file_hint);
+    } else if (std::uint32_t id = be32(header + 68); id != 0 && id != std::uint32_t(store::application_id)) {
+        // A WAL file's header may lag behind its WAL, but a foreign id never turns into ours.
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "an SQLite database of another program (application_id 0x%08X)",
+                      id);
+        refuse(path, buf, other_file_hint);
+    }
+    if (rw) {
+        if (::access(path.c_str(), W_OK) != 0)
+            refuse(path, std::string("cannot write it: ") + std::strerror(errno),
+                   "open it read-only (irqloop report), or copy it to a writable place");
+        const std::string dir = parent_dir(path);
+        if (::access(dir.c_str(), W_OK | X_OK) != 0)
+            refuse(path, "cannot create its -wal and -shm files in '" + dir +
+                             "': " + std::strerror(errno),
+                   "copy it to a writable directory");
+    }
+    return n == 0 ? verdict::create : verdict::open;
+}
+
+struct probe_result
+{
+    std::int64_t application_id = 0;
+    std::int64_t user_version = 0;
+    std::int64_t objects = 0;
+};
+
+/** Read what decides acceptance through a read-only connection, which cannot change the file. */
+probe_result probe(const std::string& path)
+{
+    try {
+        SQLite::Database db(path, SQLite::OPEN_READONLY, busy_timeout_ms);
+        probe_result r;
+        r.application_id = db.execAndGet("PRAGMA application_id").getInt64();
+        r.user_version = db.execAndGet("PRAGMA user_version").getInt64();
+        r.objects = db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt64();
+        return r;
+    } catch (const SQLite::Exception& e) {
+        int code = e.getErrorCode();
+        if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+            refuse(path, std::string("the file is corrupt (") + e.what() + ")",
+                   "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows");
+        if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+            refuse(path, std::string("locked by another program (") + e.what() + ")",
+                   "try again when it is done");
+        refuse(path, e.what(), "check the file and its directory");
+    }
+}
+
+/** Probe with an exclusive OFD lock on byte @p byte of @p fd; true if it was free. */
+bool ofd_lock(int fd, std::int64_t byte, short type, int cmd)
+{
+    struct flock fl{};
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = byte;
+    fl.l_len = 1;
+    return ::fcntl(fd, cmd, &fl) == 0;
+}
+
+} // namespace
+
+struct store::impl
+{
+    std::string path;
+    store::mode m;
+    SQLite::Database db;
+    int lock_fd = -1;
+    std::vector<std::int64_t> recovered;
+    std::set<std::int64_t> locked_runs;
+
+    sql::statement insert_run, insert_metadata, insert_interval, update_summary, insert_exceedance,
+        insert_event, delete_worst, insert_worst, delete_histogram, insert_histogram, insert_raw,
+        finish;
+
+    impl(const std::string& p, store::mode mode, int flags)
+        : path(p), m(mode), db(p, flags, busy_timeout_ms)
+    {
+    }
+    ~impl()
+    {
+        if (lock_fd >= 0)
+            ::close(lock_fd);
+    }
+
+    sqlite3* handle() const noexcept { return db.getHandle(); }
+
+    sql::statement& prepared(sql::statement& s, const char* text)
+    {
+        if (!s)
+            s = sql::statement(handle(), text);
+        s.reset();
+        return s;
+    }
+
+    void require_writable(const std::string& what) const
+    {
+        if (m != store::mode::read_write)
+            throw error(what, "the database was opened read-only",
+                        "this is a bug in the calling command", exit_failure);
+    }
+
+    void initialise();
+    void insert_events(std::int64_t run_id, std::span<const event_row> rows);
+    void open_lock_file();
+    void recover();
+};
+
+void store::impl::initialise()
+{
+    sql::write_transaction tx(handle());
+    // Two loggers may create the same file at once: the second finds the schema in place.
+    if (db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt64() == 0) {
+        sql::exec(handle(), generated::schema_sql);
+        SQLite::Statement info(db, "INSERT INTO irqloop_info (key, value) VALUES (?, ?)");
+        for (auto [k, v] : {std::pair<const char*, std::string>{"created_by", std::string("irqloop ") + version},
+                            {"created_schema_version", "1"}}) {
+            info.bind(1, k);
+            info.bind(2, v);
+            info.exec();
+            info.reset();
+        }
+    }
+    tx.commit();
+}
+
+void store::impl::insert_events(std::int64_t run_id, std::span<const event_row> rows)
+{
+    auto& s = prepared(insert_event, "INSERT INTO events (run_id, unix_ns, seq, kind, value, "
+                                     "detail) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const auto& e : rows) {
+        s.reset();
+        s.bind(1, run_id);
+        s.bind(2, e.unix_ns);
+        s.bind(3, static_cast<std::int64_t>(e.seq));
+        s.bind(4, std::string_view(e.kind));
+        s.bind(5, e.value);
+        s.bind(6, std::string_view(e.detail));
+        s.run();
+    }
+}
+
+void store::impl::open_lock_file()
+{
+    const std::string lp = store::lock_path(path);
+    lock_fd = ::open(lp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd < 0)
+        throw_from_errno(errno, "open database '" + path + "': create lock file '" + lp + "'",
+                         "choose a writable directory for --db", exit_failure);
+}
+
+void store::impl::recover()
+{
+    sql::write_transaction tx(handle());
+    std::vector<std::int64_t> running;
+    {
+        sql::statement s(handle(), "SELECT id FROM runs WHERE status = 'running' ORDER BY id");
+        while (s.step())
+            running.push_back(s.int64(0));
+    }
+    sql::statement mark(handle(),
+                        "UPDATE runs SET status = 'interrupted', end_unix_ns = coalesce("
+                        "(SELECT max(end_unix_ns) FROM intervals WHERE run_id = ?1), "
+                        "end_unix_ns, start_unix_ns) WHERE id = ?1");
+    sql::statement note(handle(),
+                        "INSERT INTO events (run_id, unix_ns, seq, kind, value, detail) "
+                        "SELECT id, end_unix_ns, stimuli, 'warning', 0, ?2 FROM runs WHERE id = ?1");
+    std::vector<std::int64_t> marked;
+    for (auto id : running) {
+        // Taking the byte proves no live process holds it; give it back at once.
+        if (!ofd_lock(lock_fd, id, F_WRLCK, F_OFD_SETLK))
+            continue;
+        ofd_lock(lock_fd, id, F_UNLCK, F_OFD_SETLK);
+        mark.reset();
+        mark.bind(1, id);
+        mark.run();
+        note.reset();
+        note.bind(1, id);
+        note.bind(2, std::string_view("found 'running' with no live writer (logger killed or "
+                                      "power lost); marked interrupted, committed intervals kept"));
+        note.run();
+        marked.push_back(id);
+    }
+    tx.commit();
+    recovered = std::move(marked);
+}
+
+store::store(const std::string& path, mode m) : store(path, m, shipped_migrations()) {}
+
+store::store(const std::string& path, mode m, std::span<const migration> steps)
+{
+    const bool rw = m == mode::read_write;
+    const int target = latest_version(steps);
+    verdict v = check_path(path, m);
+    if (v == verdict::open) {
+        probe_result p = probe(path);
+        if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
+            if (!rw)
+                refuse(path, "an SQLite database without irqloop data", "record a run into it first");
+            v = verdict::create;
+        } else if (p.application_id != application_id) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf,
+                          "an SQLite database that is not irqloop's (application_id 0x%08X, "
+                          "%lld schema objects)",
+                          static_cast<unsigned>(p.application_id), static_cast<long long>(p.objects));
+            refuse(path, buf, other_file_hint);
+        } else if (p.user_version > target) {
+            refuse(path,
+                   "written by a newer irqloop (schema version " + std::to_string(p.user_version) +
+                       ", this irqloop knows up to " + std::to_string(target) + ")",
+                   "open it with a newer irqloop");
+        } else if (p.user_version < 1) {
+            refuse(path, "an irqloop file with no schema version", "it was not written by irqloop");
+        } else if (p.user_version < target && !rw) {
+            refuse(path,
+                   "schema version " + std::to_string(p.user_version) + " needs an upgrade to " +
+                       std::to_string(target),
+                   "open it once for writing with this irqloop (e.g. irqloop run) to upgrade it");
+        }
+    }
+
+    const int flags = rw ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
+    try {
+        impl_ = std::make_unique<impl>(path, m, flags);
+        sqlite3* h = impl_->handle();
+        if (rw) {
+            // WAL: readers (irqloop report) never block the logger, and a commit is one
+            // append. synchronous=NORMAL: in WAL mode a commit is then not fsynced; a power
+            // loss may lose the last few commits but never corrupts the file, and a logger
+            // must not stall for an fsync every interval. Checkpoints are still fsynced.
+            std::string jm = impl_->db.execAndGet("PRAGMA journal_mode = WAL").getString();
+            if (jm != "wal")
+                refuse(path, "cannot use write-ahead logging (journal mode stays '" + jm + "')",
+                       "put the file on a local file system");
+            sql::exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+            if (v == verdict::create)
+                impl_->initialise();
+            migrate(h, steps, path);
+            impl_->open_lock_file();
+            impl_->recover();
+        } else {
+            sql::exec(h, "PRAGMA query_only = ON");
+        }
+    } catch (const SQLite::Exception& e) {
+        impl_.reset();
+        throw_store_error("open database '" + path + "'", e, nullptr);
+    }
+}
+
+store::~store() = default;
+store::store(store&&) noexcept = default;
+store& store::operator=(store&&) noexcept = default;
+
+const std::vector<std::int64_t>& store::recovered_runs() const noexcept
+{
+    return impl_->recovered;
+}
+
+const std::string& store::path() const noexcept
+{
+    return impl_->path;
+}
+
+std::string store::lock_path(const std::string& db_path)
+{
+    return db_path + "-lock";
+}
+
+int store::schema_version() noexcept
+{
+    return latest_version(shipped_migrations());
+}
+
+SQLite::Database& store::database() noexcept
+{
+    return impl_->db;
+}
+
+std::int64_t store::begin_run(const run_row& r)
+{
+    const std::string what = "begin run in database '" + impl_->path + "'";
+    impl_->require_writable(what);
+    try {
+        sql::write_transaction tx(impl_->handle());
+        auto& s = impl_->prepared(
+            impl_->insert_run,
+            "INSERT INTO runs (uuid, label, kind, status, start_unix_ns, command_line, version, "
+            "uname, hostname, backend, clock_source, clock_hz, clock_read_ns, interval_ns, "
+            "jitter_ns, timeout_ns, threshold_ns, gap_limit_ns, stats_interval_ns, "
+            "warmup_samples, samples_requested, duration_ns, rt_settings, target, load) "
+            "VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+            "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+        int i = 0;
+        for (const std::string* t : {&r.uuid, &r.label, &r.kind})
+            s.bind(++i, std::string_view(*t));
+        s.bind(++i, r.start_unix_ns);
+        for (const std::string* t : {&r.command_line, &r.version, &r.uname, &r.hostname,
+                                     &r.backend, &r.clock_source})
+            s.bind(++i, std::string_view(*t));
+        s.bind(++i, r.clock_hz);
+        s.bind(++i, r.clock_read_ns);
+        for (std::int64_t n : {r.interval_ns, r.jitter_ns, r.timeout_ns, r.threshold_ns,
+                               r.gap_limit_ns, r.stats_interval_ns,
+                               static_cast<std::int64_t>(r.warmup_samples),
+                               static_cast<std::int64_t>(r.samples_requested), r.duration_ns})
+            s.bind(++i, n);
+        for (const std::string* t : {&r.rt_settings, &r.target, &r.load})
+            s.bind(++i, std::string_view(*t));
+        s.run();
+        const std::int64_t id = sqlite3_last_insert_rowid(impl_->handle());
+
+        auto& md = impl_->prepared(impl_->insert_metadata,
+                                   "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
+        for (const auto& [k, v] : r.metadata) {
+            md.reset();
+            md.bind(1, id);
+            md.bind(2, std::string_view(k));
+            md.bind(3, std::string_view(v));
+            md.run();
+        }
+        // Lock before COMMIT: no other process can see the row 'running' and unlocked.
+        if (!ofd_lock(impl_->lock_fd, id, F_WRLCK, F_OFD_SETLK))
+            throw error(what, "run id " + std::to_string(id) + " is locked by another process",
+                        "another irqloop is writing a run with this id; retry", exit_failure);
+        impl_->locked_runs.insert(id);
+        try {
+            tx.commit();
+        } catch (...) {
+            ofd_lock(impl_->lock_fd, id, F_UNLCK, F_OFD_SETLK);
+            impl_->locked_runs.erase(id);
+            throw;
+        }
+        return id;
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, impl_->handle());
+    }
+}
+
+namespace {
+
+void bind_or_null(sql::statement& s, int i, std::int64_t v, bool have)
+{
+    if (have)
+        s.bind(i, v);
+    else
+        s.bind_null(i);
+}
+
+void bind_or_null(sql::statement& s, int i, double v, bool have)
+{
+    if (have)
+        s.bind(i, v);
+    else
+        s.bind_null(i);
+}
+
+void bind_sample(sql::statement& s, std::int64_t run_id, const sample_row& r, int first = 1)
+{
+    s.bind(first, run_id);
+    s.bind(first + 1, static_cast<std::int64_t>(r.seq));
+    s.bind(first + 2, r.unix_ns);
+    s.bind(first + 3, r.latency_ns);
+    s.bind(first + 4, r.gap_ns);
+    s.bind(first + 5, static_cast<std::int64_t>(r.flags));
+}
+
+} // namespace
+
+void store::commit_interval(std::int64_t run_id, const interval_commit& c)
+{
+    const std::string what = "commit interval " + std::to_string(c.interval.index) + " of run " +
+                             std::to_string(run_id) + " to '" + impl_->path + "'";
+    impl_->require_writable(what);
+    auto& d = *impl_;
+    try {
+        sql::write_transaction tx(d.handle());
+
+        const auto& iv = c.interval;
+        const bool have = iv.samples > 0;
+        auto& si = d.prepared(
+            d.insert_interval,
+            "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
+            "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
+            "disturbed, overflows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        si.bind(1, run_id);
+        si.bind(2, static_cast<std::int64_t>(iv.index));
+        si.bind(3, iv.start_unix_ns);
+        si.bind(4, iv.end_unix_ns);
+        si.bind(5, static_cast<std::int64_t>(iv.samples));
+        bind_or_null(si, 6, iv.min_ns, have);
+        bind_or_null(si, 7, iv.max_ns, have);
+        bind_or_null(si, 8, iv.mean_ns, have);
+        bind_or_null(si, 9, iv.stddev_ns, have);
+        bind_or_null(si, 10, iv.p50_ns, have);
+        bind_or_null(si, 11, iv.p99_ns, have);
+        bind_or_null(si, 12, iv.p999_ns, have);
+        si.bind(13, static_cast<std::int64_t>(iv.above_threshold));
+        si.bind(14, static_cast<std::int64_t>(iv.lost));
+        si.bind(15, static_cast<std::int64_t>(iv.disturbed));
+        si.bind(16, static_cast<std::int64_t>(iv.overflows));
+        si.run();
+
+        const auto& sm = c.summary;
+        const bool any = sm.samples > 0;
+        auto& su = d.prepared(
+            d.update_summary,
+            "UPDATE runs SET samples = ?2, stimuli = ?3, lost = ?4, late = ?5, disturbed = ?6, "
+            "overflows = ?7, above_threshold = ?8, exceedances_dropped = ?9, rising = ?10, "
+            "falling = ?11, min_ns = ?12, max_ns = ?13, warm_max_ns = ?14, mean_ns = ?15, "
+            "stddev_ns = ?16, p50_ns = ?17, p99_ns = ?18, p999_ns = ?19, p9999_ns = ?20, "
+            "p999999_ns = ?21, end_unix_ns = ?22 WHERE id = ?1");
+        su.bind(1, run_id);
+        int i = 1;
+        for (std::uint64_t n : {sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed,
+                                sm.overflows, sm.above_threshold, sm.exceedances_dropped,
+                                sm.rising, sm.falling})
+            su.bind(++i, static_cast<std::int64_t>(n));
+        bind_or_null(su, ++i, sm.min_ns, any);
+        bind_or_null(su, ++i, sm.max_ns, any);
+        // No sample after the warm-up yet: WARM MAX is unknown, not 0.
+        bind_or_null(su, ++i, sm.warm_max_ns, any && sm.warm_max_ns > 0);
+        bind_or_null(su, ++i, sm.mean_ns, any);
+        bind_or_null(su, ++i, sm.stddev_ns, any);
+        for (std::int64_t p : {sm.p50_ns, sm.p99_ns, sm.p999_ns, sm.p9999_ns, sm.p999999_ns})
+            bind_or_null(su, ++i, p, any);
+        su.bind(++i, sm.end_unix_ns);
+        su.run();
+        if (sqlite3_changes(d.handle()) != 1)
+            throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
+
+        auto& se = d.prepared(d.insert_exceedance,
+                              "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
+                              "flags) VALUES (?, ?, ?, ?, ?, ?)");
+        for (const auto& r : c.exceedances) {
+            se.reset();
+            bind_sample(se, run_id, r);
+            se.run();
+        }
+        d.insert_events(run_id, c.events);
+
+        auto& dw = d.prepared(d.delete_worst, "DELETE FROM worst WHERE run_id = ?");
+        dw.bind(1, run_id);
+        dw.run();
+        auto& sw = d.prepared(d.insert_worst,
+                              "INSERT INTO worst (run_id, seq, unix_ns, latency_ns, gap_ns, flags, "
+                              "rank) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        std::int64_t rank = 0;
+        for (const auto& r : c.worst) {
+            sw.reset();
+            bind_sample(sw, run_id, r);
+            sw.bind(7, ++rank);
+            sw.run();
+        }
+
+        auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
+        dh.bind(1, run_id);
+        dh.run();
+        auto& sh = d.prepared(d.insert_histogram,
+                              "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
+        for (const auto& b : c.histogram) {
+            sh.reset();
+            sh.bind(1, run_id);
+            sh.bind(2, b.lo_ns);
+            sh.bind(3, b.hi_ns);
+            sh.bind(4, static_cast<std::int64_t>(b.count));
+            sh.run();
+        }
+        tx.commit();
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, d.handle());
+    }
+}
+
+void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
+{
+    const std::string what = "append raw samples of run " + std::to_string(run_id) + " to '" +
+                             impl_->path + "'";
+    impl_->require_writable(what);
+    if (rows.empty())
+        return;
+    auto& d = *impl_;
+    try {
+        sql::write_transaction tx(d.handle());
+        auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
+                                           "gap_ns, flags) VALUES (?, ?, ?, ?, ?)");
+        for (const auto& r : rows) {
+            s.reset();
+            s.bind(1, run_id);
+            s.bind(2, static_cast<std::int64_t>(r.seq));
+            s.bind(3, r.latency_ns);
+            s.bind(4, r.gap_ns);
+            s.bind(5, static_cast<std::int64_t>(r.flags));
+            s.run();
+        }
+        tx.commit();
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, d.handle());
+    }
+}
+
+void store::append_events(std::int64_t run_id, std::span<const event_row> rows)
+{
+    const std::string what =
+        "append events of run " + std::to_string(run_id) + " to '" + impl_->path + "'";
+    impl_->require_writable(what);
+    if (rows.empty())
+        return;
+    try {
+        sql::write_transaction tx(impl_->handle());
+        impl_->insert_events(run_id, rows);
+        tx.commit();
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, impl_->handle());
+    }
+}
+
+void store::finish_run(std::int64_t run_id, const std::string& status, std::int64_t end_unix_ns)
+{
+    const std::string what = "finish run " + std::to_string(run_id) + " in '" + impl_->path + "'";
+    impl_->require_writable(what);
+    if (status != "complete" && status != "interrupted" && status != "failed")
+        throw error(what, "bad final status '" + status + "'",
+                    "use complete, interrupted or failed", exit_failure);
+    auto& d = *impl_;
+    try {
+        sql::write_transaction tx(d.handle());
+        auto& s = d.prepared(d.finish, "UPDATE runs SET status = ?2, end_unix_ns = ?3 WHERE id = ?1");
+        s.bind(1, run_id);
+        s.bind(2, std::string_view(status));
+        s.bind(3, end_unix_ns);
+        s.run();
+        if (sqlite3_changes(d.handle()) != 1)
+            throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
+        tx.commit();
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, d.handle());
+    }
+    if (d.locked_runs.erase(run_id))
+        ofd_lock(d.lock_fd, run_id, F_UNLCK, F_OFD_SETLK);
+}
+
+bool writer_alive(const std::string& db_path, std::int64_t run_id)
+{
+    int fd = ::open(store::lock_path(db_path).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct flock fl{};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = run_id;
+    fl.l_len = 1;
+    bool alive = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    ::close(fd);
+    return alive;
+}
+
+} // namespace irqloop::db
