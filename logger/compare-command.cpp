@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+// irqloop compare: one row per run or label, in the formats published latency studies use.
+#include "commands.hpp"
+#include "error.hpp"
+#include "histogram.hpp"
+#include "run-select.hpp"
+#include "table.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace irqloop::logger {
+
+namespace {
+
+namespace po = boost::program_options;
+
+/** @brief The figures of one row: a run, or every run of one label pooled. */
+struct group
+{
+    std::string key;
+    std::vector<const run_info*> runs;
+    db::summary_row s;
+    bool has_stats = false;
+    std::int64_t threshold_ns = 0;
+};
+
+/** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
+ *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
+void pool(run_catalog& cat, group& g)
+{
+    if (g.runs.size() == 1) {
+        g.s = g.runs[0]->summary;
+        g.has_stats = g.runs[0]->has_stats;
+        g.threshold_ns = g.runs[0]->meta.threshold_ns;
+        return;
+    }
+    histogram h;
+    double sum = 0, sumsq = 0;
+    bool first = true;
+    auto& s = g.s;
+    for (const auto* r : g.runs) {
+        const auto& x = r->summary;
+        s.samples += x.samples;
+        s.stimuli += x.stimuli;
+        s.lost += x.lost;
+        s.late += x.late;
+        s.disturbed += x.disturbed;
+        s.overflows += x.overflows;
+        s.above_threshold += x.above_threshold;
+        s.exceedances_dropped += x.exceedances_dropped;
+        s.rising += x.rising;
+        s.falling += x.falling;
+        g.threshold_ns = std::max(g.threshold_ns, r->meta.threshold_ns);
+        if (!r->has_stats)
+            continue;
+        if (first || x.min_ns < s.min_ns)
+            s.min_ns = x.min_ns;
+        if (first || x.max_ns > s.max_ns)
+            s.max_ns = x.max_ns;
+        if (first || x.warm_max_ns > s.warm_max_ns)
+            s.warm_max_ns = x.warm_max_ns;
+        first = false;
+        sum += x.mean_ns * double(x.samples);
+        sumsq += (x.stddev_ns * x.stddev_ns + x.mean_ns * x.mean_ns) * double(x.samples);
+        for (const auto& b : cat.histogram(*r))
+            h.record_n(b.lo_ns, b.count);
+    }
+    g.has_stats = !first && s.samples > 0;
+    if (!g.has_stats)
+        return;
+    s.mean_ns = sum / double(s.samples);
+    s.stddev_ns = std::sqrt(std::max(0.0, sumsq / double(s.samples) - s.mean_ns * s.mean_ns));
+    const double ps[] = {50, 99, 99.9, 99.99, 99.9999};
+    std::int64_t out[5];
+    h.percentiles(ps, out);
+    // The histogram answers with bucket bounds; the exact extremes bound every percentile.
+    for (auto& v : out)
+        v = std::clamp(v, s.min_ns, s.max_ns);
+    s.p50_ns = out[0];
+    s.p99_ns = out[1];
+    s.p999_ns = out[2];
+    s.p9999_ns = out[3];
+    s.p999999_ns = out[4];
+}
+
+struct context
+{
+    latency_unit unit;
+    int decimals;
+};
+
+/** @brief A column the user can ask for: its key, default header and how to print a row. */
+struct column_def
+{
+    const char* key;
+    const char* header; ///< "%u" becomes the unit
+    bool numeric;
+    const char* help;
+    std::function<std::string(const group&, const context&)> get;
+};
+
+std::string join_runs(const group& g, const std::function<std::string(const run_info&)>& f)
+{
+    std::vector<std::string> v;
+    for (const auto* r : g.runs) {
+        auto s = f(*r);
+        if (std::find(v.begin(), v.end(), s) == v.end())
+            v.push_back(std::move(s));
+    }
+    std::string o;
+    for (const auto& s : v)
+        o += (o.empty() ? "" : "; ") + s;
+    return o;
+}
+
+std::function<std::string(const group&, const context&)> lat(std::int64_t db::summary_row::*m)
+{
+    return [m](const group& g, const context& c) {
+        return format_latency(g.has_stats ? std::optional<double>(double(g.s.*m)) : std::nullopt,
+                              c.unit, c.decimals);
+    };
+}
+
+std::function<std::string(const group&, const context&)> latd(double db::summary_row::*m)
+{
+    return [m](const group& g, const context& c) {
+        return format_latency(g.has_stats ? std::optional<double>(g.s.*m) : std::nullopt, c.unit,
+                              c.decimals);
+    };
+}
+
+std::function<std::string(const group&, const context&)> cnt(std::uint64_t db::summary_row::*m)
+{
+    return [m](const group& g, const context&) { return format_count(g.s.*m); };
+}
+
+const std::vector<column_def>& columns()
+{
+    using R = const run_info&;
+    static const std::vector<column_def> defs = {
+        {"run", "run", true, "run id(s)",
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return std::to_string(r.id); });
+         }},
+        {"uuid", "uuid", false, "run uuid(s)",
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.uuid; });
+         }},
+        {"label", "label", false, "the run's --label",
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.label; });
+         }},
+        {"runs", "runs", true, "number of runs pooled in the row",
+         [](const group& g, const context&) { return std::to_string(g.runs.size()); }},
+        {"kind", "kind", false, "measure, floor or selftest",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.kind; }); }},
+        {"status", "status", false, "complete, interrupted, running, failed",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.status; }); }},
+        {"target", "target", false, "the run's --target description",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.target; }); }},
+        {"load", "load", false, "the run's --load description",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.load; }); }},
+        {"backend", "backend", false, "backend spec",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.backend; }); }},
+        {"host", "host", false, "logger hostname",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.hostname; }); }},
+        {"start", "start (UTC)", false, "start time of the first run",
+         [](const group& g, const context&) { return format_utc(g.runs[0]->meta.start_unix_ns, 0); }},
+        {"file", "file", false, "database file(s)",
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.db_path; }); }},
+        {"samples", "samples", true, "samples in the statistics", cnt(&db::summary_row::samples)},
+        {"lost", "lost", true, "stimuli without a response before the timeout", cnt(&db::summary_row::lost)},
+        {"late", "late", true, "responses after the timeout", cnt(&db::summary_row::late)},
+        {"disturbed", "disturbed", true, "samples the logger itself disturbed", cnt(&db::summary_row::disturbed)},
+        {"overflows", "overflows", true, "samples dropped, ring full", cnt(&db::summary_row::overflows)},
+        {"above", "above thr", true, "samples above the threshold", cnt(&db::summary_row::above_threshold)},
+        {"pct_above", "% above", true, "percentage of samples above the threshold",
+         [](const group& g, const context&) {
+             return format_percent(g.s.samples ? 100.0 * double(g.s.above_threshold) / double(g.s.samples) : 0.0);
+         }},
+        {"threshold", "thr (%u)", true, "the threshold",
+         [](const group& g, const context& c) { return format_latency(double(g.threshold_ns), c.unit, c.decimals); }},
+        {"min", "min (%u)", true, "minimum latency", lat(&db::summary_row::min_ns)},
+        {"avg", "avg (%u)", true, "mean latency", latd(&db::summary_row::mean_ns)},
+        {"max", "max (%u)", true, "maximum latency", lat(&db::summary_row::max_ns)},
+        {"warm_max", "warm max (%u)", true, "maximum after the warm-up", lat(&db::summary_row::warm_max_ns)},
+        {"stddev", "stddev (%u)", true, "standard deviation", latd(&db::summary_row::stddev_ns)},
+        {"p50", "p50 (%u)", true, "median", lat(&db::summary_row::p50_ns)},
+        {"p99", "p99 (%u)", true, "99th percentile", lat(&db::summary_row::p99_ns)},
+        {"p999", "p99.9 (%u)", true, "99.9th percentile", lat(&db::summary_row::p999_ns)},
+        {"p9999", "p99.99 (%u)", true, "99.99th percentile", lat(&db::summary_row::p9999_ns)},
+        {"p999999", "p99.9999 (%u)", true, "99.9999th percentile", lat(&db::summary_row::p999999_ns)},
+    };
+    return defs;
+}
+
+/** @brief A named column list with its unit and decimals, as published tables print them. */
+struct preset
+{
+    const char* name;
+    const char* columns;
+    latency_unit unit;
+    int decimals;
+    const char* about;
+};
+
+const preset presets[] = {
+    {"default", "", latency_unit::us, 3, "run or label, samples, percentiles, extremes, losses"},
+    {"opersys", "target=Kernel,load=sys load,avg=Aver,max=Max,min=Min,stddev=StdDev",
+     latency_unit::us, 1, "kernel x load, Aver/Max/Min/StdDev in us (LKML 2005)"},
+    {"rt_eval", "", latency_unit::ns, 0,
+     "one row per stats interval: mean/stddev/% above threshold/window min-max/global min-max"},
+    {"tbm", "label=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX", latency_unit::ns, 0,
+     "AVG/MIN/MAX/WARM MAX in ns (xen-devel TBM tables)"},
+};
+
+const char* default_columns(bool by_label)
+{
+    return by_label ? "label,runs,samples,min,avg,p50,p99,p999,p9999,max,warm_max,stddev,pct_above,"
+                      "lost,disturbed"
+                    : "run,label,samples,min,avg,p50,p99,p999,p9999,max,warm_max,stddev,pct_above,"
+                      "lost,disturbed";
+}
+
+struct chosen_column
+{
+    const column_def* def;
+    std::string header;
+};
+
+std::vector<chosen_column> parse_columns(const std::string& spec, latency_unit unit)
+{
+    std::vector<chosen_column> out;
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty())
+            continue;
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const column_def* def = nullptr;
+        for (const auto& d : columns())
+            if (key == d.key)
+                def = &d;
+        if (!def) {
+            std::string known;
+            for (const auto& d : columns())
+                known += (known.empty() ? "" : ",") + std::string(d.key);
+            throw error("bad --columns", "unknown column '" + key + "'", "known: " + known);
+        }
+        std::string header = eq == std::string::npos ? def->header : item.substr(eq + 1);
+        if (auto p = header.find("%u"); p != std::string::npos)
+            header.replace(p, 2, unit_name(unit));
+        out.push_back({def, header});
+    }
+    if (out.empty())
+        throw error("bad --columns", "no column given", "e.g. --columns label,avg,max");
+    return out;
+}
+
+double sort_value(const group& g, const std::string& key)
+{
+    const auto& s = g.s;
+    if (key == "min") return double(s.min_ns);
+    if (key == "avg") return s.mean_ns;
+    if (key == "max") return double(s.max_ns);
+    if (key == "warm_max") return double(s.warm_max_ns);
+    if (key == "stddev") return s.stddev_ns;
+    if (key == "p50") return double(s.p50_ns);
+    if (key == "p99") return double(s.p99_ns);
+    if (key == "p999") return double(s.p999_ns);
+    if (key == "p9999") return double(s.p9999_ns);
+    if (key == "p999999") return double(s.p999999_ns);
+    if (key == "samples") return double(s.samples);
+    if (key == "lost") return double(s.lost);
+    if (key == "pct_above") return s.samples ? double(s.above_threshold) / double(s.samples) : 0;
+    throw error("bad --sort", "cannot sort by '" + key + "'",
+                "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost or "
+                "pct_above, with a leading - for descending");
+}
+
+/** @brief rt_eval: the per-window lines of the Zephyr/Linux rt_eval apps, as a table. */
+void print_rt_eval(run_catalog& cat, const std::vector<group>& groups, const context& c,
+                   table_format fmt, std::ostream& out)
+{
+    const std::string u = std::string(" (") + unit_name(c.unit) + ")";
+    table t;
+    t.add_column("label", table::align::left);
+    t.add_column("run");
+    t.add_column("window");
+    t.add_column("start (UTC)", table::align::left);
+    t.add_column("samples");
+    t.add_column("mean" + u);
+    t.add_column("stddev" + u);
+    t.add_column("above thr %");
+    t.add_column("min" + u);
+    t.add_column("max" + u);
+    t.add_column("global min" + u);
+    t.add_column("global max" + u);
+    for (const auto& g : groups) {
+        std::int64_t gmin = 0, gmax = 0;
+        bool any = false;
+        for (const auto* r : g.runs)
+            for (const auto& w : cat.intervals(*r)) {
+                std::optional<double> mn, mx, mean, sd;
+                if (w.samples) {
+                    if (!any || w.min_ns < gmin)
+                        gmin = w.min_ns;
+                    if (!any || w.max_ns > gmax)
+                        gmax = w.max_ns;
+                    any = true;
+                    mn = double(w.min_ns);
+                    mx = double(w.max_ns);
+                    mean = w.mean_ns;
+                    sd = w.stddev_ns;
+                }
+                auto gv = [&](std::int64_t v) {
+                    return format_latency(any ? std::optional<double>(double(v)) : std::nullopt,
+                                          c.unit, c.decimals);
+                };
+                t.add_row({g.key, std::to_string(r->id), std::to_string(w.index),
+                           format_utc(w.start_unix_ns, 0), format_count(w.samples),
+                           format_latency(mean, c.unit, c.decimals),
+                           format_latency(sd, c.unit, c.decimals),
+                           format_percent(w.samples ? 100.0 * double(w.above_threshold) /
+                                                          double(w.samples)
+                                                    : 0.0),
+                           format_latency(mn, c.unit, c.decimals),
+                           format_latency(mx, c.unit, c.decimals), gv(gmin), gv(gmax)});
+            }
+    }
+    t.print(out, fmt);
+}
+
+} // namespace
+
+int compare_command(int argc, char** argv)
+{
+    selection_options sel;
+    std::string by = "run", cols, preset_name = "default", unit, fmt = "text", sort = "start";
+    int decimals = -1;
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help");
+    add_selection_options(desc, sel);
+    desc.add_options()
+        ("by", po::value(&by)->default_value(by),
+         "one row per run, or per label (the runs of a label pooled)")
+        ("preset", po::value(&preset_name)->default_value(preset_name),
+         "column set: default, opersys, tbm or rt_eval (see below)")
+        ("columns", po::value(&cols),
+         "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)")
+        ("unit", po::value(&unit), "latency unit: ns or us (default: the preset's)")
+        ("decimals", po::value(&decimals), "decimals of latencies (default: the preset's)")
+        ("sort", po::value(&sort)->default_value(sort),
+         "row order: start (first run's start time), label, or a figure such as avg or -max")
+        ("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    po::positional_options_description pos;
+    pos.add("db", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        std::ostringstream more;
+        more << "Print one row per run (or per label) of one or more database files, side by\n"
+                "side. Files from several loggers combine: runs are told apart by uuid.\n\npresets:\n";
+        for (const auto& p : presets)
+            more << "  " << p.name << ": " << p.about << " [" << unit_name(p.unit) << "]"
+                 << (*p.columns ? std::string("\n      = ") + p.columns : std::string()) << '\n';
+        more << "\ncolumns:\n";
+        for (const auto& d : columns())
+            more << "  " << d.key << ": " << d.help << '\n';
+        print_command_help("irqloop compare [--by run|label] [--preset P | --columns C] "
+                           "[--db F] [F1.db F2.db ...]",
+                           more.str().c_str(), desc);
+        return 0;
+    }
+    po::notify(vm);
+    if (by != "run" && by != "label")
+        throw error("bad --by", "unknown grouping '" + by + "'", "use run or label");
+    const preset* p = nullptr;
+    for (const auto& x : presets)
+        if (preset_name == x.name)
+            p = &x;
+    if (!p)
+        throw error("bad --preset", "unknown preset '" + preset_name + "'",
+                    "use default, opersys, tbm or rt_eval");
+    context c{unit.empty() ? p->unit : parse_latency_unit(unit), decimals >= 0 ? decimals : p->decimals};
+    if (!unit.empty() && decimals < 0)
+        c.decimals = c.unit == latency_unit::ns ? 0 : 3;
+    const auto f = parse_table_format(fmt);
+    const bool by_label = by == "label";
+
+    run_catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = select_runs(cat, sel.sel);
+    std::vector<group> groups;
+    for (const auto* r : runs) {
+        const std::string key = by_label ? r->meta.label : std::to_string(r->id);
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const group& g) { return by_label && g.key == key; });
+        if (it == groups.end()) {
+            groups.push_back({key, {}, {}, false, 0});
+            it = groups.end() - 1;
+        }
+        it->runs.push_back(r);
+    }
+    for (auto& g : groups)
+        pool(cat, g);
+    if (sort != "start") {
+        const bool desc_order = !sort.empty() && sort[0] == '-';
+        const std::string key = desc_order ? sort.substr(1) : sort;
+        if (key == "label")
+            std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
+                return desc_order ? a.runs[0]->meta.label > b.runs[0]->meta.label
+                                  : a.runs[0]->meta.label < b.runs[0]->meta.label;
+            });
+        else {
+            sort_value(groups.front(), key); // validates the key even for one row
+            std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
+                return desc_order ? sort_value(a, key) > sort_value(b, key)
+                                  : sort_value(a, key) < sort_value(b, key);
+            });
+        }
+    }
+
+    if (std::string_view(p->name) == "rt_eval" && cols.empty()) {
+        print_rt_eval(cat, groups, c, f, std::cout);
+    } else {
+        const auto chosen =
+            parse_columns(!cols.empty() ? cols : *p->columns ? p->columns : default_columns(by_label),
+                          c.unit);
+        table t;
+        for (const auto& col : chosen)
+            t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left);
+        for (const auto& g : groups) {
+            std::vector<std::string> row;
+            for (const auto& col : chosen)
+                row.push_back(col.def->get(g, c));
+            t.add_row(std::move(row));
+        }
+        t.print(std::cout, f);
+    }
+    std::string partial;
+    for (const auto* r : runs)
+        if (r->partial())
+            partial += (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + r->status + ")";
+    if (!partial.empty())
+        print_note(std::cout, f, "PARTIAL runs, figures up to their last commit: " + partial);
+    return 0;
+}
+
+} // namespace irqloop::logger

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+#include "plot.hpp"
+
+#include "error.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <fcntl.h>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace irqloop::logger {
+
+std::int64_t nice_bin_width(std::int64_t lo_ns, std::int64_t hi_ns, std::size_t max_bins)
+{
+    const std::int64_t span = std::max<std::int64_t>(hi_ns - lo_ns, 1);
+    max_bins = std::max<std::size_t>(max_bins, 1);
+    for (std::int64_t decade = 1;; decade *= 10)
+        for (std::int64_t m : {1, 2, 5}) {
+            const std::int64_t w = m * decade;
+            // +1 bin: the first bin starts at or below lo, so the range may straddle one more.
+            if (std::size_t(span / w + 1) <= max_bins || decade > (std::int64_t{1} << 58))
+                return w;
+        }
+}
+
+std::vector<bin> rebin_linear(const std::vector<db::bucket_row>& buckets, std::int64_t width_ns)
+{
+    std::vector<bin> out;
+    if (buckets.empty() || width_ns <= 0)
+        return out;
+    const std::int64_t first = buckets.front().lo_ns / width_ns;
+    const std::int64_t last = buckets.back().lo_ns / width_ns;
+    out.resize(std::size_t(last - first + 1));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].lo_ns = (first + std::int64_t(i)) * width_ns;
+        out[i].hi_ns = out[i].lo_ns + width_ns;
+    }
+    for (const auto& b : buckets)
+        out[std::size_t(b.lo_ns / width_ns - first)].count += b.count;
+    return out;
+}
+
+std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::size_t body_bins)
+{
+    std::vector<bin> out;
+    if (buckets.empty())
+        return out;
+    std::uint64_t total = 0;
+    for (const auto& b : buckets)
+        total += b.count;
+    // The body ends at the bucket holding the p99.99 sample (rank ceil(0.9999 n)).
+    const auto rank = std::uint64_t(std::ceil(0.9999 * double(total)));
+    std::uint64_t seen = 0;
+    std::int64_t body_end = buckets.back().hi_ns;
+    for (const auto& b : buckets) {
+        seen += b.count;
+        if (seen >= rank) {
+            body_end = b.hi_ns;
+            break;
+        }
+    }
+    const std::int64_t w = nice_bin_width(buckets.front().lo_ns, body_end - 1, body_bins);
+    std::vector<db::bucket_row> body, tail;
+    const std::int64_t body_hi = ((body_end - 1) / w + 1) * w;
+    for (const auto& b : buckets)
+        (b.lo_ns < body_hi ? body : tail).push_back(b);
+    out = rebin_linear(body, w);
+    std::int64_t lo = body_hi;
+    std::size_t t = 0;
+    while (t < tail.size()) {
+        bin b{lo, lo * 2, 0};
+        while (t < tail.size() && tail[t].lo_ns < b.hi_ns)
+            b.count += tail[t++].count;
+        if (b.count)
+            out.push_back(b);
+        lo *= 2;
+    }
+    return out;
+}
+
+std::string log_bar(std::uint64_t count, std::uint64_t max_count, std::size_t width)
+{
+    if (count == 0 || max_count == 0)
+        return {};
+    const double top = std::log10(double(max_count)) + 1;
+    const double len = (std::log10(double(count)) + 1) / top * double(width);
+    return std::string(std::clamp<std::size_t>(std::size_t(std::lround(len)), 1, width), '#');
+}
+
+std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets)
+{
+    std::uint64_t total = 0;
+    for (const auto& b : buckets)
+        total += b.count;
+    std::vector<tail_point> out;
+    if (total == 0)
+        return out;
+    std::uint64_t above = total;
+    // The first point sits at the lowest bucket's start with everything above it: the curve
+    // then starts at 1 and steps down at each bucket's upper bound.
+    out.push_back({double(buckets.front().lo_ns), 1.0});
+    for (const auto& b : buckets) {
+        above -= b.count;
+        if (above == 0)
+            break;
+        out.push_back({double(b.hi_ns), double(above) / double(total)});
+    }
+    return out;
+}
+
+plot_format plot_format_of(std::string_view path)
+{
+    auto ends = [&](std::string_view s) {
+        return path.size() >= s.size() && path.substr(path.size() - s.size()) == s;
+    };
+    if (ends(".svg"))
+        return plot_format::svg;
+    if (ends(".png"))
+        return plot_format::png;
+    throw error("plot to '" + std::string(path) + "'", "unknown output type",
+                "name the output file *.svg or *.png");
+}
+
+std::string find_gnuplot()
+{
+    if (const char* env = std::getenv("IRQLOOP_GNUPLOT"))
+        return env;
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        const auto p = (dir.empty() ? std::string(".") : dir) + "/gnuplot";
+        if (::access(p.c_str(), X_OK) == 0)
+            return p;
+    }
+    return {};
+}
+
+std::string gnuplot_quote(std::string_view s)
+{
+    std::string o = "'";
+    for (char c : s) {
+        if (c == '\'')
+            o += '\'';
+        if (c == '\n')
+            c = ' ';
+        o += c;
+    }
+    return o + "'";
+}
+
+void run_gnuplot(const std::string& script, const std::string& output_path)
+{
+    const std::string exe = find_gnuplot();
+    if (exe.empty() || ::access(exe.c_str(), X_OK) != 0)
+        throw error("plot", exe.empty() ? "gnuplot not found on PATH" : "cannot run '" + exe + "'",
+                    "apt-get install gnuplot-nox", exit_failure);
+    int in[2];
+    if (::pipe2(in, O_CLOEXEC) != 0)
+        throw_from_errno(errno, "plot: create a pipe to gnuplot", {}, exit_failure);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int e = errno;
+        ::close(in[0]);
+        ::close(in[1]);
+        throw_from_errno(e, "plot: start gnuplot", {}, exit_failure);
+    }
+    if (pid == 0) {
+        ::dup2(in[0], STDIN_FILENO);
+        ::execl(exe.c_str(), "gnuplot", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(in[0]);
+    // A gnuplot that dies early must not kill us with SIGPIPE; its exit status tells.
+    auto old = std::signal(SIGPIPE, SIG_IGN);
+    std::size_t off = 0;
+    while (off < script.size()) {
+        const ssize_t n = ::write(in[1], script.data() + off, script.size() - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += std::size_t(n);
+    }
+    ::close(in[1]);
+    std::signal(SIGPIPE, old);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::error_code ec;
+        std::filesystem::remove(output_path, ec);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            throw error("plot", "cannot run '" + exe + "'", "apt-get install gnuplot-nox",
+                        exit_failure);
+        throw error("plot to '" + output_path + "'",
+                    "gnuplot failed (exit status " +
+                        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
+                        ", its message is above)",
+                    "check that the output directory exists and is writable", exit_failure);
+    }
+}
+
+} // namespace irqloop::logger

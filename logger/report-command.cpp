@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+// irqloop report: one run's metadata, summary, histogram, timeline and worst cases.
+#include "commands.hpp"
+#include "error.hpp"
+#include "plot.hpp"
+#include "run-select.hpp"
+#include "table.hpp"
+#include "units.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace irqloop::logger {
+
+namespace {
+
+namespace po = boost::program_options;
+
+struct report_options
+{
+    latency_unit unit = latency_unit::us;
+    table_format fmt = table_format::text;
+    std::size_t top = 10;
+    std::size_t timeline_rows = 48;
+    std::string floor = "auto";
+};
+
+std::string ns_text(std::int64_t ns) { return ns ? format_duration(double(ns)) : "0"; }
+
+void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out)
+{
+    table t;
+    for (auto h : {"id", "uuid", "label", "kind", "status", "start (UTC)", "samples"})
+        t.add_column(h, std::string_view(h) == "id" || std::string_view(h) == "samples"
+                            ? table::align::right
+                            : table::align::left);
+    t.add_column(std::string("max (") + unit_name(o.unit) + ")");
+    t.add_column("file", table::align::left);
+    for (const auto& r : cat.runs())
+        t.add_row({std::to_string(r.id), r.meta.uuid.substr(0, 8), r.meta.label, r.meta.kind,
+                   r.status, format_utc(r.meta.start_unix_ns, 0), format_count(r.summary.samples),
+                   format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns))
+                                              : std::nullopt,
+                                  o.unit),
+                   r.db_path});
+    t.print(out, o.fmt);
+}
+
+void print_metadata(const run_info& r, const run_info* floor, const report_options& o,
+                    std::ostream& out)
+{
+    table t;
+    t.add_column("field", table::align::left);
+    t.add_column("value", table::align::left);
+    const auto& m = r.meta;
+    std::string status = r.status;
+    if (r.status == "running")
+        status += " (PARTIAL: not finished, or its logger died; figures up to the last commit)";
+    else if (r.status == "interrupted")
+        status += " (PARTIAL: stopped early; figures up to the last commit)";
+    t.add_row({"run", std::to_string(r.id) + " of " + r.db_path});
+    t.add_row({"uuid", m.uuid});
+    t.add_row({"label", m.label});
+    t.add_row({"kind", m.kind});
+    t.add_row({"status", status});
+    t.add_row({"start (UTC)", format_utc(m.start_unix_ns, 3)});
+    if (r.end_unix_ns) {
+        t.add_row({"end (UTC)", format_utc(*r.end_unix_ns, 3)});
+        t.add_row({"duration", format_duration(double(*r.end_unix_ns - m.start_unix_ns))});
+    } else {
+        t.add_row({"end (UTC)", "-"});
+    }
+    t.add_row({"host", m.hostname});
+    t.add_row({"uname", m.uname});
+    t.add_row({"irqloop", m.version});
+    t.add_row({"command", m.command_line});
+    t.add_row({"backend", m.backend});
+    char clock[128];
+    std::snprintf(clock, sizeof clock, "%s at %.6f MHz, read cost %.1f ns", m.clock_source.c_str(),
+                  m.clock_hz / 1e6, m.clock_read_ns);
+    t.add_row({"clock", clock});
+    t.add_row({"interval", ns_text(m.interval_ns) +
+                               (m.jitter_ns ? " + up to " + ns_text(m.jitter_ns) + " jitter" : "")});
+    t.add_row({"timeout", ns_text(m.timeout_ns)});
+    t.add_row({"threshold", ns_text(m.threshold_ns)});
+    t.add_row({"gap limit", ns_text(m.gap_limit_ns)});
+    t.add_row({"stats interval", ns_text(m.stats_interval_ns)});
+    t.add_row({"warm-up", format_count(m.warmup_samples) + " samples"});
+    if (m.samples_requested)
+        t.add_row({"samples requested", format_count(m.samples_requested)});
+    if (m.duration_ns)
+        t.add_row({"duration requested", format_duration(double(m.duration_ns))});
+    t.add_row({"rt settings", m.rt_settings});
+    t.add_row({"target", m.target});
+    t.add_row({"load", m.load});
+    for (const auto& [k, v] : m.metadata)
+        t.add_row({k, v});
+    if (floor)
+        t.add_row({"floor run", std::to_string(floor->id) + " '" + floor->name() + "', min " +
+                                    format_latency(double(floor->summary.min_ns), o.unit) + " " +
+                                    unit_name(o.unit)});
+    t.print(out, o.fmt);
+}
+
+void print_summary(const run_info& r, const run_info* floor, const report_options& o,
+                   std::ostream& out)
+{
+    const auto& s = r.summary;
+    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    table t;
+    t.add_column("figure", table::align::left);
+    t.add_column("value");
+    if (floor)
+        t.add_column("floor-corrected" + u);
+    const double f = floor ? double(floor->summary.min_ns) : 0.0;
+    auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
+        std::vector<std::string> row{name + u, format_latency(v, o.unit)};
+        if (floor)
+            row.push_back(corrected && v ? format_latency(*v - f, o.unit) : format_latency(v, o.unit));
+        t.add_row(std::move(row));
+    };
+    auto cnt = [&](const char* name, std::string v) { t.add_row({name, std::move(v)}); };
+    auto opt = [&](auto v) {
+        return r.has_stats ? std::optional<double>(double(v)) : std::nullopt;
+    };
+    cnt("samples", format_count(s.samples));
+    cnt("stimuli", format_count(s.stimuli));
+    lat("min", opt(s.min_ns));
+    lat("avg", opt(s.mean_ns));
+    lat("max", opt(s.max_ns));
+    lat("warm max", opt(s.warm_max_ns));
+    lat("stddev", opt(s.stddev_ns), false);
+    lat("p50", opt(s.p50_ns));
+    lat("p99", opt(s.p99_ns));
+    lat("p99.9", opt(s.p999_ns));
+    lat("p99.99", opt(s.p9999_ns));
+    lat("p99.9999", opt(s.p999999_ns));
+    cnt("threshold", format_latency(double(r.meta.threshold_ns), o.unit) + " " + unit_name(o.unit));
+    cnt("above threshold", format_count(s.above_threshold));
+    cnt("% above threshold", format_percent(r.pct_above()));
+    cnt("exceedances dropped", format_count(s.exceedances_dropped));
+    cnt("lost", format_count(s.lost));
+    cnt("late", format_count(s.late));
+    cnt("disturbed", format_count(s.disturbed));
+    cnt("overflows", format_count(s.overflows));
+    cnt("rising / falling", format_count(s.rising) + " / " + format_count(s.falling));
+    t.print(out, o.fmt);
+    if (r.has_stats && s.samples < 1'000'000)
+        print_note(out, o.fmt,
+                   "note: with " + format_count(s.samples) +
+                       " samples the highest percentiles are the top samples themselves "
+                       "(p99.9999 needs 10^6 samples to mean more than the max).");
+    if (floor)
+        print_note(out, o.fmt,
+                   "floor-corrected = value - floor min (" +
+                       format_latency(f, o.unit) + " " + unit_name(o.unit) + ", run " +
+                       std::to_string(floor->id) +
+                       "): the logger's own share of every sample; stddev is unchanged.");
+}
+
+void print_histogram(const std::vector<db::bucket_row>& buckets, const report_options& o,
+                     std::ostream& out)
+{
+    const auto bins = rebin_report(buckets);
+    if (bins.empty()) {
+        print_note(out, o.fmt, "(no samples)");
+        return;
+    }
+    std::uint64_t top = 0, total = 0;
+    for (const auto& b : bins) {
+        top = std::max(top, b.count);
+        total += b.count;
+    }
+    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    table t;
+    t.add_column("from" + u);
+    t.add_column("to" + u);
+    t.add_column("count");
+    t.add_column("%");
+    if (o.fmt != table_format::csv)
+        t.add_column("log10 scale", table::align::left);
+    for (const auto& b : bins) {
+        std::vector<std::string> row{format_latency(double(b.lo_ns), o.unit),
+                                     format_latency(double(b.hi_ns), o.unit), format_count(b.count),
+                                     format_percent(100.0 * double(b.count) / double(total))};
+        if (o.fmt != table_format::csv)
+            row.push_back(log_bar(b.count, top));
+        t.add_row(std::move(row));
+    }
+    t.print(out, o.fmt);
+}
+
+/** @brief Several intervals as one row: counts add, min/max combine, moments pool. */
+db::interval_row merge(const std::vector<db::interval_row>& v, std::size_t a, std::size_t b)
+{
+    db::interval_row m = v[a];
+    m.end_unix_ns = v[b - 1].end_unix_ns;
+    double sum = 0, sumsq = 0;
+    std::uint64_t n = 0;
+    m.samples = m.above_threshold = m.lost = m.disturbed = m.overflows = 0;
+    bool first = true;
+    for (std::size_t i = a; i < b; ++i) {
+        const auto& x = v[i];
+        m.above_threshold += x.above_threshold;
+        m.lost += x.lost;
+        m.disturbed += x.disturbed;
+        m.overflows += x.overflows;
+        if (!x.samples)
+            continue;
+        if (first || x.min_ns < m.min_ns)
+            m.min_ns = x.min_ns;
+        if (first || x.max_ns > m.max_ns)
+            m.max_ns = x.max_ns;
+        if (first || x.p99_ns > m.p99_ns)
+            m.p99_ns = x.p99_ns;
+        first = false;
+        n += x.samples;
+        sum += x.mean_ns * double(x.samples);
+        sumsq += (x.stddev_ns * x.stddev_ns + x.mean_ns * x.mean_ns) * double(x.samples);
+    }
+    m.samples = n;
+    if (n) {
+        m.mean_ns = sum / double(n);
+        m.stddev_ns = std::sqrt(std::max(0.0, sumsq / double(n) - m.mean_ns * m.mean_ns));
+    }
+    return m;
+}
+
+void print_timeline(const run_info& r, const std::vector<db::interval_row>& iv,
+                    const report_options& o, std::ostream& out)
+{
+    if (iv.empty()) {
+        print_note(out, o.fmt, "(no interval committed yet)");
+        return;
+    }
+    const std::size_t rows = o.timeline_rows ? o.timeline_rows : iv.size();
+    const std::size_t per = (iv.size() + rows - 1) / rows;
+    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    table t;
+    t.add_column(per > 1 ? "intervals" : "interval");
+    t.add_column("start (UTC)", table::align::left);
+    t.add_column("samples");
+    t.add_column("min" + u);
+    t.add_column("avg" + u);
+    t.add_column("max" + u);
+    t.add_column("stddev" + u);
+    t.add_column(per > 1 ? "max p99" + u : "p99" + u);
+    t.add_column("above");
+    t.add_column("lost");
+    t.add_column("disturbed");
+    t.add_column("mark", table::align::left);
+    bool marked = false;
+    for (std::size_t a = 0; a < iv.size(); a += per) {
+        const std::size_t b = std::min(iv.size(), a + per);
+        const auto m = merge(iv, a, b);
+        auto opt = [&](double v) {
+            return m.samples ? std::optional<double>(v) : std::nullopt;
+        };
+        std::string mark;
+        if (!marked && r.has_stats && m.samples && m.max_ns == r.summary.max_ns) {
+            mark = "<== run max";
+            marked = true;
+        } else if (m.above_threshold) {
+            mark = "> threshold";
+        }
+        if (m.lost)
+            mark += mark.empty() ? "lost" : ", lost";
+        t.add_row({per > 1 ? std::to_string(iv[a].index) + "-" + std::to_string(iv[b - 1].index)
+                           : std::to_string(m.index),
+                   format_utc(m.start_unix_ns, 0), format_count(m.samples),
+                   format_latency(opt(double(m.min_ns)), o.unit),
+                   format_latency(opt(m.mean_ns), o.unit), format_latency(opt(double(m.max_ns)), o.unit),
+                   format_latency(opt(m.stddev_ns), o.unit),
+                   format_latency(opt(double(m.p99_ns)), o.unit), format_count(m.above_threshold),
+                   format_count(m.lost), format_count(m.disturbed), mark});
+    }
+    t.print(out, o.fmt);
+    if (per > 1)
+        print_note(out, o.fmt,
+                   "note: " + std::to_string(iv.size()) + " intervals, " + std::to_string(per) +
+                       " per row (--timeline-rows 0 shows every one).");
+}
+
+void print_worst(const std::vector<db::sample_row>& w, const report_options& o, std::ostream& out)
+{
+    if (w.empty()) {
+        print_note(out, o.fmt, "(no samples)");
+        return;
+    }
+    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    table t;
+    t.add_column("rank");
+    t.add_column("seq");
+    t.add_column("time (UTC)", table::align::left);
+    t.add_column("latency" + u);
+    t.add_column("gap" + u);
+    t.add_column("edge", table::align::left);
+    t.add_column("flags", table::align::left);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const auto& s = w[i];
+        std::string flags;
+        if (s.flags & db::flag_disturbed)
+            flags += "disturbed ";
+        if (s.flags & db::flag_warmup)
+            flags += "warmup ";
+        if (!flags.empty())
+            flags.pop_back();
+        t.add_row({std::to_string(i + 1), std::to_string(s.seq), format_utc(s.unix_ns, 6),
+                   format_latency(double(s.latency_ns), o.unit),
+                   format_latency(double(s.gap_ns), o.unit),
+                   (s.flags & db::flag_rising) ? "rising" : "falling", flags});
+    }
+    t.print(out, o.fmt);
+}
+
+void print_events(run_catalog& cat, const run_info& r, const report_options& o, std::ostream& out)
+{
+    SQLite::Statement q(cat.database(r),
+                        "SELECT kind, count(*), sum(value), min(unix_ns), max(unix_ns) FROM events "
+                        "WHERE run_id = ? GROUP BY kind ORDER BY kind");
+    q.bind(1, r.id);
+    table t;
+    t.add_column("kind", table::align::left);
+    t.add_column("events");
+    t.add_column("sum of values");
+    t.add_column("first (UTC)", table::align::left);
+    t.add_column("last (UTC)", table::align::left);
+    while (q.executeStep())
+        t.add_row({q.getColumn(0).getString(), std::to_string(q.getColumn(1).getInt64()),
+                   std::to_string(q.getColumn(2).getInt64()),
+                   format_utc(q.getColumn(3).getInt64(), 3), format_utc(q.getColumn(4).getInt64(), 3)});
+    if (t.rows() == 0)
+        print_note(out, o.fmt, "(none)");
+    else
+        t.print(out, o.fmt);
+}
+
+const run_info* pick_floor(run_catalog& cat, const run_info& r, const std::string& spec)
+{
+    if (spec == "none" || r.meta.kind == "floor")
+        return nullptr;
+    if (spec == "auto")
+        return cat.floor_for(r);
+    run_selector s;
+    s.runs.push_back(spec);
+    const run_info* f = select_runs(cat, s).front();
+    if (f->db_index != r.db_index || f->meta.kind != "floor" || !f->has_stats)
+        throw error("use floor run '" + spec + "'",
+                    "it is not a floor run with samples in " + r.db_path,
+                    "record one with 'irqloop calibrate', or use --floor none");
+    return f;
+}
+
+void report_one(run_catalog& cat, const run_info& r, const report_options& o, std::ostream& out)
+{
+    const run_info* floor = pick_floor(cat, r, o.floor);
+    const bool md = o.fmt == table_format::markdown;
+    auto gap = [&] { out << (o.fmt == table_format::csv ? "" : "\n"); };
+    std::string title = "irqloop report: run " + std::to_string(r.id);
+    if (!r.meta.label.empty())
+        title += " '" + r.meta.label + "'";
+    if (r.partial())
+        title += " [PARTIAL: " + r.status + "]";
+    if (md)
+        out << "# " << title << "\n\n";
+    else
+        print_note(out, o.fmt, title);
+    if (r.partial())
+        print_note(out, o.fmt,
+                   "PARTIAL: this run is " + r.status +
+                       "; every figure below covers only the intervals committed before it "
+                       "stopped (or so far).");
+    gap();
+    print_heading(out, o.fmt, "run");
+    print_metadata(r, floor, o, out);
+    gap();
+    print_heading(out, o.fmt, r.partial() ? "summary (partial)" : "summary");
+    print_summary(r, floor, o, out);
+    gap();
+    print_heading(out, o.fmt, "histogram (log10 bars; linear bins to p99.99, then doubling)");
+    print_histogram(cat.histogram(r), o, out);
+    gap();
+    print_heading(out, o.fmt, "timeline");
+    print_timeline(r, cat.intervals(r), o, out);
+    gap();
+    print_heading(out, o.fmt, "worst " + std::to_string(o.top));
+    print_worst(cat.worst(r, o.top), o, out);
+    gap();
+    print_heading(out, o.fmt, "events");
+    print_events(cat, r, o, out);
+}
+
+} // namespace
+
+int report_command(int argc, char** argv)
+{
+    selection_options sel;
+    report_options o;
+    std::string unit = "us", fmt = "text";
+    bool list = false;
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help");
+    add_selection_options(desc, sel);
+    desc.add_options()
+        ("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")
+        ("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv")
+        ("top", po::value(&o.top)->default_value(o.top), "worst samples to list")
+        ("timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
+         "at most this many timeline rows; consecutive intervals are merged (0: one per interval)")
+        ("floor", po::value(&o.floor)->default_value(o.floor),
+         "floor run to correct with: auto (a floor run in the same file), none, or a run id")
+        ("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
+    po::positional_options_description pos;
+    pos.add("db", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        print_command_help(
+            "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "
+            "[--format text|markdown|csv]",
+            "Print a run's metadata, summary (raw and floor-corrected), a log-scale histogram,\n"
+            "the per-interval timeline and the worst samples. Without --run or --label, the\n"
+            "most recent measurement run. Running or interrupted runs are marked PARTIAL.",
+            desc);
+        return 0;
+    }
+    po::notify(vm);
+    o.unit = parse_latency_unit(unit);
+    o.fmt = parse_table_format(fmt);
+    run_catalog cat(db_paths_or_default(sel.dbs));
+    if (list) {
+        if (cat.runs().empty())
+            select_runs(cat, sel.sel); // throws the "holds no runs" message
+        print_run_list(cat, o, std::cout);
+        return 0;
+    }
+    if (sel.sel.empty())
+        sel.sel.last = true;
+    const auto runs = select_runs(cat, sel.sel);
+    bool first = true;
+    for (const auto* r : runs) {
+        if (!first)
+            std::cout << (o.fmt == table_format::csv ? "" : "\n");
+        first = false;
+        report_one(cat, *r, o, std::cout);
+    }
+    std::cout.flush();
+    return 0;
+}
+
+} // namespace irqloop::logger

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace irqloop::logger {
+
+/** @brief How every table of the reading commands is printed (--format). */
+enum class table_format { text, markdown, csv };
+
+/**
+ * @brief Parse a --format value: "text", "markdown" (or "md") or "csv".
+ * @throws irqloop::error (exit 2) naming @p option on anything else.
+ */
+table_format parse_table_format(std::string_view text, std::string_view option = "--format");
+
+/** @brief Latency unit of the reading commands (--unit). */
+enum class latency_unit { ns, us };
+
+/** @throws irqloop::error (exit 2) unless @p text is "ns" or "us". */
+latency_unit parse_latency_unit(std::string_view text, std::string_view option = "--unit");
+
+/** @brief "ns" or "us". */
+const char* unit_name(latency_unit u) noexcept;
+
+/**
+ * @brief Format a latency given in ns in @p unit: ns with @p decimals (default 0), us with
+ *        @p decimals (default 3, i.e. ns resolution). Negative decimals pick the default.
+ *        An absent value (NULL in the store) prints as "-".
+ */
+std::string format_latency(std::optional<double> ns, latency_unit unit, int decimals = -1);
+
+/** @brief A count with no grouping, e.g. 100000000 (tables are for machines too). */
+std::string format_count(std::uint64_t n);
+
+/** @brief A percentage with enough decimals to show 1 in 10^8, trailing zeros trimmed. */
+std::string format_percent(double pct);
+
+/** @brief Unix ns as "YYYY-MM-DD HH:MM:SS.ffffff" UTC (@p frac_digits 0..9 after the point). */
+std::string format_utc(std::int64_t unix_ns, int frac_digits = 6);
+
+/**
+ * @brief A rectangular table of strings with a header, printed as aligned text, a GitHub
+ *        markdown table, or RFC 4180 CSV.
+ *
+ * Text: columns separated by two spaces, numbers (columns marked right-aligned) padded on the
+ * left, a dashed rule under the header, no trailing spaces. Markdown: pipes, with ---: for
+ * right-aligned columns, pipes in cells escaped. CSV: header row, fields quoted only when
+ * they hold a comma, quote, CR or LF; "-" placeholders become empty fields; lines end in LF.
+ * Rows shorter than the header are padded with empty cells; longer rows are an error.
+ */
+class table final
+{
+public:
+    enum class align { left, right };
+
+    table() = default;
+    table(table&&) noexcept = default;
+    table& operator=(table&&) noexcept = default;
+    table(const table&) = delete;
+    table& operator=(const table&) = delete;
+
+    /** @brief Add a column; call before add_row(). */
+    void add_column(std::string header, align a = align::right);
+
+    /** @brief Append a row. @throws std::logic_error when it has more cells than columns. */
+    void add_row(std::vector<std::string> cells);
+
+    std::size_t columns() const noexcept { return headers_.size(); }
+    std::size_t rows() const noexcept { return rows_.size(); }
+    const std::vector<std::string>& headers() const noexcept { return headers_; }
+    const std::vector<std::string>& row(std::size_t i) const { return rows_.at(i); }
+
+    /** @brief Print in @p fmt; text and markdown end with a newline, CSV lines end in LF. */
+    void print(std::ostream& out, table_format fmt) const;
+
+private:
+    std::vector<std::string> headers_;
+    std::vector<align> aligns_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+/**
+ * @brief A section title, printed before a table: "== title ==" in text, "## title" in
+ *        markdown, "# title" in CSV (a comment line most CSV readers can be told to skip).
+ */
+void print_heading(std::ostream& out, table_format fmt, std::string_view title);
+
+/** @brief A free-text note line in the style of the format (markdown: plain paragraph). */
+void print_note(std::ostream& out, table_format fmt, std::string_view text);
+
+} // namespace irqloop::logger
