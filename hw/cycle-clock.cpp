@@ -120,4 +120,10 @@ clock_info calibrate_clock(bool force, double tolerance_ppm, std::int64_t window
                 exit_failure);
 }
 
+const clock_info& process_clock(bool force)
+{
+    static const clock_info info = calibrate_clock(force);
+    return info;
+}
+
 } // namespace irqloop::hw

@@ -76,4 +76,11 @@ bool tsc_invariant() noexcept;
 clock_info calibrate_clock(bool force = false, double tolerance_ppm = 100,
                            std::int64_t window_ns = 50'000'000, int max_rounds = 12);
 
+/**
+ * @brief The calibration shared by everything in this process (sampler, simulated board),
+ * done on first use and cached. Thread-safe.
+ * @throws irqloop::error as calibrate_clock().
+ */
+const clock_info& process_clock(bool force = false);
+
 } // namespace irqloop::hw

@@ -20,6 +20,7 @@ struct command
 
 // Alphabetical; each command lives in logger/<name>-command.cpp.
 constexpr command commands[] = {
+    {"calibrate", irqloop::logger::calibrate_command, "measure the logger's own floor (output jumpered to input)"},
     {"run", irqloop::logger::run_command, "measure latency through the wire (default: sim board)"},
 };
 

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+#include "shm-lines.hpp"
+
+#include "error.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <ctime>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace irqloop::hw {
+
+namespace {
+
+long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* ts)
+{
+    // Shared between processes: no FUTEX_PRIVATE_FLAG.
+    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, val, ts, nullptr, 0);
+}
+
+std::string segment(const std::string& name)
+{
+    return "/irqloop-" + name;
+}
+
+} // namespace
+
+shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end)
+    : name_(name), role_(r), unlink_(unlink_at_end)
+{
+    const std::string what = "open shared-memory wire '" + name + "'";
+    int fd = shm_open(segment(name).c_str(), O_RDWR | O_CREAT, 0600);
+    if (fd < 0)
+        throw_from_errno(errno, what);
+    struct stat st{};
+    if (fstat(fd, &st) < 0 || (st.st_size == 0 && ftruncate(fd, sizeof(shm_wire)) < 0)) {
+        int err = errno;
+        close(fd);
+        throw_from_errno(err, what);
+    }
+    if (st.st_size != 0 && static_cast<std::size_t>(st.st_size) < sizeof(shm_wire)) {
+        close(fd);
+        throw irqloop::error(what, "/dev/shm" + segment(name) + " is not an irqloop wire",
+                    "remove it or choose another name");
+    }
+    void* p = mmap(nullptr, sizeof(shm_wire), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        throw_from_errno(err, what);
+    wire_ = static_cast<shm_wire*>(p);
+    if (wire_->magic == 0) {
+        wire_->version = shm_wire::layout_version;
+        wire_->magic = shm_wire::magic_value;
+    } else if (wire_->magic != shm_wire::magic_value || wire_->version != shm_wire::layout_version) {
+        munmap(wire_, sizeof(shm_wire));
+        throw irqloop::error(what, "/dev/shm" + segment(name) + " is not an irqloop wire of this version",
+                    "remove it or choose another name");
+    }
+    if (r == role::logger) {
+        driven_ = &wire_->stimulus;
+        sensed_ = &wire_->response;
+        wire_->logger_pid.store(getpid());
+    } else {
+        driven_ = &wire_->response;
+        sensed_ = &wire_->stimulus;
+        wire_->responder_pid.store(getpid());
+        last_seen_ = sensed_->load();
+    }
+}
+
+shm_lines::~shm_lines()
+{
+    if (!wire_)
+        return;
+    (role_ == role::logger ? wire_->logger_pid : wire_->responder_pid).store(0);
+    munmap(wire_, sizeof(shm_wire));
+    if (unlink_)
+        shm_unlink(segment(name_).c_str());
+}
+
+void shm_lines::drive(bool high) noexcept
+{
+    driven_->store(high ? 1u : 0u, std::memory_order_release);
+    if (role_ == role::logger && wire_->stimulus_waiters.load(std::memory_order_acquire) != 0)
+        futex(driven_, FUTEX_WAKE, 1, nullptr);
+}
+
+int shm_lines::wait_edge(std::int64_t timeout_ns) noexcept
+{
+    if (role_ != role::responder)
+        return -1;
+    timespec ts{};
+    const timespec* tsp = nullptr;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = timeout_ns / 1000000000;
+        ts.tv_nsec = timeout_ns % 1000000000;
+        tsp = &ts;
+    }
+    std::uint32_t now = sensed_->load(std::memory_order_acquire);
+    if (now == last_seen_) {
+        wire_->stimulus_waiters.fetch_add(1, std::memory_order_acq_rel);
+        // The kernel re-checks the word against last_seen_, so an edge that lands between
+        // the load above and the wait is not missed.
+        long rc = futex(sensed_, FUTEX_WAIT, last_seen_, tsp);
+        int err = errno;
+        wire_->stimulus_waiters.fetch_sub(1, std::memory_order_acq_rel);
+        if (rc < 0 && err != EAGAIN && err != EINTR && err != ETIMEDOUT) {
+            fail(err, "wait for the stimulus");
+            return -1;
+        }
+        now = sensed_->load(std::memory_order_acquire);
+        if (now == last_seen_)
+            return 0;
+    }
+    last_seen_ = now;
+    return 1;
+}
+
+std::string shm_lines::describe() const
+{
+    return "shm:name=" + name_;
+}
+
+std::vector<metadata_item> shm_lines::metadata() const
+{
+    return {{"shm.segment", "/dev/shm" + segment(name_)}};
+}
+
+std::unique_ptr<lines> open_shm_lines(spec& s, role r)
+{
+    std::string name = s.take_string("name", "irqloop");
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
+            throw error("bad backend spec '" + s.text() + "'",
+                        "key 'name' may only hold letters, digits, '-' and '_'");
+    if (name.empty())
+        throw error("bad backend spec '" + s.text() + "'", "key 'name' is empty");
+    bool unlink_at_end = s.take_bool("unlink", false);
+    return std::make_unique<shm_lines>(name, r, unlink_at_end);
+}
+
+} // namespace irqloop::hw

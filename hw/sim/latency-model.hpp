@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace irqloop::hw {
+class spec;
+
+/**
+ * @brief The simulated target's response-delay model: a base distribution, an optional
+ * mixture of rare spikes, and a probability of losing the response altogether.
+ *
+ * Spec keys (all optional): model=fixed|uniform|normal|lognormal, value (fixed), min/max
+ * (uniform), mean/sd (normal, lognormal: of the delay itself), spike_p, spike_min,
+ * spike_max (uniform spikes replacing the base draw with probability spike_p), loss_p,
+ * seed. Durations take units (8us). Drawn delays are clamped at 0.
+ */
+class latency_model final
+{
+public:
+    /** @brief The outcome of one stimulus. */
+    struct draw_result
+    {
+        double delay_ns;
+        bool lost;
+        bool spike;
+    };
+
+    /** @brief Read the model's keys from @p s (leaves other keys for the caller). */
+    static latency_model from_spec(spec& s);
+
+    /** @brief Draw one outcome; no allocation. */
+    draw_result draw() noexcept;
+
+    /** @brief Canonical description, e.g. "model=normal,mean=8000ns,sd=1000ns,seed=1". */
+    std::string describe() const;
+
+    /** @brief Mean delay of the base distribution without spikes (ns). */
+    double base_mean_ns() const noexcept;
+
+private:
+    enum class kind { fixed, uniform, normal, lognormal };
+    kind kind_ = kind::normal;
+    double a_ = 8000, b_ = 1000; // fixed: a; uniform: [a,b]; normal/lognormal: mean a, sd b
+    double spike_p_ = 0, spike_min_ = 0, spike_max_ = 0, loss_p_ = 0;
+    std::uint64_t seed_ = 1;
+    std::mt19937_64 rng_;
+    std::normal_distribution<double> normal_;
+    std::lognormal_distribution<double> lognormal_;
+    std::uniform_real_distribution<double> unit_{0.0, 1.0};
+};
+
+} // namespace irqloop::hw

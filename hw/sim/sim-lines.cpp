@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "sim-lines.hpp"
+
+#include "cycle-clock.hpp"
+#include "error.hpp"
+#include "units.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+namespace irqloop::hw {
+
+sim_lines::sim_lines(latency_model model, bool both_edges, int cpu)
+    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu)
+{
+}
+
+sim_lines::~sim_lines()
+{
+    stop();
+}
+
+void sim_lines::record_truth(std::size_t n)
+{
+    truth_.clear();
+    truth_.reserve(n);
+    truth_cap_ = n;
+}
+
+void sim_lines::start()
+{
+    if (running_.exchange(true))
+        return;
+    (void)process_clock(); // calibrate before the thread needs it
+    thread_ = std::thread([this] { target_loop(); });
+    if (cpu_ >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu_, &set);
+        if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof set, &set))
+            fail(err, "pin the simulated target thread");
+    }
+}
+
+void sim_lines::stop() noexcept
+{
+    if (!running_.exchange(false))
+        return;
+    if (thread_.joinable())
+        thread_.join();
+}
+
+void sim_lines::target_loop() noexcept
+{
+    const double cycles_per_ns = process_clock().hz / 1e9;
+    int seen = stimulus_.load(std::memory_order_acquire);
+    int out = response_.load(std::memory_order_relaxed);
+    std::uint32_t spins = 0;
+    while (true) {
+        int now = stimulus_.load(std::memory_order_acquire);
+        if (now == seen) {
+            // Check the stop flag only now and then: it is a shared cache line.
+            if ((++spins & 0x3ff) == 0 && !running_.load(std::memory_order_relaxed))
+                return;
+            continue;
+        }
+        const std::uint64_t t_seen = cycles();
+        seen = now;
+        const bool rising = now != 0;
+        if (!both_edges_ && !rising)
+            continue; // a single-edge target ignores the re-arm edge
+        auto d = model_.draw();
+        edges_.fetch_add(1, std::memory_order_relaxed);
+        if (truth_.size() < truth_cap_)
+            truth_.push_back({d.delay_ns, d.lost, rising}); // capacity reserved: no allocation
+        if (d.lost) {
+            lost_.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        const auto until = t_seen + static_cast<std::uint64_t>(d.delay_ns * cycles_per_ns);
+        while (cycles() < until) {
+        }
+        out ^= 1;
+        response_.store(out, std::memory_order_release);
+    }
+}
+
+std::string sim_lines::describe() const
+{
+    std::string d = "sim:" + model_.describe() + ",edges=" + (both_edges_ ? "both" : "rising");
+    if (cpu_ >= 0)
+        d += ",cpu=" + std::to_string(cpu_);
+    return d;
+}
+
+std::vector<metadata_item> sim_lines::metadata() const
+{
+    return {{"sim.model", model_.describe()},
+            {"sim.edges", both_edges_ ? "both" : "rising"},
+            {"sim.edges_seen", std::to_string(edges_seen())},
+            {"sim.edges_lost", std::to_string(edges_lost())}};
+}
+
+std::unique_ptr<lines> open_sim_lines(spec& s, role r)
+{
+    if (r != role::logger)
+        throw error("open backend 'sim'", "the simulated board is the target itself",
+                    "irqloop-responder needs a real wire: use shm, gpiod or parport");
+    auto model = latency_model::from_spec(s);
+    std::string edges = s.take_string("edges", "both");
+    if (edges != "both" && edges != "rising")
+        throw error("bad backend spec '" + s.text() + "'", "unknown value '" + edges + "' of key 'edges'",
+                    "use both or rising");
+    int cpu = -1;
+    if (s.has("cpu"))
+        cpu = static_cast<int>(s.take_count("cpu", 0));
+    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu);
+}
+
+} // namespace irqloop::hw

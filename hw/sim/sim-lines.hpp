@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "latency-model.hpp"
+#include "lines.hpp"
+#include "spec.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace irqloop::hw {
+
+/**
+ * @brief The simulated target board: a thread of this process plays the far end.
+ *
+ * It spins on the stimulus level, and on each edge it answers by toggling the response level
+ * after a delay drawn from a latency_model, spinning on the cycle clock. It knows every delay
+ * it injected (the ground truth), so tests can compare measured against true.
+ *
+ * Spec: `sim[:model=...,mean=...,sd=...,spike_p=...,loss_p=...,seed=N,edges=both|rising,cpu=N]`
+ * (model keys: see latency_model). edges=rising makes a single-edge target (like the
+ * parallel-port nACK): falling edges are not answered and the logger re-arms on them.
+ * cpu pins the target thread.
+ */
+class sim_lines final : public lines
+{
+public:
+    /** @brief What the simulation did for one stimulus edge it answered or lost. */
+    struct truth final
+    {
+        double delay_ns;  ///< injected delay (0 when lost)
+        bool lost;
+        bool rising;      ///< the stimulus edge that triggered it
+    };
+
+    sim_lines(latency_model model, bool both_edges, int cpu);
+    ~sim_lines() override;
+
+    void drive(bool high) noexcept override
+    {
+        stimulus_.store(high ? 1 : 0, std::memory_order_release);
+    }
+    int sense() noexcept override { return response_.load(std::memory_order_acquire); }
+    bool far_end_answers_both_edges() const noexcept override { return both_edges_; }
+    void start() override;
+    void stop() noexcept override;
+    std::string describe() const override;
+    std::vector<metadata_item> metadata() const override;
+
+    /**
+     * @brief Keep the truth of the first @p n answered-or-lost edges (preallocated here, so
+     * the target thread does not allocate). Call before start().
+     */
+    void record_truth(std::size_t n);
+
+    /** @brief The truth recorded so far; call after stop(). */
+    const std::vector<truth>& truths() const noexcept { return truth_; }
+
+    /** @brief Edges the target saw (answered or lost), and how many it lost. */
+    std::uint64_t edges_seen() const noexcept { return edges_.load(); }
+    std::uint64_t edges_lost() const noexcept { return lost_.load(); }
+
+private:
+    void target_loop() noexcept;
+
+    latency_model model_;
+    bool both_edges_;
+    int cpu_;
+    alignas(64) std::atomic<int> stimulus_{0};
+    alignas(64) std::atomic<int> response_{0};
+    alignas(64) std::atomic<bool> running_{false};
+    std::atomic<std::uint64_t> edges_{0};
+    std::atomic<std::uint64_t> lost_{0};
+    std::vector<truth> truth_;
+    std::size_t truth_cap_ = 0;
+    std::thread thread_;
+};
+
+/** @brief Registry entry: the simulated board only plays the target, so role must be logger. */
+std::unique_ptr<lines> open_sim_lines(spec& s, role r);
+
+} // namespace irqloop::hw

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+#include "recorder.hpp"
+
+#include "store.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace irqloop::logger {
+
+namespace {
+
+// Welford's running mean and variance: stable over 1e9 samples where sum of squares is not.
+struct moments
+{
+    std::uint64_t n = 0;
+    double mean = 0, m2 = 0;
+    std::int64_t min = std::numeric_limits<std::int64_t>::max();
+    std::int64_t max = std::numeric_limits<std::int64_t>::min();
+
+    void add(std::int64_t x) noexcept
+    {
+        ++n;
+        double d = static_cast<double>(x) - mean;
+        mean += d / static_cast<double>(n);
+        m2 += d * (static_cast<double>(x) - mean);
+        min = std::min(min, x);
+        max = std::max(max, x);
+    }
+    double stddev() const noexcept { return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0; }
+    std::int64_t lo() const noexcept { return n ? min : 0; }
+    std::int64_t hi() const noexcept { return n ? max : 0; }
+};
+
+// A run of consecutive lost or disturbed samples, reported as one event.
+struct burst
+{
+    std::uint64_t first_seq = 0, count = 0;
+    std::int64_t unix_ns = 0, max_gap_ns = 0;
+};
+
+bool worse(const db::sample_row& a, const db::sample_row& b) noexcept
+{
+    return a.latency_ns > b.latency_ns || (a.latency_ns == b.latency_ns && a.seq < b.seq);
+}
+
+} // namespace
+
+struct recorder::state
+{
+    recorder_config cfg;
+    db::store* store;
+    std::int64_t run_id;
+    double ns_per_cycle;
+    std::uint64_t interval_cycles;
+
+    histogram run_hist, interval_hist;
+    moments run, interval;
+    std::int64_t warm_max = 0;
+    db::summary_row totals; // counters only; latency figures are filled in summary()
+    db::interval_row cur;   // counters of the open interval
+    std::uint64_t interval_index = 0;
+    std::uint64_t interval_end_cycles;
+    std::uint64_t committed = 0;
+
+    std::vector<db::sample_row> worst_heap; // min-heap by latency: the best of the worst on top
+    std::vector<db::sample_row> new_exceedances;
+    std::vector<db::event_row> new_events;
+    std::vector<db::sample_row> raw;
+    burst lost_burst, disturbed_burst;
+
+    mutable std::mutex live_mutex;
+    live live_{};
+
+    state(const recorder_config& c, db::store* st, std::int64_t id)
+        : cfg(c), store(st), run_id(id), ns_per_cycle(1e9 / c.clock.hz),
+          interval_cycles(std::max<std::uint64_t>(1, c.clock.from_ns(static_cast<double>(c.stats_interval_ns)))),
+          run_hist(), interval_hist(), interval_end_cycles(c.anchor_cycles + interval_cycles)
+    {
+        worst_heap.reserve(cfg.top_k + 1);
+        new_exceedances.reserve(4096);
+        new_events.reserve(256);
+        if (cfg.raw)
+            raw.reserve(raw_batch);
+        cur.start_unix_ns = cfg.anchor_unix_ns;
+    }
+
+    static constexpr std::size_t raw_batch = 65536;
+
+    std::int64_t to_ns(std::uint64_t c) const noexcept
+    {
+        return static_cast<std::int64_t>(std::llround(static_cast<double>(c) * ns_per_cycle));
+    }
+    std::int64_t unix_at(std::uint64_t c) const noexcept
+    {
+        return cfg.anchor_unix_ns +
+               static_cast<std::int64_t>(std::llround(
+                   (static_cast<double>(c) - static_cast<double>(cfg.anchor_cycles)) * ns_per_cycle));
+    }
+
+    void flush_burst(burst& b, const char* kind)
+    {
+        if (!b.count)
+            return;
+        std::string detail = std::to_string(b.count) + " consecutive";
+        if (b.max_gap_ns)
+            detail += ", largest poll gap " + std::to_string(b.max_gap_ns) + " ns";
+        new_events.push_back({b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
+        b = burst{};
+    }
+
+    void extend_burst(burst& b, const db::sample_row& r)
+    {
+        if (!b.count) {
+            b.first_seq = r.seq;
+            b.unix_ns = r.unix_ns;
+        }
+        ++b.count;
+        b.max_gap_ns = std::max(b.max_gap_ns, r.gap_ns);
+    }
+
+    void keep_worst(const db::sample_row& r)
+    {
+        if (cfg.top_k == 0)
+            return;
+        auto cmp = [](const db::sample_row& a, const db::sample_row& b) { return worse(a, b); };
+        if (worst_heap.size() < cfg.top_k) {
+            worst_heap.push_back(r);
+            std::push_heap(worst_heap.begin(), worst_heap.end(), cmp);
+        } else if (worse(r, worst_heap.front())) {
+            std::pop_heap(worst_heap.begin(), worst_heap.end(), cmp);
+            worst_heap.back() = r;
+            std::push_heap(worst_heap.begin(), worst_heap.end(), cmp);
+        }
+    }
+
+    void account(const sample& s)
+    {
+        db::sample_row r;
+        r.seq = s.seq;
+        r.unix_ns = unix_at(s.t0_cycles);
+        r.gap_ns = to_ns(s.max_gap_cycles);
+        r.flags = s.flags | (s.seq < cfg.warmup_samples ? db::flag_warmup : 0u);
+        const bool lost = s.flags & db::flag_lost;
+        const bool disturbed = (s.flags & db::flag_disturbed) && !lost;
+        r.latency_ns = lost ? -1 : to_ns(s.latency_cycles);
+        ++totals.stimuli;
+        if (cfg.raw) {
+            raw.push_back(r);
+            if (raw.size() >= raw_batch)
+                flush_raw();
+        }
+        if (lost) {
+            ++totals.lost;
+            ++cur.lost;
+            extend_burst(lost_burst, r);
+            return;
+        }
+        flush_burst(lost_burst, "lost");
+        if (disturbed) {
+            ++totals.disturbed;
+            ++cur.disturbed;
+            extend_burst(disturbed_burst, r);
+            if (!cfg.keep_disturbed)
+                return;
+        } else {
+            flush_burst(disturbed_burst, "disturbed");
+        }
+        ++totals.samples;
+        ++cur.samples;
+        (r.flags & db::flag_rising ? totals.rising : totals.falling)++;
+        run.add(r.latency_ns);
+        interval.add(r.latency_ns);
+        run_hist.record(r.latency_ns);
+        interval_hist.record(r.latency_ns);
+        if (s.seq >= cfg.warmup_samples)
+            warm_max = std::max(warm_max, r.latency_ns);
+        if (r.latency_ns > cfg.threshold_ns) {
+            ++totals.above_threshold;
+            ++cur.above_threshold;
+            if (totals.above_threshold - totals.exceedances_dropped <= cfg.max_exceedances)
+                new_exceedances.push_back(r);
+            else
+                ++totals.exceedances_dropped;
+        }
+        keep_worst(r);
+    }
+
+    void flush_raw()
+    {
+        if (store && !raw.empty())
+            store->append_raw(run_id, raw);
+        raw.clear();
+    }
+
+    db::summary_row make_summary(std::int64_t now_unix) const
+    {
+        db::summary_row s = totals;
+        s.min_ns = run.lo();
+        s.max_ns = run.hi();
+        s.warm_max_ns = warm_max;
+        s.mean_ns = run.mean;
+        s.stddev_ns = run.stddev();
+        const double p[] = {50, 99, 99.9, 99.99, 99.9999};
+        std::int64_t v[5] = {};
+        if (run.n)
+            run_hist.percentiles(p, v);
+        s.p50_ns = v[0];
+        s.p99_ns = v[1];
+        s.p999_ns = v[2];
+        s.p9999_ns = v[3];
+        s.p999999_ns = v[4];
+        s.end_unix_ns = now_unix;
+        return s;
+    }
+
+    void commit(std::int64_t end_unix)
+    {
+        flush_burst(lost_burst, "lost");
+        flush_burst(disturbed_burst, "disturbed");
+        cur.index = interval_index;
+        cur.end_unix_ns = end_unix;
+        cur.min_ns = interval.lo();
+        cur.max_ns = interval.hi();
+        cur.mean_ns = interval.mean;
+        cur.stddev_ns = interval.stddev();
+        const double p[] = {50, 99, 99.9};
+        std::int64_t v[3] = {};
+        if (interval.n)
+            interval_hist.percentiles(p, v);
+        cur.p50_ns = v[0];
+        cur.p99_ns = v[1];
+        cur.p999_ns = v[2];
+        if (store) {
+            flush_raw();
+            std::vector<db::sample_row> worst_sorted(worst_heap);
+            std::sort(worst_sorted.begin(), worst_sorted.end(), worse);
+            std::vector<db::bucket_row> buckets;
+            run_hist.for_each_bucket([&](std::int64_t lo, std::int64_t hi, std::uint64_t n) {
+                buckets.push_back({lo, hi, n});
+            });
+            db::interval_commit c{cur, make_summary(end_unix), new_exceedances, worst_sorted, buckets,
+                                  new_events};
+            store->commit_interval(run_id, c);
+        }
+        ++committed;
+        new_exceedances.clear();
+        new_events.clear();
+        interval = moments{};
+        interval_hist.reset();
+        cur = db::interval_row{};
+        cur.start_unix_ns = end_unix;
+        ++interval_index;
+    }
+
+    void close_through(std::uint64_t t_cycles)
+    {
+        while (t_cycles >= interval_end_cycles) {
+            commit(unix_at(interval_end_cycles));
+            interval_end_cycles += interval_cycles;
+        }
+    }
+
+    void publish()
+    {
+        std::lock_guard lock(live_mutex);
+        live_ = {totals.samples, totals.lost, totals.disturbed, totals.overflows,
+                 run.lo(), run.hi(), run.mean};
+    }
+};
+
+recorder::recorder(const recorder_config& cfg, db::store* store, std::int64_t run_id)
+    : s_(std::make_unique<state>(cfg, store, run_id))
+{
+}
+
+recorder::~recorder() = default;
+
+void recorder::add(std::span<const sample> batch)
+{
+    for (const auto& smp : batch) {
+        s_->close_through(smp.t0_cycles);
+        s_->account(smp);
+    }
+    s_->publish();
+}
+
+void recorder::add_event(db::event_row ev)
+{
+    s_->new_events.push_back(std::move(ev));
+}
+
+void recorder::add_overflows(std::uint64_t n)
+{
+    s_->totals.overflows += n;
+    s_->cur.overflows += n;
+}
+
+void recorder::add_late(std::uint64_t n)
+{
+    s_->totals.late += n;
+}
+
+void recorder::close_idle(std::uint64_t now_cycles)
+{
+    s_->close_through(now_cycles);
+}
+
+void recorder::finish(std::uint64_t now_cycles)
+{
+    s_->close_through(now_cycles);
+    s_->commit(s_->unix_at(now_cycles));
+    s_->publish();
+}
+
+db::summary_row recorder::summary() const
+{
+    std::int64_t end = s_->cur.start_unix_ns;
+    return s_->make_summary(end);
+}
+
+recorder::live recorder::snapshot() const
+{
+    std::lock_guard lock(s_->live_mutex);
+    return s_->live_;
+}
+
+const histogram& recorder::run_histogram() const noexcept
+{
+    return s_->run_hist;
+}
+
+std::vector<db::sample_row> recorder::worst() const
+{
+    std::vector<db::sample_row> w(s_->worst_heap);
+    std::sort(w.begin(), w.end(), worse);
+    return w;
+}
+
+std::uint64_t recorder::intervals_committed() const noexcept
+{
+    return s_->committed;
+}
+
+} // namespace irqloop::logger

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#include "rt-setup.hpp"
+
+#include "error.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace irqloop::logger {
+
+rt_session::rt_session(const rt_request& req) : req_(req)
+{
+    if (req_.mlock) {
+        if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+            mlocked_ = true;
+        else
+            misses_.push_back(std::string("mlockall: ") + std::strerror(errno) +
+                              " (run as root or raise RLIMIT_MEMLOCK)");
+    }
+    if (req_.dma_latency) {
+        // The kernel keeps the PM QoS request only while the file stays open.
+        dma_fd_ = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+        std::int32_t zero = 0;
+        if (dma_fd_ < 0 || write(dma_fd_, &zero, sizeof zero) != sizeof zero) {
+            misses_.push_back(std::string("/dev/cpu_dma_latency: ") + std::strerror(errno) +
+                              " (run as root to keep CPUs out of deep idle states)");
+            if (dma_fd_ >= 0)
+                close(dma_fd_);
+            dma_fd_ = -1;
+        }
+    }
+}
+
+rt_session::~rt_session()
+{
+    if (dma_fd_ >= 0)
+        close(dma_fd_);
+    if (mlocked_)
+        munlockall();
+}
+
+void rt_session::apply_to_this_thread() noexcept
+{
+    if (req_.priority > 0) {
+        sched_param sp{};
+        sp.sched_priority = req_.priority;
+        int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+        sched_ok_ = err == 0;
+        if (err)
+            misses_.push_back(std::string("SCHED_FIFO priority ") + std::to_string(req_.priority) +
+                              ": " + std::strerror(err) + " (run as root or set RLIMIT_RTPRIO)");
+    }
+    if (req_.cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(req_.cpu, &set);
+        int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        cpu_ok_ = err == 0;
+        if (err)
+            misses_.push_back("pin to CPU " + std::to_string(req_.cpu) + ": " + std::strerror(err) +
+                              " (check the CPU exists and is in this cpuset)");
+    }
+}
+
+void rt_session::check_strict() const
+{
+    if (req_.strict && !misses_.empty())
+        throw error("set up real-time scheduling (--strict-rt)", misses_.front(),
+                    "drop --strict-rt to run with what can be obtained");
+}
+
+std::string rt_session::summary() const
+{
+    std::string s;
+    s += req_.priority > 0 ? (sched_ok_ ? "sched=fifo:" + std::to_string(req_.priority) : "sched=other(fifo refused)")
+                           : "sched=other";
+    s += req_.cpu >= 0 ? (cpu_ok_ ? " cpu=" + std::to_string(req_.cpu) : " cpu=any(pin refused)") : " cpu=any";
+    s += req_.mlock ? (mlocked_ ? " mlockall=yes" : " mlockall=refused") : " mlockall=no";
+    s += req_.dma_latency ? (dma_fd_ >= 0 ? " cpu_dma_latency=0" : " cpu_dma_latency=refused")
+                          : " cpu_dma_latency=off";
+    return s;
+}
+
+} // namespace irqloop::logger

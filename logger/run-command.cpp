@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+// `irqloop run` and `irqloop calibrate`: parse options, open the wire, measure, summarise.
+#include "commands.hpp"
+#include "error.hpp"
+#include "registry.hpp"
+#include "run.hpp"
+#include "units.hpp"
+
+#include <boost/program_options.hpp>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+
+namespace irqloop::logger {
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    stop_requested.store(true);
+}
+
+// SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
+// and the run is marked interrupted. A second signal gets the default action.
+struct signal_scope
+{
+    struct sigaction old_int{}, old_term{};
+    signal_scope()
+    {
+        struct sigaction sa{};
+        sa.sa_handler = on_stop_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+    }
+    ~signal_scope()
+    {
+        sigaction(SIGINT, &old_int, nullptr);
+        sigaction(SIGTERM, &old_term, nullptr);
+    }
+};
+
+struct raw_options
+{
+    std::string hw = "sim", samples, duration, interval = "100us", jitter = "0", timeout = "10ms",
+                threshold = "30us", warmup = "1000", stats_interval = "10s", gap_limit = "auto",
+                top_k = "1000", max_exceedances = "1M", db = "irqloop.db", label, target, load,
+                trigger_line, trigger_above = "50us", seed = "1", progress = "auto";
+    int priority = 80;
+    int cpu = -1;
+    bool raw = false, keep_disturbed = false, no_mlock = false, no_dma = false, strict = false,
+         force_tsc = false, no_db = false, quiet = false;
+};
+
+po::options_description describe_options(raw_options& o, bool floor)
+{
+    po::options_description d(floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
+                                      "jumpered to the input; stored as a run of kind 'floor'.\n\n"
+                                      "usage: irqloop calibrate [options]\n\noptions"
+                                    : "irqloop run: measure end-to-end latency through the wire.\n\n"
+                                      "usage: irqloop run [options]\n\noptions");
+    // clang-format off
+    d.add_options()
+        ("help,h", "show this help")
+        ("hw", po::value(&o.hw)->default_value(o.hw), "backend spec (see 'backends' below)")
+        ("samples,n", po::value(&o.samples), "stop after this many stimuli (K/M/G suffixes: 100M)")
+        ("duration,D", po::value(&o.duration), "stop after this long (ns/us/ms/s/m/h/d: 8h)")
+        ("interval,i", po::value(&o.interval)->default_value(o.interval), "stimulus period; 0 = as fast as possible")
+        ("jitter", po::value(&o.jitter)->default_value(o.jitter), "random extra delay in [0, jitter) per stimulus, against phase lock")
+        ("timeout", po::value(&o.timeout)->default_value(o.timeout), "a response later than this is counted lost")
+        ("threshold", po::value(&o.threshold)->default_value(o.threshold), "samples above this are exceedances (kept, counted as % above)")
+        ("warmup", po::value(&o.warmup)->default_value(o.warmup), "first N samples excluded from WARM MAX")
+        ("stats-interval", po::value(&o.stats_interval)->default_value(o.stats_interval), "length of one statistics window (one database commit)")
+        ("gap-limit", po::value(&o.gap_limit)->default_value(o.gap_limit), "a poll gap above this flags the sample disturbed; auto = max(1us, 20 x median poll period)")
+        ("keep-disturbed", po::bool_switch(&o.keep_disturbed), "count disturbed samples in the statistics (they are always counted and flagged)")
+        ("top-k", po::value(&o.top_k)->default_value(o.top_k), "number of worst samples kept")
+        ("max-exceedances", po::value(&o.max_exceedances)->default_value(o.max_exceedances), "cap on stored samples above --threshold (the rest are counted)")
+        ("raw", po::bool_switch(&o.raw), "store every sample (about 20 bytes each; for short runs)")
+        ("db", po::value(&o.db)->default_value(o.db), "SQLite results file (created if missing)")
+        ("no-db", po::bool_switch(&o.no_db), "do not store; print the summary only")
+        ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
+        ("target", po::value(&o.target), "free text: the target board, kernel and config")
+        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000'")
+        ("priority,p", po::value(&o.priority)->default_value(o.priority), "SCHED_FIFO priority of the sampler thread; 0 = SCHED_OTHER")
+        ("cpu,a", po::value(&o.cpu)->default_value(o.cpu), "pin the sampler thread to this CPU; -1 = no pinning")
+        ("no-mlock", po::bool_switch(&o.no_mlock), "do not mlockall()")
+        ("no-dma-latency", po::bool_switch(&o.no_dma), "do not hold /dev/cpu_dma_latency at 0")
+        ("strict-rt", po::bool_switch(&o.strict), "fail if a real-time setting cannot be obtained")
+        ("force-tsc", po::bool_switch(&o.force_tsc), "use the TSC even if it is not invariant")
+        ("trigger-line", po::value(&o.trigger_line), "raise this backend line when a sample exceeds --trigger-above (e.g. 22)")
+        ("trigger-above", po::value(&o.trigger_above)->default_value(o.trigger_above), "latency that raises --trigger-line")
+        ("seed", po::value(&o.seed)->default_value(o.seed), "seed of the --jitter sequence")
+        ("progress", po::value(&o.progress)->default_value(o.progress), "auto, tty (every 1 s), log (every 10 s) or none")
+        ("quiet,q", po::bool_switch(&o.quiet), "no progress and no summary");
+    // clang-format on
+    return d;
+}
+
+std::string option_name(const char* n)
+{
+    return std::string("--") + n;
+}
+
+void print_summary(const run_outcome& r, const run_options& opt)
+{
+    const auto& s = r.summary;
+    auto us = [](double ns) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
+        return std::string(b);
+    };
+    std::printf("run %s%s: %s, %llu samples",
+                r.run_id ? std::to_string(r.run_id).c_str() : "-",
+                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(), r.status.c_str(),
+                static_cast<unsigned long long>(s.samples));
+    if (!opt.db_path.empty())
+        std::printf(" -> %s", opt.db_path.c_str());
+    std::printf("\n");
+    std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n", us(s.min_ns).c_str(),
+                us(s.mean_ns).c_str(), us(s.max_ns).c_str(), us(s.warm_max_ns).c_str(), us(s.stddev_ns).c_str());
+    std::printf("  percentiles us: p50 %s  p99 %s  p99.9 %s  p99.99 %s  p99.9999 %s\n", us(s.p50_ns).c_str(),
+                us(s.p99_ns).c_str(), us(s.p999_ns).c_str(), us(s.p9999_ns).c_str(), us(s.p999999_ns).c_str());
+    double pct = s.samples ? 100.0 * static_cast<double>(s.above_threshold) / static_cast<double>(s.samples) : 0;
+    std::printf("  above %s: %llu (%.6f%%)  lost %llu  late %llu  disturbed %llu  overflows %llu\n",
+                format_duration(static_cast<double>(opt.threshold_ns)).c_str(),
+                static_cast<unsigned long long>(s.above_threshold), pct, static_cast<unsigned long long>(s.lost),
+                static_cast<unsigned long long>(s.late), static_cast<unsigned long long>(s.disturbed),
+                static_cast<unsigned long long>(s.overflows));
+    std::printf("  edges: rising %llu falling %llu | poll %.0f ns, gap limit %s | %s\n",
+                static_cast<unsigned long long>(s.rising), static_cast<unsigned long long>(s.falling), r.poll_ns,
+                format_duration(static_cast<double>(r.gap_limit_ns)).c_str(), r.rt_settings.c_str());
+}
+
+int run_like(int argc, char** argv, bool floor)
+{
+    raw_options o;
+    if (floor) {
+        o.label = "floor";
+        o.samples = "1M";
+        o.interval = "10us";
+    }
+    auto desc = describe_options(o, floor);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    if (vm.count("help")) {
+        std::cout << desc << "\nbackends:\n" << hw::backends_help()
+                  << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
+                     "SIGINT/SIGTERM stop the run cleanly; what was measured stays in --db.\n"
+                     "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
+        return 0;
+    }
+    po::notify(vm);
+
+    run_options opt;
+    if (vm.count("samples") && vm.count("duration"))
+        throw error("run", "--samples and --duration both given", "choose one bound, or none to run until SIGINT");
+    if (vm.count("samples"))
+        opt.samples = parse_count(o.samples, "--samples");
+    if (!o.duration.empty())
+        opt.duration_ns = parse_duration_ns(o.duration, "--duration");
+    if (vm.count("samples") && opt.samples == 0)
+        throw error("bad value for --samples", "'0'", "give at least 1, or leave it out to run until SIGINT");
+    opt.interval_ns = parse_duration_ns(o.interval, "--interval");
+    opt.jitter_ns = parse_duration_ns(o.jitter, "--jitter");
+    opt.timeout_ns = parse_duration_ns(o.timeout, "--timeout");
+    if (opt.timeout_ns == 0)
+        throw error("bad value for --timeout", "'0'", "give the longest latency you accept, e.g. 10ms");
+    if (opt.timeout_ns > 1'000'000'000)
+        throw error("bad value for --timeout", "'" + o.timeout + "' is over 1s", "a lost response would stall the run; use at most 1s");
+    opt.threshold_ns = parse_duration_ns(o.threshold, "--threshold");
+    opt.warmup = parse_count(o.warmup, "--warmup");
+    opt.stats_interval_ns = parse_duration_ns(o.stats_interval, "--stats-interval");
+    if (opt.stats_interval_ns < 100'000'000)
+        throw error("bad value for --stats-interval", "'" + o.stats_interval + "'", "use at least 100ms");
+    opt.gap_limit_ns = o.gap_limit == "auto" ? -1 : parse_duration_ns(o.gap_limit, "--gap-limit");
+    opt.top_k = parse_count(o.top_k, "--top-k");
+    opt.max_exceedances = parse_count(o.max_exceedances, "--max-exceedances");
+    opt.raw = o.raw;
+    opt.keep_disturbed = o.keep_disturbed;
+    opt.force_tsc = o.force_tsc;
+    opt.seed = parse_count(o.seed, "--seed");
+    opt.kind = floor ? "floor" : "measure";
+    opt.label = o.label;
+    opt.target = o.target;
+    opt.load = o.load;
+    if (o.no_db && vm["db"].defaulted() == false)
+        throw error("run", "--db and --no-db both given", "choose one");
+    opt.db_path = o.no_db ? "" : o.db;
+    if (!o.trigger_line.empty()) {
+        opt.trigger_line = o.trigger_line;
+        opt.trigger_above_ns = parse_duration_ns(o.trigger_above, "--trigger-above");
+    } else if (!vm["trigger-above"].defaulted()) {
+        throw error("run", "--trigger-above given without --trigger-line", "name the line to raise with --trigger-line");
+    }
+    if (o.priority < 0 || o.priority > 99)
+        throw error("bad value for --priority", "'" + std::to_string(o.priority) + "'", "use 0 (SCHED_OTHER) to 99");
+    opt.rt.priority = o.priority;
+    opt.rt.cpu = o.cpu;
+    opt.rt.mlock = !o.no_mlock;
+    opt.rt.dma_latency = !o.no_dma;
+    opt.rt.strict = o.strict;
+    if (o.progress == "auto")
+        opt.progress = o.quiet ? progress_mode::none : isatty(STDERR_FILENO) ? progress_mode::tty : progress_mode::log;
+    else if (o.progress == "tty")
+        opt.progress = progress_mode::tty;
+    else if (o.progress == "log")
+        opt.progress = progress_mode::log;
+    else if (o.progress == "none")
+        opt.progress = progress_mode::none;
+    else
+        throw error("bad value for --progress", "'" + o.progress + "'", "use auto, tty, log or none");
+    opt.command_line = "irqloop " + join_command_line(argc, argv);
+
+    // Everything that can be refused is checked before the first stimulus.
+    auto wire = hw::open_lines(o.hw, hw::role::logger);
+
+    signal_scope signals;
+    stop_requested.store(false);
+    stop_signal = 0;
+    run_outcome r = execute_run(opt, *wire, stop_requested);
+
+    if (!o.quiet)
+        print_summary(r, opt);
+    for (const auto& m : r.rt_misses)
+        std::fprintf(stderr, "irqloop: warning: real-time setting not obtained: %s\n", m.c_str());
+    if (r.status == "failed") {
+        throw_from_errno(r.line_failure.errnum,
+                         std::string("run: ") + (r.line_failure.op ? r.line_failure.op : "line access") +
+                             " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
+                         "check the wiring and the device; results so far are in the database", exit_failure);
+    }
+    if (r.status == "interrupted") {
+        int sig = stop_signal ? static_cast<int>(stop_signal) : SIGINT;
+        std::string where = opt.db_path.empty() ? "" : "; results so far are in " + opt.db_path + " as run " + std::to_string(r.run_id);
+        std::fprintf(stderr, "irqloop: run: interrupted by %s after %llu stimuli (run marked interrupted%s)\n",
+                     sigabbrev_np(sig) ? (std::string("SIG") + sigabbrev_np(sig)).c_str() : "a signal",
+                     static_cast<unsigned long long>(r.summary.stimuli), where.c_str());
+        return 128 + sig;
+    }
+    return 0;
+}
+
+} // namespace
+
+int run_command(int argc, char** argv)
+{
+    return run_like(argc, argv, false);
+}
+
+int calibrate_command(int argc, char** argv)
+{
+    return run_like(argc, argv, true);
+}
+
+} // namespace irqloop::logger

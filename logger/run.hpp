@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "cycle-clock.hpp"
+#include "lines.hpp"
+#include "rows.hpp"
+#include "rt-setup.hpp"
+#include "sampler.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace irqloop::logger {
+
+/** @brief How a run shows progress. */
+enum class progress_mode { none, tty, log };
+
+/** @brief Everything `irqloop run` and `irqloop calibrate` take, in ns and counts. */
+struct run_options final
+{
+    std::uint64_t samples = 0;              ///< 0 = not bounded by count
+    std::int64_t duration_ns = 0;           ///< 0 = not bounded by time
+    std::int64_t interval_ns = 100'000;
+    std::int64_t jitter_ns = 0;
+    std::int64_t timeout_ns = 10'000'000;
+    std::int64_t threshold_ns = 30'000;
+    std::uint64_t warmup = 1000;
+    std::int64_t stats_interval_ns = 10'000'000'000;
+    std::int64_t gap_limit_ns = -1;         ///< -1 = auto (from the measured poll period)
+    std::int64_t quiet_ns = -1;             ///< -1 = auto: min(timeout, 1ms) after a loss
+    std::size_t top_k = 1000;
+    std::uint64_t max_exceedances = 1'000'000;
+    std::size_t ring_samples = 1u << 19;
+    bool raw = false;
+    bool keep_disturbed = false;
+    bool force_tsc = false;
+    std::uint64_t seed = 1;
+    std::string kind = "measure";           ///< "measure" or "floor"
+    std::string label, target, load;
+    std::string db_path;                    ///< empty = no store (summary only)
+    std::string command_line;
+    std::int64_t trigger_above_ns = 0;      ///< 0 = no trigger line use
+    std::string trigger_line;
+    rt_request rt;
+    progress_mode progress = progress_mode::none;
+};
+
+/** @brief What a run ended with. */
+struct run_outcome final
+{
+    std::int64_t run_id = 0;                ///< 0 without a store
+    std::string uuid;
+    std::string status;                     ///< "complete", "interrupted", "failed"
+    sampler_end end = sampler_end::done;
+    hw::line_error line_failure;
+    db::summary_row summary;
+    hw::clock_info clock;
+    double poll_ns = 0;                     ///< median gap between two polls
+    std::int64_t gap_limit_ns = 0;
+    std::string rt_settings;
+    std::vector<std::string> rt_misses;
+    std::uint64_t intervals = 0;
+    std::uint64_t triggers = 0;
+};
+
+/**
+ * @brief Measure through @p wire until done or @p stop: the sampler on a thread of its own
+ * (real-time settings applied there), the recorder on another, progress on the caller's.
+ *
+ * With a db_path the run is begun in the store before the first stimulus and each interval
+ * is committed as it closes; the final status is set before returning.
+ * @throws irqloop::error for a store failure (the run is marked failed if the store still
+ *         accepts writes; committed intervals stay) or a strict real-time miss.
+ */
+run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop);
+
+/** @brief A fresh RFC 4122 version-4 UUID. */
+std::string make_uuid();
+
+/** @brief "sysname release version machine" of this host. */
+std::string uname_string();
+
+/** @brief The host name. */
+std::string host_name();
+
+/** @brief argv joined with shell quoting where needed. */
+std::string join_command_line(int argc, char** argv);
+
+} // namespace irqloop::logger

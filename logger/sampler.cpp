@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "sampler.hpp"
+
+#include "cycle-clock.hpp"
+#include "rows.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace irqloop::logger {
+
+namespace {
+
+// xorshift64*: cheap, allocation-free jitter; the quality needed is "not phase-locked".
+std::uint64_t next_random(std::uint64_t& state) noexcept
+{
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1Dull;
+}
+
+// Busy-wait: sleeping would let the CPU enter an idle state whose exit latency lands in the
+// next measurement, and a timer wake-up has jitter of its own.
+bool spin_until(std::uint64_t t, const std::atomic<bool>& stop) noexcept
+{
+    std::uint32_t n = 0;
+    while (hw::cycles() < t)
+        if ((++n & 0xfff) == 0 && stop.load(std::memory_order_relaxed))
+            return false;
+    return true;
+}
+
+} // namespace
+
+sampler::sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config& cfg) noexcept
+    : wire_(wire), ring_(ring), cfg_(cfg)
+{
+    if (cfg_.seed == 0)
+        cfg_.seed = 1;
+}
+
+bool sampler::resync(const std::atomic<bool>& stop, int& baseline) noexcept
+{
+    int level = wire_.sense();
+    bool changed = false;
+    std::uint64_t still_since = hw::cycles();
+    while (hw::cycles() - still_since < cfg_.quiet_cycles) {
+        int v = wire_.sense();
+        if (v < 0)
+            return false;
+        if (v != level) {
+            level = v;
+            changed = true;
+            still_since = hw::cycles();
+        }
+        if (stop.load(std::memory_order_relaxed))
+            break;
+    }
+    if (changed)
+        counters_.late.fetch_add(1, std::memory_order_relaxed);
+    baseline = level;
+    return level >= 0;
+}
+
+sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
+{
+    std::uint64_t rng = cfg_.seed;
+    int driven = 0;
+    wire_.drive(false);
+    int baseline = wire_.sense();
+    if (baseline < 0)
+        return sampler_end::line_failure;
+
+    start_ = hw::cycles();
+    const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
+    std::uint64_t next = start_;
+    std::uint64_t seq = 0;
+    bool triggered = false;
+
+    while (true) {
+        if (cfg_.samples && seq >= cfg_.samples)
+            return sampler_end::done;
+        if (!spin_until(next, stop) || stop.load(std::memory_order_relaxed))
+            return sampler_end::stopped;
+        if (hw::cycles() >= end)
+            return sampler_end::done;
+
+        const bool rising = driven == 0;
+        const std::uint64_t t0 = hw::cycles();
+        wire_.drive(rising);
+        driven = rising ? 1 : 0;
+
+        // The spin: every poll's gap is tracked, the largest is this sample's resolution.
+        const std::uint64_t deadline = t0 + cfg_.timeout_cycles;
+        std::uint64_t last = t0, max_gap = 0, t = t0;
+        int v;
+        while (true) {
+            v = wire_.sense();
+            t = hw::cycles();
+            max_gap = std::max(max_gap, t - last);
+            last = t;
+            if (v != baseline || t > deadline)
+                break;
+        }
+        if (v < 0)
+            return sampler_end::line_failure;
+
+        const bool lost = v == baseline;
+        sample s;
+        s.seq = seq++;
+        s.t0_cycles = t0;
+        s.latency_cycles = lost ? 0 : t - t0;
+        s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
+        s.flags = (rising ? db::flag_rising : 0u) | (lost ? db::flag_lost : 0u) |
+                  (max_gap > cfg_.gap_limit_cycles ? db::flag_disturbed : 0u);
+        counters_.stimuli.fetch_add(1, std::memory_order_relaxed);
+        if (!ring_.try_push(s))
+            counters_.overflows.fetch_add(1, std::memory_order_relaxed);
+
+        if (cfg_.trigger_above_cycles && !lost && s.latency_cycles > cfg_.trigger_above_cycles &&
+            !(s.flags & db::flag_disturbed) && !triggered) {
+            wire_.trigger(true);
+            triggered = true;
+            counters_.triggers.fetch_add(1, std::memory_order_relaxed);
+        }
+
+        if (lost) {
+            counters_.lost.fetch_add(1, std::memory_order_relaxed);
+            if (!resync(stop, baseline))
+                return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
+        } else {
+            baseline = v;
+        }
+
+        if (!cfg_.both_edges && driven == 1) {
+            // Single-edge target: take the line low again without measuring; the target
+            // answers rising edges only.
+            spin_until(hw::cycles() + cfg_.rearm_cycles, stop);
+            wire_.drive(false);
+            driven = 0;
+            spin_until(hw::cycles() + cfg_.rearm_cycles, stop);
+        }
+        if (triggered) {
+            wire_.trigger(false);
+            triggered = false;
+        }
+
+        next = t0 + cfg_.interval_cycles;
+        if (cfg_.jitter_cycles)
+            next += next_random(rng) % cfg_.jitter_cycles;
+    }
+}
+
+std::uint64_t measure_poll_cycles(hw::lines& wire, int polls) noexcept
+{
+    std::array<std::uint32_t, 4096> gaps{};
+    std::size_t n = 0;
+    std::uint64_t last = hw::cycles();
+    for (int i = 0; i < polls; ++i) {
+        (void)wire.sense();
+        std::uint64_t t = hw::cycles();
+        gaps[n++ % gaps.size()] = static_cast<std::uint32_t>(std::min<std::uint64_t>(t - last, UINT32_MAX));
+        last = t;
+    }
+    n = std::min(n, gaps.size());
+    std::nth_element(gaps.begin(), gaps.begin() + n / 2, gaps.begin() + n);
+    return gaps[n / 2];
+}
+
+} // namespace irqloop::logger

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "lines.hpp"
+#include "sample.hpp"
+#include "spsc-ring.hpp"
+
+#include <atomic>
+#include <cstdint>
+
+namespace irqloop::logger {
+
+/** @brief The sampler's settings, all in cycles of hw::cycles(). */
+struct sampler_config final
+{
+    std::uint64_t samples = 0;          ///< stop after this many stimuli measured; 0 = no limit
+    std::uint64_t duration_cycles = 0;  ///< stop after this long; 0 = no limit
+    std::uint64_t interval_cycles = 0;  ///< stimulus period; 0 = as fast as the loop allows
+    std::uint64_t jitter_cycles = 0;    ///< uniform random extra delay in [0, jitter)
+    std::uint64_t timeout_cycles = 0;   ///< a response later than this is lost
+    std::uint64_t gap_limit_cycles = 0; ///< a poll gap above this flags the sample disturbed
+    std::uint64_t quiet_cycles = 0;     ///< after a loss: the response must stay still this long
+    std::uint64_t rearm_cycles = 0;     ///< single-edge targets: time the line stays low
+    std::uint64_t seed = 1;             ///< jitter random sequence
+    bool both_edges = true;             ///< false: only rising edges are measured
+    std::uint64_t trigger_above_cycles = 0; ///< raise the trigger line above this; 0 = off
+};
+
+/** @brief Counters the sampler keeps; read by other threads while it runs. */
+struct sampler_counters final
+{
+    std::atomic<std::uint64_t> stimuli{0};   ///< measured edges driven (samples + lost)
+    std::atomic<std::uint64_t> lost{0};
+    std::atomic<std::uint64_t> late{0};      ///< lost responses that showed up while re-syncing
+    std::atomic<std::uint64_t> overflows{0}; ///< samples dropped because the ring was full
+    std::atomic<std::uint64_t> triggers{0};  ///< times the trigger line was raised
+};
+
+/** @brief Why run() returned. */
+enum class sampler_end { done, stopped, line_failure };
+
+/**
+ * @brief The hot loop: drive an edge, spin on sense() until the response changes or the
+ * deadline passes, push one sample per stimulus into the ring.
+ *
+ * The response protocol is level based: the sampler compares against the level read before
+ * the edge, so any answer (toggle or follow) counts and a missed edge costs one lost sample,
+ * never a hang. After a loss it waits until the response line has been still for
+ * quiet_cycles, taking that level as the new baseline; a change seen meanwhile is counted
+ * as late.
+ *
+ * run() neither allocates nor throws; a line failure ends the loop and is left in the lines'
+ * sticky error. A full ring drops the sample and counts an overflow; the sampler never waits
+ * for the consumer.
+ */
+class sampler final
+{
+public:
+    sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config& cfg) noexcept;
+
+    /** @brief Measure until done or @p stop becomes true. */
+    sampler_end run(const std::atomic<bool>& stop) noexcept;
+
+    const sampler_counters& counters() const noexcept { return counters_; }
+
+    /** @brief Cycle count at which run() began: interval 0 starts here. */
+    std::uint64_t start_cycles() const noexcept { return start_; }
+
+private:
+    bool resync(const std::atomic<bool>& stop, int& baseline) noexcept;
+
+    hw::lines& wire_;
+    spsc_ring<sample>& ring_;
+    sampler_config cfg_;
+    sampler_counters counters_;
+    std::uint64_t start_ = 0;
+};
+
+/**
+ * @brief Measure the typical gap between two polls of @p wire (median of @p polls), in
+ * cycles: the resolution of a quiet sample, and the basis of the default gap limit.
+ */
+std::uint64_t measure_poll_cycles(hw::lines& wire, int polls = 20000) noexcept;
+
+} // namespace irqloop::logger
