@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+#include "parport-lines.hpp"
+
+#include "cycle-clock.hpp"
+#include "error.hpp"
+#include "parport-defaults.hpp"
+#include "parport-sim.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace irqloop::hw {
+
+namespace {
+
+constexpr std::uint8_t ctl_irq_enable = 0x10;
+constexpr std::uint8_t ctl_reverse = 0x20;
+
+std::string fmt_ns(double ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", ns);
+    return buf;
+}
+
+std::string hex2(unsigned v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%02x", v);
+    return buf;
+}
+
+} // namespace
+
+parport_lines::parport_lines(std::unique_ptr<parport_io> io, parport_options o)
+    : io_(std::move(io)), opt_(std::move(o))
+{
+    const std::string what = std::string("open parallel port (") + io_->where() + ")";
+    if (!opt_.out.is_output())
+        throw irqloop::error(what, std::string("pin ") + opt_.out.name + " is an input and cannot be 'out'",
+                    "out must be one of " + parport_pin_names(true));
+    if (opt_.in.reg != parport_register::status)
+        throw irqloop::error(what, std::string("pin ") + opt_.in.name + " is an output and cannot be 'in'",
+                    "in must be one of " + parport_pin_names(false));
+    if (opt_.ctl_on_irq && !(*opt_.ctl_on_irq == opt_.out))
+        throw irqloop::error(what, "ctl_on_irq names another pin than out",
+                    "PPWCTLONIRQ drives the response: give the same control pin to both");
+
+    int c = io_->read_control();
+    if (c < 0)
+        throw_from_errno(-c, what + ": read control register");
+    control_ = static_cast<std::uint8_t>(c & ~ctl_reverse);
+    if (opt_.who == role::responder && io_->has_irq())
+        control_ |= ctl_irq_enable;
+    else
+        control_ &= ~ctl_irq_enable;
+    if (opt_.out.reg == parport_register::control)
+        control_ = opt_.out.bit_for_level(false) ? (control_ | opt_.out.mask)
+                                                 : (control_ & ~opt_.out.mask);
+    if (int rc = io_->write_control(control_); rc < 0)
+        throw_from_errno(-rc, what + ": write control register");
+    data_ = 0;
+    if (int rc = io_->write_data(data_); rc < 0)
+        throw_from_errno(-rc, what + ": write data register");
+    if (opt_.check) {
+        int back = io_->read_data();
+        if (back < 0)
+            throw_from_errno(-back, what + ": read data register");
+        if (back != data_)
+            throw irqloop::error(what, "no parallel port answers: the data register reads " + hex2(back) +
+                                  " after writing " + hex2(data_),
+                        "check the base in /proc/ioports or lspci -v; check=no skips this test");
+    }
+    measure_costs();
+    io_->clear_irq();
+}
+
+parport_lines::~parport_lines()
+{
+    stop();
+}
+
+void parport_lines::measure_costs()
+{
+    // Medians of per-batch averages: a batch hit by an interrupt does not move the figure.
+    constexpr int batches = 15, reads = 64, writes = 16;
+    std::vector<double> r, w;
+    for (int b = 0; b < batches; ++b) {
+        std::int64_t t0 = monotonic_raw_ns();
+        for (int i = 0; i < reads; ++i)
+            if (int v = io_->read_status(); v < 0)
+                throw_from_errno(-v, std::string("read parallel-port status (") + io_->where() + ")");
+        std::int64_t t1 = monotonic_raw_ns();
+        // Rewriting the current value changes no pin: safe with the target connected.
+        for (int i = 0; i < writes; ++i)
+            if (int v = io_->write_data(data_); v < 0)
+                throw_from_errno(-v, std::string("write parallel-port data (") + io_->where() + ")");
+        std::int64_t t2 = monotonic_raw_ns();
+        r.push_back(static_cast<double>(t1 - t0) / reads);
+        w.push_back(static_cast<double>(t2 - t1) / writes);
+    }
+    std::nth_element(r.begin(), r.begin() + batches / 2, r.end());
+    std::nth_element(w.begin(), w.begin() + batches / 2, w.end());
+    read_ns_ = r[batches / 2];
+    write_ns_ = w[batches / 2];
+}
+
+std::uint8_t& parport_lines::shadow() noexcept
+{
+    return opt_.out.reg == parport_register::data ? data_ : control_;
+}
+
+int parport_lines::write_out(std::uint8_t v) noexcept
+{
+    return opt_.out.reg == parport_register::data ? io_->write_data(v) : io_->write_control(v);
+}
+
+void parport_lines::drive(bool high) noexcept
+{
+    std::uint8_t& sh = shadow();
+    const std::uint8_t next = opt_.out.bit_for_level(high) ? (sh | opt_.out.mask)
+                                                           : (sh & ~opt_.out.mask);
+    if (next == sh)
+        return; // already there, e.g. set by the kernel's PPWCTLONIRQ
+    sh = next;
+    if (int rc = write_out(next); rc < 0)
+        fail(-rc, "drive");
+}
+
+int parport_lines::sense() noexcept
+{
+    if (error())
+        return -1;
+    int v = io_->read_status();
+    if (v < 0) {
+        fail(-v, "sense");
+        return -1;
+    }
+    return opt_.in.level_in(static_cast<std::uint8_t>(v)) ? 1 : 0;
+}
+
+bool parport_lines::has_edge_events() const noexcept
+{
+    return io_->has_irq() && opt_.in.reg == parport_register::status && opt_.in.mask == 0x40;
+}
+
+int parport_lines::wait_edge(std::int64_t timeout_ns) noexcept
+{
+    if (!has_edge_events() || error())
+        return -1;
+    if (opt_.ctl_on_irq) {
+        // Arm the answer the responder would give: the out pin toggled.
+        const std::uint8_t armed = control_ ^ opt_.out.mask;
+        if (int rc = io_->arm_control_on_irq(armed); rc < 0) {
+            fail(-rc, "wait_edge");
+            return -1;
+        }
+    }
+    int n = io_->wait_irq(timeout_ns);
+    if (n < 0) {
+        fail(-n, "wait_edge");
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    irqs_ += static_cast<std::uint64_t>(n);
+    missed_ += static_cast<std::uint64_t>(n - 1);
+    if (opt_.ctl_on_irq) {
+        // The IRQ handler may have written the control lines: follow it (once per edge,
+        // after the response, so the cost stays out of the latency).
+        int c = io_->read_control();
+        if (c < 0) {
+            fail(-c, "wait_edge");
+            return -1;
+        }
+        control_ = static_cast<std::uint8_t>((control_ & 0xf0) | (c & 0x0f));
+    }
+    return 1;
+}
+
+void parport_lines::start()
+{
+    parport_io_reacquire(*io_);
+    io_->clear_irq();
+}
+
+void parport_lines::stop() noexcept
+{
+    drive(false);
+}
+
+std::string parport_lines::describe() const
+{
+    std::string d = std::string("parport:") + io_->where() + ",out=" + opt_.out.name +
+                    ",in=" + opt_.in.name + ",edges=" + (opt_.both_edges ? "both" : "rising");
+    if (opt_.ctl_on_irq)
+        d += std::string(",ctl_on_irq=") + opt_.ctl_on_irq->name;
+    return d;
+}
+
+std::vector<metadata_item> parport_lines::metadata() const
+{
+    std::vector<metadata_item> m = {
+        {"parport.method", io_->method()},
+        {"parport.port", io_->where()},
+        {"parport.out", opt_.out.explain()},
+        {"parport.in", opt_.in.explain()},
+        {"parport.edges", opt_.both_edges ? "both" : "rising"},
+        {"parport.status_read_ns", fmt_ns(read_ns_)},
+        {"parport.write_ns", fmt_ns(write_ns_)},
+    };
+    if (std::string n = io_->note(); !n.empty())
+        m.push_back({"parport.ioports", n});
+    if (opt_.ctl_on_irq)
+        m.push_back({"parport.ctl_on_irq", opt_.ctl_on_irq->explain()});
+    if (opt_.who == role::responder && io_->has_irq())
+        m.push_back({"parport.irqs", std::to_string(irqs_)});
+    return m;
+}
+
+std::unique_ptr<lines> open_parport_lines(spec& s, role r)
+{
+    const std::string what = "open backend 'parport'";
+    auto base = s.take("base");
+    auto dev = s.take("dev");
+    auto sim = s.take("sim");
+    if ((base ? 1 : 0) + (dev ? 1 : 0) + (sim ? 1 : 0) != 1)
+        throw error(what, "give exactly one of base=, dev= or sim=",
+                    "parport:base=0x378,... (raw port I/O, root) or "
+                    "parport:dev=/dev/parport0,... (ppdev)");
+
+    parport_options o;
+    o.who = r;
+    std::string ctl = s.take_string("ctl_on_irq", "");
+    o.out = parport_pin_by_name(
+        s.take_string("out", ctl.empty() ? parport_defaults::out_pin : ctl), "key 'out'");
+    o.in = parport_pin_by_name(s.take_string("in", parport_defaults::in_pin), "key 'in'");
+    std::string edges = s.take_string("edges", "rising");
+    if (edges != "rising" && edges != "both")
+        throw error("bad backend spec '" + s.text() + "'",
+                    "unknown value '" + edges + "' of key 'edges'", "use rising or both");
+    o.both_edges = edges == "both";
+    o.check = s.take_bool("check", true);
+    if (!ctl.empty()) {
+        if (r != role::responder || !dev)
+            throw error(what, "ctl_on_irq is for a ppdev responder",
+                        "use it with irqloop-responder --hw parport:dev=/dev/parport0,...");
+        o.ctl_on_irq = parport_pin_by_name(ctl, "key 'ctl_on_irq'");
+        if (o.ctl_on_irq->reg != parport_register::control)
+            throw error(what, std::string("ctl_on_irq pin ") + o.ctl_on_irq->name +
+                                  " is not a control line",
+                        "PPWCTLONIRQ sets control lines only: nSTROBE, nAUTOFD, nINIT, nSELECTIN");
+    }
+
+    std::unique_ptr<parport_io> io;
+    if (base) {
+        char* end = nullptr;
+        unsigned long b = std::strtoul(base->c_str(), &end, 0);
+        if (base->empty() || *end != '\0')
+            throw error("bad backend spec '" + s.text() + "'",
+                        "key 'base' is not a number: '" + *base + "'",
+                        "write it as in /proc/ioports, e.g. base=0x378 or base=0xd010");
+        io = open_parport_raw_io(static_cast<unsigned>(std::min(b, 0x10000ul)));
+    } else if (dev) {
+        io = open_parport_ppdev_io(*dev, s.take_bool("excl", true));
+    } else {
+        if (r != role::logger)
+            throw error(what, "the simulator plays the target, so it serves only the logger",
+                        "tests drive a responder through the C++ API (parport-sim.hpp)");
+        if (*sim != "raw" && *sim != "ppdev")
+            throw error("bad backend spec '" + s.text() + "'",
+                        "unknown value '" + *sim + "' of key 'sim'",
+                        "use sim=raw or sim=ppdev: the access method to imitate");
+        parport_sim_target t;
+        t.model = latency_model::from_spec(s);
+        t.rising_only = !o.both_edges;
+        t.lose_every = s.take_count("lose_every", 0);
+        t.answer_twice = s.take_bool("twice", false);
+        t.twice_gap_ns = s.take_duration_ns("twice_gap", 2000);
+        parport_sim_port p;
+        p.flavour = *sim == "ppdev" ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
+        p.read_cost_ns = s.take_duration_ns("read_cost", 0);
+        io = make_parport_sim_io(std::make_shared<parport_sim>(o.out, o.in, std::move(t), p));
+    }
+    return std::make_unique<parport_lines>(std::move(io), std::move(o));
+}
+
+} // namespace irqloop::hw

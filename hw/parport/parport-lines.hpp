@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "lines.hpp"
+#include "parport-io.hpp"
+#include "parport-pins.hpp"
+#include "spec.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace irqloop::hw {
+
+/** @brief How a parport_lines pair is wired and used. */
+struct parport_options final
+{
+    parport_pin out;   ///< the pin this program drives: a data or control pin
+    parport_pin in;    ///< the pin this program senses: a status pin
+    role who = role::logger;
+    /**
+     * The far end answers both stimulus edges (a polling responder) rather than only the
+     * rising one (an nACK interrupt responder, the default wiring).
+     */
+    bool both_edges = false;
+    /**
+     * Responder only: have the kernel toggle this control pin from its IRQ handler
+     * (PPWCTLONIRQ), before the waiting thread even wakes. Must equal @ref out.
+     */
+    std::optional<parport_pin> ctl_on_irq;
+    /** Verify at open that the data register reads back what was written (a port exists). */
+    bool check = true;
+};
+
+/**
+ * @brief A line pair on a parallel port, on any parport_io (raw I/O, ppdev or simulator).
+ *
+ * Open: the data direction is set to forward (control bit 5 cleared), the driven pin goes
+ * low, the other data bits go low, the other control lines keep their state. The IRQ-enable
+ * bit (control 0x10) is cleared for the logger, so that the response edges on nACK do not
+ * interrupt the loop that measures them, and set for a responder that waits for
+ * interrupts; ppdev does not let us clear it (PPCLAIM enables it), so a ppdev logger takes
+ * one interrupt per rising nACK edge when the port has an IRQ line: sense another status pin
+ * if that matters. Then the data register is read back (a missing port reads 0xff), and the
+ * cost of a status read and of a register write is measured (medians of batches).
+ *
+ * drive(true) puts the out pin at a high level and sense() returns the level at the in pin,
+ * whatever the register inversions (BUSY, nSTROBE, nAUTOFD, nSELECTIN). drive() is one
+ * register write of a shadow copy, sense() one status read: no allocation, no exception;
+ * failures are sticky (error()).
+ *
+ * wait_edge() (responder): only through an io with an interrupt (ppdev), and only when the
+ * in pin is nACK, the port's interrupt source; it returns after each rising edge of nACK.
+ * Interrupts that arrived together count as missed edges. With ctl_on_irq the kernel's IRQ
+ * handler has already toggled the out pin when wait_edge() returns; the drive() that follows
+ * finds the pin at the wanted level and writes nothing.
+ */
+class parport_lines final : public lines
+{
+public:
+    /** @throws irqloop::error on bad pins, a failing register access or a missing port. */
+    parport_lines(std::unique_ptr<parport_io> io, parport_options o);
+    ~parport_lines() override;
+
+    void drive(bool high) noexcept override;
+    int sense() noexcept override;
+    int wait_edge(std::int64_t timeout_ns) noexcept override;
+    bool has_edge_events() const noexcept override;
+    std::uint64_t missed_edges() const noexcept override { return missed_; }
+    bool far_end_answers_both_edges() const noexcept override { return opt_.both_edges; }
+    /** @brief Re-acquires raw port permission in the calling thread (ioperm is per thread). */
+    void start() override;
+    /** @brief Drives the out pin low. */
+    void stop() noexcept override;
+    std::string describe() const override;
+    std::vector<metadata_item> metadata() const override;
+
+    /** @brief Median cost of one status read (the poll) measured at open, in ns. */
+    double status_read_ns() const noexcept { return read_ns_; }
+    /** @brief Median cost of one register write measured at open, in ns. */
+    double write_ns() const noexcept { return write_ns_; }
+    /** @brief Interrupts counted by wait_edge(). */
+    std::uint64_t irqs() const noexcept { return irqs_; }
+
+private:
+    std::uint8_t& shadow() noexcept;
+    int write_out(std::uint8_t v) noexcept;
+    void measure_costs();
+
+    std::unique_ptr<parport_io> io_;
+    parport_options opt_;
+    std::uint8_t data_ = 0;
+    std::uint8_t control_ = 0;
+    double read_ns_ = 0, write_ns_ = 0;
+    std::uint64_t irqs_ = 0, missed_ = 0;
+};
+
+/**
+ * @brief Registry entry for `parport:...`.
+ *
+ * Keys:
+ * - exactly one of `base=0x378` (raw port I/O at that I/O address: 0x378, 0x278, 0x3bc or a
+ *   PCIe card's base), `dev=/dev/parport0` (ppdev), or `sim=raw|ppdev` (the far-end
+ *   simulator imitating that method, with a target thread; logger only);
+ * - `out=D3`, `in=nACK`: pin names (see parport_pin_by_name); defaults from
+ *   parport-defaults.hpp, the same for both ends of the crossed cable;
+ * - `edges=rising|both` (default rising: with the default cable the stimulus reaches the
+ *   target's nACK, whose interrupt fires on the rising edge only; use both with a polling
+ *   responder);
+ * - `excl=yes|no` (ppdev: register exclusively, default yes, so that lp cannot interleave);
+ * - `ctl_on_irq=PIN` (ppdev responder: PPWCTLONIRQ on this control pin, which becomes out);
+ * - `check=yes|no` (read the data register back at open, default yes);
+ * - with sim only: the latency-model keys of the sim backend (model, value, mean, sd, ...,
+ *   loss_p, seed), `lose_every=N`, `twice=yes`, `twice_gap=2us`, `read_cost=1us`.
+ */
+std::unique_ptr<lines> open_parport_lines(spec& s, role r);
+
+} // namespace irqloop::hw

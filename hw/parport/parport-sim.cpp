@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+#include "parport-sim.hpp"
+
+#include "cycle-clock.hpp"
+#include "error.hpp"
+
+#include <cerrno>
+#include <chrono>
+
+namespace irqloop::hw {
+
+namespace {
+
+constexpr std::uint8_t ctl_irq_enable = 0x10;
+constexpr std::uint8_t ctl_lines = 0x0f;
+
+// Unwired status inputs float high through the port's pull-ups; BUSY reads inverted.
+std::uint8_t idle_status(std::uint8_t unused_bits)
+{
+    std::uint8_t s = unused_bits & 0x07;
+    for (const char* name : {"nACK", "BUSY", "PE", "SELECT", "nERROR"}) {
+        parport_pin p = parport_pin_by_name(name, "simulator");
+        if (p.bit_for_level(true))
+            s |= p.mask;
+    }
+    return s;
+}
+
+std::uint8_t with_level(std::uint8_t reg, const parport_pin& p, bool high)
+{
+    return p.bit_for_level(high) ? (reg | p.mask) : (reg & ~p.mask);
+}
+
+} // namespace
+
+parport_sim::parport_sim(parport_pin near_out, parport_pin near_in, parport_sim_target target,
+                         parport_sim_port port)
+    : out_(near_out), in_(near_in), target_(std::move(target)), port_(port)
+{
+    if (!out_.is_output())
+        throw error("set up the parallel-port simulator", std::string(out_.name) +
+                                                              " is an input, not an output");
+    if (in_.reg != parport_register::status)
+        throw error("set up the parallel-port simulator",
+                    std::string(in_.name) + " is not a status (input) pin");
+    // After reset: data low, nINIT high, bits 6-7 read as ones, and the IRQ enabled, as
+    // parport_pc leaves a port that has an interrupt line.
+    control_.store(0xc0 | ctl_irq_enable | 0x04);
+    status_.store(with_level(idle_status(port_.status_unused_bits), in_, false));
+    if (target_.thread)
+        thread_ = std::thread([this] { target_loop(); });
+}
+
+parport_sim::~parport_sim()
+{
+    running_.store(false);
+    gen_.fetch_add(1);
+    gen_.notify_all();
+    if (thread_.joinable())
+        thread_.join();
+}
+
+void parport_sim::record_truth(std::size_t n)
+{
+    truth_.clear();
+    truth_.reserve(n);
+    truth_cap_ = n;
+}
+
+void parport_sim::touched(std::int64_t now_ns) noexcept
+{
+    last_write_ns_.store(now_ns, std::memory_order_release);
+    gen_.fetch_add(1, std::memory_order_acq_rel);
+    gen_.notify_all();
+}
+
+int parport_sim::read_data() noexcept
+{
+    return data_.load(std::memory_order_acquire);
+}
+
+int parport_sim::write_data(std::uint8_t v) noexcept
+{
+    data_.store(v, std::memory_order_release);
+    touched(monotonic_raw_ns());
+    return 0;
+}
+
+int parport_sim::read_status() noexcept
+{
+    if (port_.read_cost_ns > 0) {
+        const std::int64_t until = monotonic_raw_ns() + port_.read_cost_ns;
+        while (monotonic_raw_ns() < until) {
+        }
+    }
+    return status_.load(std::memory_order_acquire);
+}
+
+int parport_sim::read_control() noexcept
+{
+    return control_.load(std::memory_order_acquire);
+}
+
+int parport_sim::write_control(std::uint8_t v) noexcept
+{
+    std::uint8_t now = control_.load(std::memory_order_relaxed);
+    // ppdev passes only the four control lines on; raw I/O writes the register whole.
+    std::uint8_t next = port_.flavour == parport_sim_flavour::ppdev
+                            ? static_cast<std::uint8_t>((now & ~ctl_lines) | (v & ctl_lines))
+                            : static_cast<std::uint8_t>(v | 0xc0);
+    control_.store(next, std::memory_order_release);
+    touched(monotonic_raw_ns());
+    return 0;
+}
+
+int parport_sim::wait_irq(std::int64_t timeout_ns) noexcept
+{
+    if (port_.flavour != parport_sim_flavour::ppdev)
+        return -ENOTSUP;
+    std::unique_lock lock(irq_mutex_);
+    auto ready = [this] { return irq_pending_ > 0; };
+    if (timeout_ns < 0)
+        irq_cv_.wait(lock, ready);
+    else if (!irq_cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns), ready))
+        return 0;
+    int n = irq_pending_;
+    irq_pending_ = 0;
+    return n;
+}
+
+int parport_sim::arm_control_on_irq(std::uint8_t control) noexcept
+{
+    if (port_.flavour != parport_sim_flavour::ppdev)
+        return -ENOTSUP;
+    std::lock_guard lock(irq_mutex_);
+    irq_control_ = control;
+    irq_armed_ = true;
+    return 0;
+}
+
+void parport_sim::clear_irq() noexcept
+{
+    std::lock_guard lock(irq_mutex_);
+    irq_pending_ = 0;
+}
+
+void parport_sim::far_drive(bool high) noexcept
+{
+    std::uint8_t before = status_.load(std::memory_order_relaxed);
+    const bool was_high = in_.level_in(before);
+    status_.store(with_level(before, in_, high), std::memory_order_release);
+    const bool irq_line = in_.reg == parport_register::status && in_.mask == 0x40;
+    if (!irq_line || was_high || !high)
+        return;
+    if (!(control_.load(std::memory_order_acquire) & ctl_irq_enable))
+        return;
+    irqs_total_.fetch_add(1, std::memory_order_relaxed);
+    {
+        std::lock_guard lock(irq_mutex_);
+        if (irq_armed_) {
+            // What ppdev's IRQ handler does: write the control lines, then count the IRQ.
+            std::uint8_t now = control_.load(std::memory_order_relaxed);
+            control_.store(static_cast<std::uint8_t>((now & ~ctl_lines) |
+                                                     (irq_control_ & ctl_lines)),
+                           std::memory_order_release);
+            irq_armed_ = false;
+            touched(monotonic_raw_ns());
+        }
+        ++irq_pending_;
+    }
+    irq_cv_.notify_all();
+}
+
+bool parport_sim::near_level(const parport_pin& p) const noexcept
+{
+    switch (p.reg) {
+    case parport_register::data:
+        return p.level_in(data_.load(std::memory_order_acquire));
+    case parport_register::control:
+        return p.level_in(control_.load(std::memory_order_acquire));
+    case parport_register::status:
+        return p.level_in(status_.load(std::memory_order_acquire));
+    }
+    return false;
+}
+
+void parport_sim::wait_until(std::int64_t t_ns) noexcept
+{
+    // Sleep most of a long wait, spin the end: sleeps overshoot by tens of microseconds.
+    std::int64_t left = t_ns - monotonic_raw_ns();
+    if (left > 300'000)
+        std::this_thread::sleep_for(std::chrono::nanoseconds(left - 200'000));
+    while (monotonic_raw_ns() < t_ns && running_.load(std::memory_order_relaxed)) {
+    }
+}
+
+void parport_sim::target_loop() noexcept
+{
+    bool seen = near_level(out_);
+    bool answer = in_.level_in(status_.load());
+    std::uint64_t wanted = 0;
+    std::uint32_t gen = gen_.load(std::memory_order_acquire);
+    while (running_.load(std::memory_order_acquire)) {
+        gen_.wait(gen, std::memory_order_acquire);
+        gen = gen_.load(std::memory_order_acquire);
+        const std::int64_t t_edge = last_write_ns_.load(std::memory_order_acquire);
+        const bool now = near_level(out_);
+        if (now == seen)
+            continue;
+        seen = now;
+        edges_.fetch_add(1, std::memory_order_relaxed);
+        if (target_.rising_only && !now) {
+            ignored_.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        auto d = target_.model.draw();
+        ++wanted;
+        const bool lose = d.lost || (target_.lose_every && wanted % target_.lose_every == 0);
+        truth t{t_edge, 0, now, !lose};
+        if (lose) {
+            lost_.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            wait_until(t_edge + static_cast<std::int64_t>(d.delay_ns));
+            answer = !answer;
+            far_drive(answer);
+            t.answer_ns = monotonic_raw_ns();
+            answers_.fetch_add(1, std::memory_order_relaxed);
+            if (target_.answer_twice) {
+                wait_until(t.answer_ns + target_.twice_gap_ns);
+                answer = !answer;
+                far_drive(answer);
+                answers_.fetch_add(1, std::memory_order_relaxed);
+            }
+        }
+        if (truth_.size() < truth_cap_)
+            truth_.push_back(t); // capacity reserved by record_truth(): no allocation
+    }
+}
+
+namespace {
+
+class sim_io final : public parport_io
+{
+public:
+    explicit sim_io(std::shared_ptr<parport_sim> sim) : sim_(std::move(sim)) {}
+
+    int read_data() noexcept override { return sim_->read_data(); }
+    int write_data(std::uint8_t v) noexcept override { return sim_->write_data(v); }
+    int read_status() noexcept override { return sim_->read_status(); }
+    int read_control() noexcept override { return sim_->read_control(); }
+    int write_control(std::uint8_t v) noexcept override { return sim_->write_control(v); }
+    bool has_irq() const noexcept override
+    {
+        return sim_->port().flavour == parport_sim_flavour::ppdev;
+    }
+    int wait_irq(std::int64_t timeout_ns) noexcept override { return sim_->wait_irq(timeout_ns); }
+    int arm_control_on_irq(std::uint8_t control) noexcept override
+    {
+        return sim_->arm_control_on_irq(control);
+    }
+    void clear_irq() noexcept override { sim_->clear_irq(); }
+    const char* method() const noexcept override { return "sim"; }
+    std::string where() const override
+    {
+        return std::string("sim=") +
+               (sim_->port().flavour == parport_sim_flavour::ppdev ? "ppdev" : "raw");
+    }
+
+private:
+    std::shared_ptr<parport_sim> sim_;
+};
+
+} // namespace
+
+std::unique_ptr<parport_io> make_parport_sim_io(std::shared_ptr<parport_sim> sim)
+{
+    return std::make_unique<sim_io>(std::move(sim));
+}
+
+} // namespace irqloop::hw
