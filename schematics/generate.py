@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes the irqloop wiring schematics (parport/, gpiod/) as KiCad 9 .kicad_sch files.
+
+The sheets are plain KiCad sources: open and edit them in KiCad like any other. This script
+only exists so that they can be rebuilt reproducibly (stable UUIDs, every pin on the 1.27 mm
+grid) from KiCad's standard symbol library; it needs python3 and the kicad-symbols package.
+After editing either a sheet or this script, run ./render.sh and the schematics test
+(tests/schematics/test-pin-tables.cpp), which holds the sheets and pins.csv against the code.
+
+    ./generate.py [--symbols /usr/share/kicad/symbols]
+"""
+
+import argparse
+import json
+import re
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NAMESPACE = uuid.UUID("5c1d6f0e-8d7a-4f4e-9a57-6972716c6f6f")
+REVISION = "1"
+COMPANY = "irqloop"
+
+
+def sexpr_block(text, start):
+    """Returns the balanced (...) block of text that opens at index start."""
+    depth = 0
+    in_string = False
+    i = start
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+        i += 1
+    raise ValueError("unbalanced s-expression")
+
+
+def fmt(v):
+    """KiCad writes coordinates without trailing zeros."""
+    s = f"{v:.4f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+class library:
+    """Symbols taken from KiCad's installed .kicad_sym files, embedded into each sheet."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self.cache = {}
+
+    def get(self, lib_id):
+        if lib_id not in self.cache:
+            lib, name = lib_id.split(":")
+            text = (self.root / f"{lib}.kicad_sym").read_text()
+            start = text.index(f'(symbol "{name}"')
+            block = sexpr_block(text, start)
+            if "(extends " in block:
+                raise ValueError(f"{lib_id}: derived symbols are not supported")
+            block = block.replace(f'(symbol "{name}"', f'(symbol "{lib_id}"', 1)
+            pins = {}
+            for m in re.finditer(
+                r'\(pin \w+ \w+\s*\(at ([-\d.]+) ([-\d.]+) (\d+)\).*?\(number "([^"]*)"', block, re.S
+            ):
+                pins.setdefault(m.group(4), (float(m.group(1)), float(m.group(2))))
+            self.cache[lib_id] = (block, pins)
+        return self.cache[lib_id]
+
+
+class sheet:
+    """One schematic sheet. Coordinates are millimetres, y down, like KiCad's editor."""
+
+    def __init__(self, name, title, lib, paper="A4"):
+        self.name = name
+        self.title = title
+        self.lib = lib
+        self.paper = paper
+        self.items = []
+        self.used = []
+        self.counter = 0
+        self.root_uuid = self.uuid("root")
+        self.comments = []
+
+    def uuid(self, key=None):
+        self.counter += 1
+        return str(uuid.uuid5(NAMESPACE, f"{self.name}/{key or self.counter}"))
+
+    def pin(self, part, number):
+        """Absolute position of a pin: KiCad's transform, lib y up, then rotation, then mirror."""
+        _, pins = self.lib.get(part["lib_id"])
+        lx, ly = pins[str(number)]
+        x, y = lx, -ly
+        for _ in range(part["rot"] // 90):
+            x, y = y, -x
+        if part["mirror"] == "y":
+            x = -x
+        elif part["mirror"] == "x":
+            y = -y
+        return (round(part["x"] + x, 4), round(part["y"] + y, 4))
+
+    def symbol(self, lib_id, ref, value, x, y, rot=0, mirror=None, fields=None, footprint=""):
+        """fields: {"Reference": (dx, dy, angle, justify), "Value": ...} relative to (x, y)."""
+        if lib_id not in self.used:
+            self.used.append(lib_id)
+        part = {"lib_id": lib_id, "ref": ref, "value": value, "x": x, "y": y, "rot": rot, "mirror": mirror}
+        fields = fields or {}
+        hidden_ref = ref.startswith("#")
+
+        def prop(key, val, where, hide=False):
+            dx, dy, angle, justify = where
+            just = f"\n\t\t\t\t(justify {justify})" if justify else ""
+            hid = "\n\t\t\t\t(hide yes)" if hide else ""
+            return (
+                f'\t\t(property "{key}" "{val}"\n\t\t\t(at {fmt(x + dx)} {fmt(y + dy)} {angle})\n'
+                f"\t\t\t(effects\n\t\t\t\t(font\n\t\t\t\t\t(size 1.27 1.27)\n\t\t\t\t){just}{hid}\n\t\t\t)\n\t\t)\n"
+            )
+
+        _, pins = self.lib.get(lib_id)
+        out = f'\t(symbol\n\t\t(lib_id "{lib_id}")\n\t\t(at {fmt(x)} {fmt(y)} {rot})\n'
+        if mirror:
+            out += f"\t\t(mirror {mirror})\n"
+        out += (
+            "\t\t(unit 1)\n\t\t(exclude_from_sim no)\n\t\t(in_bom yes)\n\t\t(on_board yes)\n"
+            f'\t\t(dnp no)\n\t\t(uuid "{self.uuid(ref)}")\n'
+        )
+        out += prop("Reference", ref, fields.get("Reference", (0, -2.54, 0, None)), hide=hidden_ref)
+        out += prop("Value", value, fields.get("Value", (0, 2.54, 0, None)))
+        out += prop("Footprint", footprint, (0, 0, 0, None), hide=True)
+        out += prop("Datasheet", "", (0, 0, 0, None), hide=True)
+        out += prop("Description", "", (0, 0, 0, None), hide=True)
+        for number in sorted(pins, key=lambda n: (len(n), n)):
+            out += f'\t\t(pin "{number}"\n\t\t\t(uuid "{self.uuid(ref + "/" + number)}")\n\t\t)\n'
+        out += (
+            f'\t\t(instances\n\t\t\t(project "{self.name}"\n\t\t\t\t(path "/{self.root_uuid}"\n'
+            f'\t\t\t\t\t(reference "{ref}")\n\t\t\t\t\t(unit 1)\n\t\t\t\t)\n\t\t\t)\n\t\t)\n\t)\n'
+        )
+        self.items.append(out)
+        return part
+
+    def wire(self, *points):
+        for a, b in zip(points, points[1:]):
+            self.items.append(
+                f"\t(wire\n\t\t(pts\n\t\t\t(xy {fmt(a[0])} {fmt(a[1])}) (xy {fmt(b[0])} {fmt(b[1])})\n\t\t)\n"
+                f'\t\t(stroke\n\t\t\t(width 0)\n\t\t\t(type default)\n\t\t)\n\t\t(uuid "{self.uuid()}")\n\t)\n'
+            )
+
+    def label(self, text, at, angle=0, size=1.27):
+        """angle 0: the text runs right of at; 180: left of it; 90: up."""
+        justify = "right bottom" if angle in (180, 270) else "left bottom"
+        shown = angle
+        self.items.append(
+            f'\t(label "{text}"\n\t\t(at {fmt(at[0])} {fmt(at[1])} {shown})\n\t\t(effects\n\t\t\t(font\n'
+            f"\t\t\t\t(size {size} {size})\n\t\t\t)\n\t\t\t(justify {justify})\n\t\t)\n"
+            f'\t\t(uuid "{self.uuid()}")\n\t)\n'
+        )
+
+    def no_connect(self, at):
+        self.items.append(
+            f'\t(no_connect\n\t\t(at {fmt(at[0])} {fmt(at[1])})\n\t\t(uuid "{self.uuid()}")\n\t)\n'
+        )
+
+    def junction(self, at):
+        self.items.append(
+            f"\t(junction\n\t\t(at {fmt(at[0])} {fmt(at[1])})\n\t\t(diameter 0)\n\t\t(color 0 0 0 0)\n"
+            f'\t\t(uuid "{self.uuid()}")\n\t)\n'
+        )
+
+    def text(self, body, at, size=1.27, bold=False):
+        body = body.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        b = "\n\t\t\t\t(bold yes)" if bold else ""
+        self.items.append(
+            f'\t(text "{body}"\n\t\t(exclude_from_sim no)\n\t\t(at {fmt(at[0])} {fmt(at[1])} 0)\n'
+            f"\t\t(effects\n\t\t\t(font\n\t\t\t\t(size {size} {size}){b}\n\t\t\t)\n"
+            f'\t\t\t(justify left top)\n\t\t)\n\t\t(uuid "{self.uuid()}")\n\t)\n'
+        )
+
+    def write(self, folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        libs = ""
+        for lib_id in self.used:
+            block, _ = self.lib.get(lib_id)
+            libs += "\t\t" + block.replace("\n", "\n\t") + "\n"
+        comments = "".join(f'\t\t(comment {i + 1} "{c}")\n' for i, c in enumerate(self.comments))
+        text = (
+            f'(kicad_sch\n\t(version 20250114)\n\t(generator "eeschema")\n\t(generator_version "9.0")\n'
+            f'\t(uuid "{self.root_uuid}")\n\t(paper "{self.paper}")\n'
+            f'\t(title_block\n\t\t(title "{self.title}")\n\t\t(rev "{REVISION}")\n'
+            f'\t\t(company "{COMPANY}")\n{comments}\t)\n'
+            f"\t(lib_symbols\n{libs}\t)\n" + "".join(self.items) +
+            '\t(sheet_instances\n\t\t(path "/"\n\t\t\t(page "1")\n\t\t)\n\t)\n\t(embedded_fonts no)\n)\n'
+        )
+        (folder / f"{self.name}.kicad_sch").write_text(text)
+        project = {
+            "meta": {"filename": f"{self.name}.kicad_pro", "version": 3},
+            "schematic": {"drawing": {"default_line_thickness": 6.0}, "legacy_lib_dir": "", "legacy_lib_list": []},
+            "sheets": [[self.root_uuid, "Root"]],
+            "text_variables": {},
+        }
+        (folder / f"{self.name}.kicad_pro").write_text(json.dumps(project, indent=2) + "\n")
+
+
+def parport(lib):
+    s = sheet("parport", "irqloop parport: lpptest crossed cable", lib)
+    s.comments = [
+        "Logger D3 (pin 5) -> target nACK (pin 10); target D3 (pin 5) -> logger nACK (pin 10)",
+        "Grounds: pins 18-25 to 18-25. The cable is symmetric: either plug may go to either PC.",
+        "Defaults: hw/parport/parport-defaults.hpp; pin table: schematics/parport/pins.csv",
+    ]
+    db25 = "Connector:DB25_Pins"
+    logger = s.symbol(db25, "J1", "DB25 plug: LOGGER LPT", 76.2, 93.98, mirror="y",
+                      fields={"Reference": (0, -35.56, 0, None), "Value": (0, 35.56, 0, None)})
+    target = s.symbol(db25, "J2", "DB25 plug: TARGET LPT", 210.82, 93.98,
+                      fields={"Reference": (0, -35.56, 0, None), "Value": (0, 35.56, 0, None)})
+    grounds = range(18, 26)
+    used = {5, 10, *grounds}
+
+    # The crossing itself: each D3 goes to the far nACK. Diagonals cross without joining.
+    l5, l10 = s.pin(logger, 5), s.pin(logger, 10)
+    t5, t10 = s.pin(target, 5), s.pin(target, 10)
+    left, right = l5[0] + 25.4, t5[0] - 25.4
+    s.wire(l5, (left, l5[1]), (right, t10[1]), t10)
+    s.wire(t5, (right, t5[1]), (left, l10[1]), l10)
+    s.label("STIM", l5)
+    s.label("STIM", t10, 180)
+    s.label("RESP", t5, 180)
+    s.label("RESP", l10)
+    for n in grounds:
+        a, b = s.pin(logger, n), s.pin(target, n)
+        s.wire(a, (a[0] + 7.62, a[1]))
+        s.label("GND", (a[0] + 7.62, a[1]))
+        s.wire(b, (b[0] - 7.62, b[1]))
+        s.label("GND", (b[0] - 7.62, b[1]), 180)
+    for n in range(1, 26):
+        if n not in used:
+            s.no_connect(s.pin(logger, n))
+            s.no_connect(s.pin(target, n))
+
+    s.text("LOGGER\nD3 (pin 5): stimulus out\nnACK (pin 10): response in\n"
+           "irqloop --hw parport:base=0x378,out=D3,in=nACK", (22.86, 35.56), bold=False)
+    s.text("TARGET\nnACK (pin 10): stimulus in, the port's IRQ\nD3 (pin 5): response out\n"
+           "responder toggles D3 on each nACK edge", (190.5, 35.56))
+    s.text("STIM: logger D3 -> target nACK\nRESP: target D3 -> logger nACK", (125.73, 110.49))
+    s.text("Notes\n"
+           "1. nACK is status bit 6 (0x40) and is not inverted; the port raises its IRQ on nACK\n"
+           "   only while control bit 4 (IRQ enable) is set on the receiving port.\n"
+           "2. Pins 18-25 are all ground: wire all eight, ideally twisted with pins 5 and 10.\n"
+           "3. Keep the cable under about 2 m: the port's TTL drivers are weak and edges slow down.\n"
+           "4. Unused pins (1-4, 6-9, 11-17) stay unconnected.",
+           (22.86, 140.97))
+    s.write(HERE / "parport")
+
+
+def gpiod(lib, shifted):
+    """shifted: the target's GPIO runs at its own VIO, so U1/U2 translate; else a 3.3 V target."""
+    name = "gpiod" if shifted else "gpiod-3v3"
+    what = "level-shifted target (1.8 V / 5 V)" if shifted else "3.3 V target"
+    s = sheet(name, f"irqloop gpiod: Pi logger, {what}", lib)
+    s.comments = [
+        "GPIO17 (pin 11) stimulus out, GPIO27 (13) response in, GPIO22 (15) trigger, GND pin 9",
+        ("U1/U2: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets: gpiod-3v3.kicad_sch"
+         if shifted else "For a 1.8 V or 5 V target use gpiod.kicad_sch (level shifters U1/U2)"),
+        "Defaults: hw/gpiod/gpiod-defaults.hpp; pin table: schematics/gpiod/pins.csv",
+    ]
+    pi = s.symbol("Connector:Raspberry_Pi_2_3", "J1", "Raspberry Pi 40-pin header: LOGGER", 55.88, 91.44,
+                  mirror="y", fields={"Reference": (12.7, -34.29, 0, "left"), "Value": (0, 41.91, 0, None)})
+    out, trig, inp = s.pin(pi, 11), s.pin(pi, 15), s.pin(pi, 13)
+    r = "Device:R"
+    rfields = {"Reference": (0, -2.54, 90, None), "Value": (0, 2.54, 90, None)}
+    flags = []
+
+    def flagged(p, end, branch):
+        """The supplies come from connectors, so a PWR_FLAG tells ERC who drives each."""
+        mid = ((p[0] + end[0]) / 2, (p[1] + end[1]) / 2)
+        s.wire(p, mid)
+        s.wire(mid, end)
+        s.wire(mid, branch)
+        s.junction(mid)
+        s.symbol("power:PWR_FLAG", f"#FLG0{len(flags) + 1}", "PWR_FLAG", branch[0], branch[1],
+                 fields={"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)})
+        flags.append(branch)
+
+    def series(ref, at):
+        part = s.symbol(r, ref, "330", at[0], at[1], rot=90, fields=rfields)
+        a, b = sorted([s.pin(part, 1), s.pin(part, 2)])
+        return a, b
+
+    rx = 149.86
+    if shifted:
+        # U1 sends the stimulus A -> B (DIR high), U2 brings the response back B -> A (DIR low).
+        sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
+        ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
+        u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 60.96, fields=ufields)
+        u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 121.92, fields=ufields)
+        r1a, r1b = series("R1", (rx, 60.96))
+        r2a, r2b = series("R2", (rx, 121.92))
+        s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
+        u2a = s.pin(u2, 3)
+        s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
+        s.wire(s.pin(u1, 4), r1a)
+        s.label("STIM_VIO", s.pin(u1, 4))
+        s.wire(r2a, s.pin(u2, 4))
+        s.label("RESP_VIO", r2a, 180)
+
+        def supply(u, dir_net):
+            vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
+            for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
+                s.wire(p, (p[0], p[1] - 5.08))
+                s.label(net, (p[0], p[1] - 5.08), 90)
+            s.wire(gnd, (gnd[0], gnd[1] + 2.54))
+            s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
+            s.wire(direction, (direction[0] - 5.08, direction[1]))
+            s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
+
+        supply(u1, "+3V3")
+        supply(u2, "GND")
+        s.text("DIR high: A -> B", (120.65, 74.93))
+        s.text("DIR low: B -> A", (120.65, 135.89))
+
+        # One 100 nF per supply pin, next to each translator.
+        cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
+        for i, (x, y, net) in enumerate(((96.52, 38.1, "+3V3"), (137.16, 38.1, "VIO"),
+                                         (96.52, 149.86, "+3V3"), (137.16, 149.86, "VIO"))):
+            cap = s.symbol("Device:C", f"C{i + 1}", "100n", x, y, fields=cfields)
+            a, b = s.pin(cap, 1), s.pin(cap, 2)
+            s.wire(a, (a[0], a[1] - 2.54))
+            s.label(net, (a[0], a[1] - 2.54), 180)
+            s.wire(b, (b[0], b[1] + 2.54))
+            s.label("GND", (b[0], b[1] + 2.54), 180)
+    else:
+        r1a, r1b = series("R1", (rx, out[1]))
+        r2a, r2b = series("R2", (rx, inp[1]))
+        s.wire(out, r1a)
+        s.wire(inp, r2a)
+    r3a, r3b = series("R3", (rx, trig[1]))
+    s.wire(trig, r3a)
+    s.label("STIM_3V3", out)
+    s.label("RESP_3V3", inp)
+    s.label("TRIG_3V3", trig)
+    for end, net in ((r1b, "STIM"), (r2b, "RESP"), (r3b, "TRIG")):
+        s.wire(end, (end[0] + 12.7, end[1]))
+        s.label(net, (end[0] + 12.7, end[1]), 180)
+
+    # Pi power: 3V3 (pins 1, 17) feeds VCCA; GND (pin 9, stacked with the other grounds).
+    v3 = s.pin(pi, 1)
+    if shifted:
+        flagged(v3, (v3[0], v3[1] - 7.62), (v3[0] - 7.62, v3[1] - 3.81))
+        s.label("+3V3", (v3[0], v3[1] - 7.62), 90)
+    else:
+        s.no_connect(v3)
+    g = s.pin(pi, 9)
+    flagged(g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
+    s.label("GND", (g[0], g[1] + 5.08), 180)
+    s.no_connect(s.pin(pi, 2))
+    wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
+    for number in lib.get("Connector:Raspberry_Pi_2_3")[1]:
+        if number not in wired:
+            s.no_connect(s.pin(pi, number))
+
+    # The far ends: the target's header, and a scope or logic analyser for the trigger.
+    tgt = s.symbol("Connector_Generic:Conn_01x04", "J2", "TARGET GPIO", 226.06, 88.9,
+                   fields={"Reference": (1.27, -5.08, 0, None), "Value": (1.27, 10.16, 0, None)})
+    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "GND"}.items():
+        p = s.pin(tgt, n)
+        if net == "VIO" and not shifted:
+            s.no_connect(p)
+            continue
+        if net == "VIO":
+            flagged(p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
+        else:
+            s.wire(p, (p[0] - 7.62, p[1]))
+        s.label(net, (p[0] - 7.62, p[1]), 0)
+    scope = s.symbol("Connector_Generic:Conn_01x02", "J3", "SCOPE TRIGGER", 226.06, 114.3,
+                     fields={"Reference": (1.27, -5.08, 0, None), "Value": (1.27, 5.08, 0, None)})
+    for n, net in ((1, "TRIG"), (2, "GND")):
+        p = s.pin(scope, n)
+        s.wire(p, (p[0] - 7.62, p[1]))
+        s.label(net, (p[0] - 7.62, p[1]), 0)
+
+    big = 1.524
+    s.text("LOGGER: irqloop --hw gpiod:chip=gpiochip0,out=17,in=27", (22.86, 25.4), big)
+    vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1/U2's B side\n" if shifted
+           else "1 VIO: not used (the target's GPIO runs at 3.3 V)\n")
+    s.text("TARGET header J2\n" + vio +
+           "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
+           "3 RESP: a GPIO output (the responder toggles it)\n4 GND", (177.8, 129.54), big)
+    s.text("R1-R3 (330): limit the current when both ends drive a line or one\n"
+           "board is unpowered, and damp ringing. R1 and R3 sit at their driving\n"
+           "end; on a long cable, move R2 to the target's end.", (177.8, 152.4), big)
+    s.write(HERE / "gpiod")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--symbols", default="/usr/share/kicad/symbols", help="KiCad symbol library folder")
+    args = ap.parse_args()
+    lib = library(args.symbols)
+    parport(lib)
+    gpiod(lib, shifted=True)
+    gpiod(lib, shifted=False)
+
+
+if __name__ == "__main__":
+    main()
