@@ -21,7 +21,12 @@ struct command
 // Alphabetical; each command lives in logger/<name>-command.cpp.
 constexpr command commands[] = {
     {"calibrate", irqloop::logger::calibrate_command, "measure the logger's own floor (output jumpered to input)"},
+    {"compare", irqloop::logger::compare_command, "side-by-side table of runs or labels (published formats)"},
+    {"export", irqloop::logger::export_command, "write runs as JSON or one table as CSV"},
+    {"plot", irqloop::logger::plot_command, "gnuplot histogram, timeline or tail CDF (SVG/PNG)"},
+    {"report", irqloop::logger::report_command, "one run: metadata, summary, histogram, timeline, worst"},
     {"run", irqloop::logger::run_command, "measure latency through the wire (default: sim board)"},
+    {"worst", irqloop::logger::worst_command, "the worst samples across runs or within one"},
 };
 
 void usage(FILE* out)

@@ -165,7 +165,9 @@ void print_markdown(std::ostream& out, const std::vector<std::string>& headers,
         line(r);
 }
 
-std::string csv_cell(const std::string& s)
+} // namespace
+
+std::string csv_field(const std::string& s)
 {
     if (s == "-")
         return {};
@@ -180,12 +182,14 @@ std::string csv_cell(const std::string& s)
     return o + '"';
 }
 
+namespace {
+
 void print_csv(std::ostream& out, const std::vector<std::string>& headers,
                const std::vector<std::vector<std::string>>& rows)
 {
     auto line = [&](const std::vector<std::string>& cells) {
         for (std::size_t c = 0; c < cells.size(); ++c)
-            out << (c ? "," : "") << csv_cell(cells[c]);
+            out << (c ? "," : "") << csv_field(cells[c]);
         out << '\n';
     };
     line(headers);

@@ -44,6 +44,9 @@ std::string format_percent(double pct);
 /** @brief Unix ns as "YYYY-MM-DD HH:MM:SS.ffffff" UTC (@p frac_digits 0..9 after the point). */
 std::string format_utc(std::int64_t unix_ns, int frac_digits = 6);
 
+/** @brief One CSV field: quoted when it holds a comma, quote, CR or LF; "-" becomes empty. */
+std::string csv_field(const std::string& s);
+
 /**
  * @brief A rectangular table of strings with a header, printed as aligned text, a GitHub
  *        markdown table, or RFC 4180 CSV.

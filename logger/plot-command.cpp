@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// irqloop plot: gnuplot histograms (OSADL style), timelines and tail CDFs of one or more runs.
+#include "commands.hpp"
+#include "error.hpp"
+#include "plot.hpp"
+#include "run-select.hpp"
+#include "table.hpp"
+#include "units.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace irqloop::logger {
+
+namespace {
+
+namespace po = boost::program_options;
+
+struct plot_options
+{
+    std::string kind = "histogram";
+    std::string output;
+    int width = 900, height = 600;
+    latency_unit unit = latency_unit::us;
+    std::int64_t bin_ns = 0; // 0: automatic
+    std::string title;
+    bool linear = false;
+    std::size_t max_points = 100'000;
+};
+
+double in_unit(double ns, latency_unit u) { return u == latency_unit::us ? ns / 1e3 : ns; }
+
+std::string num(double v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return b;
+}
+
+/** @brief Series names: the label, or "run N"; a label shared by several runs gets " (run N)". */
+std::vector<std::string> series_names(const std::vector<const run_info*>& runs)
+{
+    std::vector<std::string> out;
+    for (const auto* r : runs) {
+        std::size_t same = 0;
+        for (const auto* o : runs)
+            same += o->name() == r->name();
+        out.push_back(same > 1 && !r->meta.label.empty() ? r->meta.label + " (run " + std::to_string(r->id) + ")"
+                                                         : r->name());
+        if (r->partial())
+            out.back() += " [partial]";
+    }
+    return out;
+}
+
+std::string preamble(const plot_options& o, const std::string& title)
+{
+    std::ostringstream s;
+    if (plot_format_of(o.output) == plot_format::svg)
+        s << "set terminal svg size " << o.width << ',' << o.height
+          << " dynamic enhanced font 'sans,11' background '#ffffff'\n";
+    else
+        s << "set terminal pngcairo size " << o.width << ',' << o.height
+          << " enhanced font 'sans,10' background '#ffffff'\n";
+    s << "set output " << gnuplot_quote(o.output) << '\n'
+      << "set encoding utf8\n"
+      << "set title " << gnuplot_quote(o.title.empty() ? title : o.title) << " noenhanced\n"
+      << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
+      << "set key top right noenhanced\n"
+      << "set border 3\nset tics nomirror\n";
+    return s.str();
+}
+
+std::string histogram_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+                             const plot_options& o)
+{
+    const auto names = series_names(runs);
+    std::vector<std::vector<db::bucket_row>> h;
+    std::int64_t lo = INT64_MAX, hi = 0;
+    for (const auto* r : runs) {
+        h.push_back(cat.histogram(*r));
+        if (!h.back().empty()) {
+            lo = std::min(lo, h.back().front().lo_ns);
+            hi = std::max(hi, h.back().back().hi_ns);
+        }
+    }
+    if (hi == 0)
+        throw error("plot histogram", "the selected runs have no samples yet",
+                    "plot a run that recorded at least one interval");
+    const std::int64_t w = o.bin_ns ? o.bin_ns : nice_bin_width(lo, hi, 400);
+    std::ostringstream s;
+    s << preamble(o, "latency histogram");
+    const char* u = unit_name(o.unit);
+    s << "set xlabel 'latency (" << u << ")'\n"
+      << "set ylabel 'samples per " << format_duration(double(w)) << " bin'\n"
+      << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        s << "$run" << i << " << EOD\n";
+        // A zero count has no place on a log axis: 0.1 sits below the range, so the step
+        // drops to the floor of the plot as OSADL's plots do.
+        for (const auto& b : rebin_linear(h[i], w))
+            s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
+              << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
+        s << "EOD\n";
+    }
+    s << "plot ";
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with histeps lw 1.5 title "
+          << gnuplot_quote(names[i]);
+    s << '\n';
+    return s.str();
+}
+
+std::string cdf_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+                       const plot_options& o)
+{
+    const auto names = series_names(runs);
+    std::ostringstream s;
+    s << preamble(o, "latency tail: fraction of samples above");
+    s << "set xlabel 'latency (" << unit_name(o.unit) << ")'\n"
+      << "set ylabel 'fraction of samples > latency (1 - p)'\n"
+      << "set logscale y\nset format y '10^{%L}'\n";
+    bool any = false;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        s << "$run" << i << " << EOD\n";
+        for (const auto& p : tail_curve(cat.histogram(*runs[i]))) {
+            s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
+            any = true;
+        }
+        s << "EOD\n";
+    }
+    if (!any)
+        throw error("plot cdf", "the selected runs have no samples yet",
+                    "plot a run that recorded at least one interval");
+    s << "plot ";
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with steps lw 1.5 title "
+          << gnuplot_quote(names[i]);
+    s << '\n';
+    return s.str();
+}
+
+std::string timeline_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+                            const plot_options& o)
+{
+    const auto names = series_names(runs);
+    std::ostringstream s;
+    s << preamble(o, "latency per stats interval, and samples above the threshold");
+    s << "set xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
+      << "set xlabel 'logger wall-clock time (UTC)'\n"
+      << "set ylabel 'latency (" << unit_name(o.unit) << ")'\n";
+    if (!o.linear)
+        s << "set logscale y\n";
+    std::vector<std::string> plots;
+    bool any = false;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto iv = cat.intervals(*runs[i]);
+        s << "$iv" << i << " << EOD\n";
+        for (const auto& w : iv) {
+            if (!w.samples)
+                continue;
+            // The interval's midpoint: its max and mean describe the whole window.
+            const double t = (double(w.start_unix_ns) + double(w.end_unix_ns)) / 2e9;
+            char line[160];
+            std::snprintf(line, sizeof line, "%.3f %s %s\n", t,
+                          num(in_unit(double(w.max_ns), o.unit)).c_str(),
+                          num(in_unit(w.mean_ns, o.unit)).c_str());
+            s << line;
+            any = true;
+        }
+        s << "EOD\n";
+        const auto ex = cat.exceedances(*runs[i]);
+        const std::size_t step = ex.size() > o.max_points ? (ex.size() + o.max_points - 1) / o.max_points : 1;
+        s << "$ex" << i << " << EOD\n";
+        for (std::size_t k = 0; k < ex.size(); k += step) {
+            // Thinning keeps the largest of each run of step samples: spikes must stay visible.
+            std::size_t best = k;
+            for (std::size_t j = k; j < std::min(ex.size(), k + step); ++j)
+                if (ex[j].latency_ns > ex[best].latency_ns)
+                    best = j;
+            char line[160];
+            std::snprintf(line, sizeof line, "%.6f %s\n", double(ex[best].unix_ns) / 1e9,
+                          num(in_unit(double(ex[best].latency_ns), o.unit)).c_str());
+            s << line;
+        }
+        s << "EOD\n";
+        const int lc = int(i) + 1;
+        plots.push_back("$iv" + std::to_string(i) + " using 1:2 with lines lw 1.5 lc " +
+                        std::to_string(lc) + " title " + gnuplot_quote(names[i] + " max"));
+        plots.push_back("$iv" + std::to_string(i) + " using 1:3 with lines dt 2 lc " +
+                        std::to_string(lc) + " title " + gnuplot_quote(names[i] + " avg"));
+        if (!ex.empty())
+            plots.push_back("$ex" + std::to_string(i) + " using 1:2 with points pt 7 ps 0.4 lc " +
+                            std::to_string(lc) + " title " +
+                            gnuplot_quote(names[i] + " above threshold"));
+    }
+    if (!any)
+        throw error("plot timeline", "the selected runs have no committed interval with samples",
+                    "plot a run that recorded at least one interval");
+    s << "plot ";
+    for (std::size_t i = 0; i < plots.size(); ++i)
+        s << (i ? ", \\\n     " : "") << plots[i];
+    s << '\n';
+    return s.str();
+}
+
+void parse_size(const std::string& text, plot_options& o)
+{
+    int w = 0, h = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 64 ||
+        h < 64 || w > 10000 || h > 10000)
+        throw error("bad --size", "'" + text + "' is not WIDTHxHEIGHT in pixels (64..10000)",
+                    "e.g. --size 900x600");
+    o.width = w;
+    o.height = h;
+}
+
+} // namespace
+
+int plot_command(int argc, char** argv)
+{
+    selection_options sel;
+    plot_options o;
+    std::string size = "900x600", unit = "us", bin;
+    bool print_script = false;
+    po::options_description desc("options");
+    desc.add_options()("help,h", "show this help");
+    add_selection_options(desc, sel);
+    desc.add_options()
+        ("runs", po::value(&sel.sel.runs)->multitoken()->composing(), "several run ids at once")
+        ("labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once")
+        ("kind", po::value(&o.kind)->default_value(o.kind),
+         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
+         "wall-clock time) or cdf (fraction of samples above each latency, log y)")
+        ("output,o", po::value(&o.output), "output file, *.svg or *.png (required)")
+        ("size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT")
+        ("unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us")
+        ("bin", po::value(&bin), "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)")
+        ("title", po::value(&o.title), "plot title (default: says what is plotted)")
+        ("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log")
+        ("script", po::bool_switch(&print_script),
+         "print the gnuplot script to stdout instead of running gnuplot");
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    if (vm.count("help")) {
+        print_command_help(
+            "irqloop plot --kind histogram|timeline|cdf [--db F] [--runs ID... | --labels L...] "
+            "-o out.svg|out.png",
+            "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
+            "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
+            "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path.",
+            desc);
+        return 0;
+    }
+    po::notify(vm);
+    if (o.output.empty() && !print_script)
+        throw error("plot", "no output file", "give -o out.svg or -o out.png");
+    if (o.output.empty())
+        o.output = "irqloop-plot.svg";
+    plot_format_of(o.output);
+    if (o.kind != "histogram" && o.kind != "timeline" && o.kind != "cdf")
+        throw error("bad --kind", "unknown plot kind '" + o.kind + "'", "use histogram, timeline or cdf");
+    parse_size(size, o);
+    o.unit = parse_latency_unit(unit);
+    if (!bin.empty()) {
+        o.bin_ns = parse_duration_ns(bin, "--bin");
+        if (o.bin_ns <= 0)
+            throw error("bad --bin", "the width must be above 0", "e.g. --bin 1us");
+    }
+    run_catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = select_runs(cat, sel.sel);
+    const std::string script = o.kind == "histogram" ? histogram_script(cat, runs, o)
+                               : o.kind == "cdf"     ? cdf_script(cat, runs, o)
+                                                     : timeline_script(cat, runs, o);
+    if (print_script) {
+        std::cout << script;
+        return 0;
+    }
+    run_gnuplot(script, o.output);
+    std::cerr << "irqloop: plot: wrote " << o.output << " (" << runs.size() << " run"
+              << (runs.size() == 1 ? "" : "s") << ")\n";
+    return 0;
+}
+
+} // namespace irqloop::logger
