@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+#include "gpiod-lines.hpp"
+
+#include "error.hpp"
+#include "gpiod/gpiod-defaults.hpp"
+
+#include <gpiod.h>
+#include <grp.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <optional>
+
+namespace irqloop::hw
+{
+
+namespace
+{
+
+template <typename T, void (*free_fn)(T*)> struct deleter {
+    void operator()(T* p) const noexcept { free_fn(p); }
+};
+using chip_ptr = std::unique_ptr<gpiod_chip, deleter<gpiod_chip, gpiod_chip_close>>;
+using chip_info_ptr =
+    std::unique_ptr<gpiod_chip_info, deleter<gpiod_chip_info, gpiod_chip_info_free>>;
+using line_info_ptr =
+    std::unique_ptr<gpiod_line_info, deleter<gpiod_line_info, gpiod_line_info_free>>;
+using settings_ptr =
+    std::unique_ptr<gpiod_line_settings, deleter<gpiod_line_settings, gpiod_line_settings_free>>;
+using line_config_ptr =
+    std::unique_ptr<gpiod_line_config, deleter<gpiod_line_config, gpiod_line_config_free>>;
+using request_config_ptr =
+    std::unique_ptr<gpiod_request_config, deleter<gpiod_request_config, gpiod_request_config_free>>;
+
+std::optional<unsigned> parse_offset(const std::string& s)
+{
+    unsigned v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty())
+        return std::nullopt;
+    return v;
+}
+
+/** /dev/gpiochip* in numeric order. */
+std::vector<std::string> chip_paths()
+{
+    std::vector<std::pair<unsigned, std::string>> found;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+        auto name = e.path().filename().string();
+        if (name.rfind("gpiochip", 0) != 0)
+            continue;
+        auto n = parse_offset(name.substr(8));
+        if (n && gpiod_is_gpiochip_device(e.path().c_str()))
+            found.emplace_back(*n, e.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> paths;
+    for (auto& [n, p] : found)
+        paths.push_back(std::move(p));
+    return paths;
+}
+
+struct open_chip {
+    chip_ptr chip;
+    std::string path;
+    std::string name;
+    std::string label;
+    unsigned num_lines = 0;
+};
+
+std::string chip_title(const open_chip& c)
+{
+    return c.name + " [" + c.label + "]";
+}
+
+/** Opens @p path; nullopt with errno set when that fails. */
+std::optional<open_chip> try_open(const std::string& path)
+{
+    chip_ptr chip(gpiod_chip_open(path.c_str()));
+    if (!chip)
+        return std::nullopt;
+    chip_info_ptr info(gpiod_chip_get_info(chip.get()));
+    if (!info)
+        return std::nullopt;
+    return open_chip{std::move(chip), path, gpiod_chip_info_get_name(info.get()),
+                     gpiod_chip_info_get_label(info.get()),
+                     static_cast<unsigned>(gpiod_chip_info_get_num_lines(info.get()))};
+}
+
+/** "gpiochip0 [pinctrl-bcm2711], gpiochip1 [...]", for hints. */
+std::string chips_present()
+{
+    std::string list;
+    for (const auto& p : chip_paths())
+        if (auto c = try_open(p))
+            list += (list.empty() ? "" : ", ") + chip_title(*c);
+    return list;
+}
+
+std::string permission_hint(const std::string& path)
+{
+    struct stat st {
+    };
+    std::string group;
+    if (::stat(path.c_str(), &st) == 0)
+        if (const ::group* g = ::getgrgid(st.st_gid))
+            group = g->gr_name;
+    if (group.empty() || group == "root")
+        return "run as root, or give your user access to " + path + " with a udev rule";
+    return "add your user to group '" + group + "', which owns " + path + ", or run as root";
+}
+
+/** Opens the chip named by @p text: a path, a number, a name or a label. */
+open_chip find_chip(const std::string& text, const std::string& what)
+{
+    std::string path;
+    if (text.rfind('/', 0) == 0)
+        path = text;
+    else if (parse_offset(text))
+        path = "/dev/gpiochip" + text;
+    else if (text.find('/') == std::string::npos && std::filesystem::exists("/dev/" + text))
+        path = "/dev/" + text;
+
+    if (path.empty()) {
+        // Not a device: a label. Chips we cannot open cannot show their label.
+        int denied = 0;
+        std::string denied_path;
+        for (const auto& p : chip_paths()) {
+            auto c = try_open(p);
+            if (!c && (errno == EACCES || errno == EPERM)) {
+                denied = errno;
+                denied_path = p;
+            }
+            if (c && c->label == text)
+                return std::move(*c);
+        }
+        if (denied)
+            throw_from_errno(denied, what + ": cannot open " + denied_path + " to read its label",
+                             permission_hint(denied_path));
+    } else if (auto c = try_open(path)) {
+        return std::move(*c);
+    } else if (errno == EACCES || errno == EPERM) {
+        throw_from_errno(errno, what + ": cannot open " + path, permission_hint(path));
+    } else if (errno != ENOENT) {
+        if (errno == ENODEV || errno == ENOTTY || errno == EINVAL)
+            throw error(what, path + " is not a GPIO chip", "gpiodetect lists the chips");
+        throw_from_errno(errno, what + ": cannot open " + path);
+    }
+
+    auto present = chips_present();
+    throw error(what, "no such chip '" + text + "'",
+                present.empty() ? "this machine has no GPIO chips: /dev/gpiochip* is absent"
+                                : "GPIO chips here: " + present);
+}
+
+/** Resolves LINE on an open chip: an offset or a line name; nullopt when no line has the name. */
+std::optional<unsigned> find_offset(open_chip& c, const std::string& line, const std::string& what)
+{
+    if (auto n = parse_offset(line)) {
+        if (*n >= c.num_lines)
+            throw error(what,
+                        "offset " + line + " is out of range: " + chip_title(c) + " has lines 0.." +
+                            std::to_string(c.num_lines - 1),
+                        "gpioinfo -c " + c.name + " lists them");
+        return n;
+    }
+    int off = gpiod_chip_get_line_offset_from_name(c.chip.get(), line.c_str());
+    if (off < 0)
+        return std::nullopt;
+    return static_cast<unsigned>(off);
+}
+
+gpiod_line_id make_id(open_chip& c, unsigned offset)
+{
+    gpiod_line_id id{c.path, c.name, c.label, offset, {}};
+    line_info_ptr info(gpiod_chip_get_line_info(c.chip.get(), offset));
+    if (info && gpiod_line_info_get_name(info.get()))
+        id.line_name = gpiod_line_info_get_name(info.get());
+    return id;
+}
+
+std::string id_text(const gpiod_line_id& id)
+{
+    std::string t = id.chip_name + ":" + std::to_string(id.offset);
+    if (!id.line_name.empty())
+        t += " (\"" + id.line_name + "\")";
+    return t;
+}
+
+int parse_bias(const std::string& v, const std::string& ctx)
+{
+    if (v == "as-is")
+        return GPIOD_LINE_BIAS_AS_IS;
+    if (v == "disabled")
+        return GPIOD_LINE_BIAS_DISABLED;
+    if (v == "pull-up")
+        return GPIOD_LINE_BIAS_PULL_UP;
+    if (v == "pull-down")
+        return GPIOD_LINE_BIAS_PULL_DOWN;
+    throw error(ctx + " key 'bias'", "unknown bias '" + v + "'",
+                "use as-is, disabled, pull-up or pull-down");
+}
+
+std::int64_t now_ns() noexcept
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+} // namespace
+
+gpiod_line_id find_gpiod_line(const std::string& text, const std::string& default_chip,
+                              const std::string& what)
+{
+    // Labels may contain ':' but line names rarely do: split at the last one.
+    auto colon = text.rfind(':');
+    std::string chip = colon == std::string::npos ? default_chip : text.substr(0, colon);
+    std::string line = colon == std::string::npos ? text : text.substr(colon + 1);
+    if (line.empty())
+        throw error(what, "no line given", "write [CHIP:]LINE, e.g. gpiochip0:17 or GPIO17");
+
+    if (chip.empty() && !parse_offset(line)) {
+        // A bare line name: the first chip that has it, as gpiofind did.
+        for (const auto& p : chip_paths())
+            if (auto c = try_open(p))
+                if (auto off = find_offset(*c, line, what))
+                    return make_id(*c, *off);
+        throw error(what, "no chip has a line named '" + line + "'",
+                    "gpioinfo lists the line names; or give an offset");
+    }
+    auto c = find_chip(chip.empty() ? gpiod_defaults::chip : chip, what);
+    auto off = find_offset(c, line, what);
+    if (!off)
+        throw error(what, "no line named '" + line + "' on " + chip_title(c),
+                    "gpioinfo -c " + c.name + " lists the line names");
+    return make_id(c, *off);
+}
+
+void gpiod_lines::request_deleter::operator()(gpiod_line_request* r) const noexcept
+{
+    gpiod_line_request_release(r);
+}
+
+void gpiod_lines::buffer_deleter::operator()(gpiod_edge_event_buffer* b) const noexcept
+{
+    gpiod_edge_event_buffer_free(b);
+}
+
+gpiod_lines::gpiod_lines(spec& s, role r)
+    : role_(r), consumer_(r == role::logger ? "irqloop" : "irqloop-responder")
+{
+    auto chip = s.take_string("chip", "");
+    auto out_text = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
+    auto in_text = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
+    bias_ = s.take_string("bias", "as-is");
+    int bias = parse_bias(bias_, s.context());
+    active_low_ = s.take_bool("active_low", false);
+    auto edges = s.take_string("edges", r == role::responder ? "both" : "none");
+    if (edges != "both" && edges != "none")
+        throw irqloop::error(s.context() + " key 'edges'", "unknown value '" + edges + "'",
+                             "use both (edge events for wait_edge) or none (polling only)");
+    edges_ = edges == "both";
+
+    out_ = find_gpiod_line(out_text, chip, "open gpiod line out=" + out_text);
+    in_ = find_gpiod_line(in_text, chip, "open gpiod line in=" + in_text);
+    if (out_.path == in_.path && out_.offset == in_.offset)
+        throw irqloop::error("open " + s.context(), "out and in are the same line " + id_text(out_),
+                             "the program drives one line and senses another");
+
+    out_request_ = request_line(out_, true, false, GPIOD_LINE_BIAS_AS_IS, "out");
+    in_request_ = request_line(in_, false, edges_, bias, "in");
+    if (edges_) {
+        // Enough for the kernel's whole queue (16 events per line): one read drains it.
+        edge_capacity_ = 16;
+        edge_buffer_.reset(gpiod_edge_event_buffer_new(edge_capacity_));
+        if (!edge_buffer_)
+            throw_from_errno(errno, "open gpiod line in: edge event buffer");
+    }
+    measure_poll_cost();
+}
+
+gpiod_lines::~gpiod_lines() = default;
+
+gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool output, bool edges,
+                                                   int bias, const std::string& what)
+{
+    const std::string ctx = "open gpiod line " + what + "=" + id_text(id);
+    settings_ptr settings(gpiod_line_settings_new());
+    line_config_ptr line_cfg(gpiod_line_config_new());
+    request_config_ptr req_cfg(gpiod_request_config_new());
+    if (!settings || !line_cfg || !req_cfg)
+        throw_from_errno(errno, ctx);
+    if (output) {
+        gpiod_line_settings_set_direction(settings.get(), GPIOD_LINE_DIRECTION_OUTPUT);
+        gpiod_line_settings_set_output_value(settings.get(), GPIOD_LINE_VALUE_INACTIVE);
+    } else {
+        gpiod_line_settings_set_direction(settings.get(), GPIOD_LINE_DIRECTION_INPUT);
+        gpiod_line_settings_set_bias(settings.get(), static_cast<gpiod_line_bias>(bias));
+        if (edges)
+            gpiod_line_settings_set_edge_detection(settings.get(), GPIOD_LINE_EDGE_BOTH);
+    }
+    gpiod_line_settings_set_active_low(settings.get(), active_low_);
+    unsigned offset = id.offset;
+    if (gpiod_line_config_add_line_settings(line_cfg.get(), &offset, 1, settings.get()) < 0)
+        throw_from_errno(errno, ctx);
+    gpiod_request_config_set_consumer(req_cfg.get(), consumer_.c_str());
+
+    auto c = try_open(id.path);
+    if (!c)
+        throw_from_errno(errno, ctx + ": cannot open " + id.path, permission_hint(id.path));
+    request_ptr req(gpiod_chip_request_lines(c->chip.get(), req_cfg.get(), line_cfg.get()));
+    if (req)
+        return req;
+    int err = errno;
+    if (err == EBUSY) {
+        line_info_ptr info(gpiod_chip_get_line_info(c->chip.get(), id.offset));
+        const char* who = info ? gpiod_line_info_get_consumer(info.get()) : nullptr;
+        std::string holder = who && *who ? who : "";
+        throw irqloop::error(
+            ctx,
+            "line " + id_text(id) + " of " + chip_title(*c) + " is in use by " +
+                (holder.empty() ? "the kernel (a driver or device-tree node)" : "'" + holder + "'"),
+            holder.empty() ? "choose another line" : "stop '" + holder + "' first");
+    }
+    throw_from_errno(err, ctx);
+}
+
+void gpiod_lines::measure_poll_cost()
+{
+    constexpr int reads = 2000;
+    auto t0 = now_ns();
+    for (int i = 0; i < reads; ++i)
+        if (gpiod_line_request_get_value(in_request_.get(), in_.offset) < 0)
+            throw_from_errno(errno, "open gpiod line in=" + id_text(in_) + ": read");
+    poll_cost_ns_ = static_cast<double>(now_ns() - t0) / reads;
+}
+
+void gpiod_lines::drive(bool high) noexcept
+{
+    if (gpiod_line_request_set_value(out_request_.get(), out_.offset,
+                                     high ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE) <
+        0)
+        fail(errno, "drive");
+}
+
+int gpiod_lines::sense() noexcept
+{
+    if (error())
+        return -1;
+    int v = gpiod_line_request_get_value(in_request_.get(), in_.offset);
+    if (v < 0)
+        fail(errno, "sense");
+    return v;
+}
+
+int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
+{
+    if (!edge_buffer_ || error())
+        return -1;
+    int r = gpiod_line_request_wait_edge_events(in_request_.get(), timeout_ns);
+    if (r < 0 && errno == EINTR)
+        return 0; // a signal: let the caller look at its stop flag
+    if (r <= 0) {
+        if (r < 0)
+            fail(errno, "wait_edge");
+        return r;
+    }
+    int n =
+        gpiod_line_request_read_edge_events(in_request_.get(), edge_buffer_.get(), edge_capacity_);
+    if (n < 0) {
+        fail(errno, "wait_edge");
+        return -1;
+    }
+    for (int i = 0; i < n; ++i) {
+        auto* ev = gpiod_edge_event_buffer_get_event(edge_buffer_.get(), i);
+        // The kernel numbers each line's events from 1; a jump means it dropped some.
+        std::uint64_t seq = gpiod_edge_event_get_line_seqno(ev);
+        if (seq > last_seqno_ + 1)
+            missed_edges_ += seq - last_seqno_ - 1;
+        last_seqno_ = seq;
+        ++edges_seen_;
+    }
+    return 1;
+}
+
+bool gpiod_lines::open_trigger(const std::string& line)
+{
+    auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
+    trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
+    trigger_request_ = request_line(trigger_, true, false, GPIOD_LINE_BIAS_AS_IS, "trigger");
+    return true;
+}
+
+void gpiod_lines::trigger(bool high) noexcept
+{
+    if (!trigger_request_)
+        return;
+    if (gpiod_line_request_set_value(trigger_request_.get(), trigger_.offset,
+                                     high ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE) <
+        0)
+        fail(errno, "trigger");
+}
+
+void gpiod_lines::stop() noexcept
+{
+    if (out_request_)
+        gpiod_line_request_set_value(out_request_.get(), out_.offset, GPIOD_LINE_VALUE_INACTIVE);
+    if (trigger_request_)
+        gpiod_line_request_set_value(trigger_request_.get(), trigger_.offset,
+                                     GPIOD_LINE_VALUE_INACTIVE);
+}
+
+std::string gpiod_lines::describe() const
+{
+    std::string d = "gpiod:out=" + out_.chip_name + ":" + std::to_string(out_.offset) +
+                    ",in=" + in_.chip_name + ":" + std::to_string(in_.offset);
+    if (bias_ != "as-is")
+        d += ",bias=" + bias_;
+    if (active_low_)
+        d += ",active_low=1";
+    if (edges_ != (role_ == role::responder))
+        d += edges_ ? ",edges=both" : ",edges=none";
+    return d;
+}
+
+std::vector<metadata_item> gpiod_lines::metadata() const
+{
+    auto line = [](const gpiod_line_id& id) {
+        return id_text(id) + " on " + id.path + " [" + id.chip_label + "]";
+    };
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%.0f", poll_cost_ns_);
+    std::vector<metadata_item> m = {
+        {"gpiod.out", line(out_)},
+        {"gpiod.in", line(in_)},
+        {"gpiod.poll_cost_ns", cost},
+        {"gpiod.edges", edges_ ? "both" : "none"},
+        {"gpiod.libgpiod", gpiod_api_version()},
+    };
+    if (trigger_request_)
+        m.push_back({"gpiod.trigger", line(trigger_)});
+    return m;
+}
+
+std::unique_ptr<lines> open_gpiod_lines(spec& s, role r)
+{
+    return std::make_unique<gpiod_lines>(s, r);
+}
+
+} // namespace irqloop::hw

@@ -1,0 +1,406 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The real-kernel GPIO testbed: Debian's own kernel under QEMU, our irqloop-wire chip module,
+# and irqloop's programs talking to it through the GPIO character device.
+#
+#   run-testbed.sh --build BUILD_DIR [--scenarios GLOB[,GLOB...]] [--kmod DIR]...
+#   run-testbed.sh --build BUILD_DIR --verdict NAME     (result of one scenario of the last boot)
+#   run-testbed.sh --list
+#
+# One boot runs every selected scenario (tests/testbed/scenarios/NAME.sh, in name order) inside
+# the guest; files they leave in $TB_OUT come out through virtio-9p into RESULTS/NAME/. A
+# scenario may have a host-side check, NAME.host.sh, run after the guest has powered off.
+# Exit status: 0 when every selected scenario passed, 1 when one failed or the guest did not
+# boot, 2 on bad usage or a missing prerequisite. See docs/testbed.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src_root=$(cd "$here/../.." && pwd)
+
+usage()
+{
+    cat <<EOF
+usage: run-testbed.sh --build DIR [options]
+  --build DIR             CMake build tree holding irqloop, irqloop-responder, irqloop-tests
+  --results DIR           where scenario results go (default: BUILD/testbed-results)
+  --cache DIR             downloaded kernel and module builds (default: BUILD/testbed-cache)
+  --scenarios GLOB[,...]  scenario names to run (default: all), e.g. 'gpio-*,kmod-*'
+  --kmod DIR              also build the Kbuild module in DIR and put its .ko in the guest
+                          under \$TB_KMOD_DIR (repeatable)
+  --kernel-suite SUITE    auto (default), bookworm or bookworm-backports
+  --accel tcg|kvm         default tcg; kvm is opt-in and still runs under the watchdog
+  --smp N                 guest CPUs (default 2)
+  --mem MiB               guest memory (default 1024)
+  --timeout SECONDS       watchdog on the whole boot (default 900)
+  --scenario-timeout SECONDS  per scenario, inside the guest (default 300)
+  --keep                  keep the temporary work folder
+  --verdict NAME          print and return the result of scenario NAME from the last boot
+  --list                  list the scenarios
+Environment: TB_ACCEL, TB_SMP, TB_TCG_THREAD (multi|single, default multi).
+EOF
+}
+
+die() { echo "irqloop: testbed: $*" >&2; exit 2; }
+
+build_dir= results= cache= globs='*' kmods=() suite=auto verdict= keep=0 list=0
+accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=900 scenario_timeout=300
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --build) build_dir=$2; shift ;;
+    --results) results=$2; shift ;;
+    --cache) cache=$2; shift ;;
+    --scenarios) globs=$2; shift ;;
+    --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'"; shift ;;
+    --kernel-suite) suite=$2; shift ;;
+    --accel) accel=$2; shift ;;
+    --smp) smp=$2; shift ;;
+    --mem) mem=$2; shift ;;
+    --timeout) boot_timeout=$2; shift ;;
+    --scenario-timeout) scenario_timeout=$2; shift ;;
+    --keep) keep=1 ;;
+    --verdict) verdict=$2; shift ;;
+    --list) list=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option '$1'" ;;
+    esac
+    shift
+done
+
+# Scenario NAME is scenarios/NAME.sh; NAME.host.sh files are host-side checks, not scenarios.
+all_scenarios()
+{
+    local f n
+    for f in "$here"/scenarios/*.sh; do
+        n=$(basename "$f" .sh)
+        [[ $n == *.host ]] || echo "$n"
+    done
+}
+
+selected_scenarios()
+{
+    local n g
+    local -a patterns
+    IFS=, read -ra patterns <<<"$globs"
+    for n in $(all_scenarios); do
+        for g in "${patterns[@]}"; do
+            # shellcheck disable=SC2053 # glob match on purpose
+            if [[ $n == $g ]]; then
+                echo "$n"
+                break
+            fi
+        done
+    done
+}
+
+if [[ $list == 1 ]]; then
+    all_scenarios
+    exit 0
+fi
+[[ -n $build_dir ]] || { usage >&2; die "--build is required"; }
+build_dir=$(cd "$build_dir" && pwd) || die "no build folder '$build_dir'"
+results=${results:-$build_dir/testbed-results}
+cache=${cache:-$build_dir/testbed-cache}
+
+# --verdict: the CTest face of one scenario of the last boot (a fixture runs the boot).
+if [[ -n $verdict ]]; then
+    d=$results/$verdict
+    if [[ ! -f $d/verdict ]]; then
+        echo "testbed: scenario '$verdict' has no result: the guest did not run it" \
+            "(see $results/serial.log)"
+        exit 1
+    fi
+    cat "$d/log" 2>/dev/null || true
+    [[ -f $d/host.log ]] && { echo "--- host check"; cat "$d/host.log"; }
+    read -r v <"$d/verdict"
+    echo "testbed: scenario '$verdict': $v"
+    [[ $v == pass ]] && exit 0
+    [[ $v == skip ]] && exit 4
+    exit 1
+fi
+
+mapfile -t scenarios < <(selected_scenarios)
+[[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
+case $accel in tcg | kvm) ;; *) die "--accel must be tcg or kvm" ;; esac
+for tool in qemu-system-x86_64 cpio dpkg-deb depmod modprobe busybox; do
+    command -v "$tool" >/dev/null || die "'$tool' is missing (run: sudo bash .ci/setup)"
+done
+[[ -x /bin/busybox ]] || die "/bin/busybox is missing (apt-get install busybox-static)"
+
+t_start=$(date +%s.%N)
+t_phase=$t_start
+phase_times=()
+# phase NAME: closes the phase that was running, prints its wall time.
+phase()
+{
+    local now
+    now=$(date +%s.%N)
+    if [[ -n ${phase_name:-} ]]; then
+        local dt
+        dt=$(printf '%.1f' "$(echo "$now - $t_phase" | bc)")
+        phase_times+=("$phase_name ${dt}s")
+        echo "testbed: [$dt s] $phase_name"
+    fi
+    phase_name=$1
+    t_phase=$now
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/irqloop-testbed.XXXXXX")
+qemu_pid=
+cleanup()
+{
+    [[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null
+    if [[ $keep == 1 ]]; then
+        echo "testbed: work folder kept: $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+mkdir -p "$cache"
+
+# ---------------------------------------------------------------------------------------------
+phase "resolve kernel"
+export DEBIAN_FRONTEND=noninteractive
+
+# kernel_for SUITE: prints "ABI VERSION" of the linux-image-amd64 candidate in that suite.
+kernel_for()
+{
+    local want=$1 ver abi
+    # madison lists every version apt knows with its archive; bookworm covers -security too.
+    ver=$(apt-cache madison linux-image-amd64 2>/dev/null |
+        awk -F'|' -v s="$want" '
+            { v = $2; gsub(/ /, "", v); a = $3 }
+            s == "bookworm-backports" && a ~ /bookworm-backports\// { print v; exit }
+            s == "bookworm" && a !~ /backports/ { print v; exit }')
+    [[ -n $ver ]] || return 1
+    abi=$(apt-cache show "linux-image-amd64=$ver" 2>/dev/null |
+        sed -n 's/^Depends:.*linux-image-\([0-9][^ ,]*\) (= .*/\1/p' | head -n1)
+    [[ -n $abi ]] || return 1
+    echo "$abi $ver"
+}
+
+# The first suite whose matching headers are installed or installable wins.
+pick_kernel()
+{
+    local s abi ver
+    local -a suites=(bookworm bookworm-backports)
+    [[ $suite != auto ]] && suites=("$suite")
+    for s in "${suites[@]}"; do
+        read -r abi ver < <(kernel_for "$s") || continue
+        if dpkg-query -W -f='${Version}' "linux-headers-$abi" 2>/dev/null | grep -qx "$ver" ||
+            apt-get install -s -qq "linux-headers-$abi=$ver" >/dev/null 2>&1; then
+            echo "$abi $ver $s"
+            return 0
+        fi
+    done
+    return 1
+}
+
+if ! read -r kabi kver ksuite < <(pick_kernel); then
+    echo "testbed: no installable kernel headers in the apt lists; refreshing them"
+    apt-get update -qq >/dev/null 2>&1 || true
+    read -r kabi kver ksuite < <(pick_kernel) ||
+        die "cannot find linux-image-amd64 with installable linux-headers (suite: $suite)"
+fi
+echo "testbed: kernel $kabi (Debian $kver, $ksuite)"
+kdir=/usr/src/linux-headers-$kabi
+
+# ---------------------------------------------------------------------------------------------
+phase "install headers"
+if [[ $(dpkg-query -W -f='${Status} ${Version}' "linux-headers-$kabi" 2>/dev/null) != \
+    "install ok installed $kver" ]]; then
+    [[ $(id -u) == 0 ]] || die "linux-headers-$kabi=$kver is not installed and we are not root" \
+        "(run: sudo apt-get install linux-headers-$kabi=$kver)"
+    apt-get install -y -qq --no-install-recommends "linux-headers-$kabi=$kver" >/dev/null ||
+        die "cannot install linux-headers-$kabi=$kver"
+fi
+[[ -d $kdir ]] || die "$kdir is missing after installing linux-headers-$kabi"
+
+# ---------------------------------------------------------------------------------------------
+phase "fetch kernel"
+kcache=$cache/kernel-$kabi-$kver
+if [[ ! -f $kcache/ready ]]; then
+    rm -rf "$kcache"
+    mkdir -p "$kcache/dl"
+    (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null 2>&1) || {
+        apt-get update -qq >/dev/null 2>&1 || true
+        (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null) ||
+            die "cannot download linux-image-$kabi=$kver"
+    }
+    # Only vmlinuz and what the guest needs to bring files out: virtio-pci and 9p.
+    dpkg-deb --fsys-tarfile "$kcache"/dl/*.deb |
+        tar -x -C "$kcache" --wildcards "./boot/vmlinuz-*" "./lib/modules/*/modules.*" \
+            "./lib/modules/*/kernel/drivers/virtio/*" "./lib/modules/*/kernel/net/9p/*" \
+            "./lib/modules/*/kernel/fs/9p/*" "./lib/modules/*/kernel/fs/netfs/*" \
+            "./lib/modules/*/kernel/fs/fscache/*"
+    rm -rf "$kcache/dl"
+    depmod -b "$kcache" "$kabi"
+    modprobe -d "$kcache" -S "$kabi" --show-depends -a virtio_pci 9pnet_virtio 9p |
+        awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+        sed "s|^$kcache/||" >"$kcache/load.list"
+    touch "$kcache/ready"
+fi
+vmlinuz=$kcache/boot/vmlinuz-$kabi
+
+# ---------------------------------------------------------------------------------------------
+phase "build modules"
+# build_kmod DIR: builds DIR's Kbuild module into the cache, keyed by its sources and the kernel;
+# prints the folder holding the .ko files.
+build_kmod()
+{
+    local dir=$1 key out
+    key=$( (
+        echo "$kabi $kver"
+        cd "$dir" && find . -type f ! -name '*.ko' ! -name '*.o' ! -name '*.mod*' \
+            ! -name '.*.cmd' ! -name 'Module.symvers' ! -name 'modules.order' -print0 |
+            sort -z | xargs -0 sha256sum
+    ) | sha256sum | cut -c1-16)
+    out=$cache/kmod/$(basename "$dir")-$key
+    if ! compgen -G "$out/*.ko" >/dev/null; then
+        rm -rf "$out"
+        mkdir -p "$out"
+        cp -r "$dir"/. "$out"/
+        make -s -C "$kdir" M="$out" modules >"$out/build.log" 2>&1 || {
+            cat "$out/build.log" >&2
+            rm -rf "$out"
+            echo "irqloop: testbed: building the module in $dir failed" >&2
+            return 1
+        }
+    fi
+    local ko vm
+    for ko in "$out"/*.ko; do
+        vm=$(modinfo -F vermagic "$ko")
+        [[ $vm == "$kabi "* ]] || {
+            echo "irqloop: testbed: $ko has vermagic '$vm', expected '$kabi ...'" >&2
+            return 1
+        }
+    done
+    echo "$out"
+}
+wire_out=$(build_kmod "$src_root/hw/testbed") || exit 1
+extra_outs=()
+for d in ${kmods[@]+"${kmods[@]}"}; do
+    extra_outs+=("$(build_kmod "$d")") || exit 1
+done
+
+# ---------------------------------------------------------------------------------------------
+phase "build initramfs"
+root=$work/root
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,out,etc,testbed/scenarios,usr/bin}
+cp /bin/busybox "$root/bin/busybox"
+
+# add_prog FILE [DEST]: a program plus the shared libraries and loader it needs, stripped.
+add_prog()
+{
+    local f=$1 dest=${2:-$1} lib
+    mkdir -p "$root$(dirname "$dest")"
+    strip --strip-debug -o "$root$dest" "$f" 2>/dev/null || cp "$f" "$root$dest"
+    for lib in $(ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+        [[ -e $root$lib ]] && continue
+        mkdir -p "$root$(dirname "$lib")"
+        strip --strip-debug -o "$root$lib" "$lib" 2>/dev/null || cp -L "$lib" "$root$lib"
+    done
+}
+for p in irqloop irqloop-responder irqloop-tests; do
+    f=$(find "$build_dir" -name "$p" -type f -perm -u+x -not -path '*/CMakeFiles/*' | head -n1)
+    if [[ -n $f ]]; then
+        add_prog "$f" "/usr/bin/$p"
+    else
+        echo "testbed: note: $p is not built in $build_dir; scenarios needing it will fail"
+    fi
+done
+for p in gpiodetect gpioinfo gpioget gpioset gpiomon sqlite3; do
+    f=$(command -v "$p" || true)
+    [[ -n $f ]] && add_prog "$f" "/usr/bin/$p"
+done
+
+mkdir -p "$root/lib/modules/$kabi/extra"
+while read -r ko; do
+    mkdir -p "$root/$(dirname "$ko")"
+    cp "$kcache/$ko" "$root/$ko"
+done <"$kcache/load.list"
+cp "$kcache/load.list" "$root/testbed/load.list"
+for d in "$wire_out" ${extra_outs[@]+"${extra_outs[@]}"}; do
+    cp "$d"/*.ko "$root/lib/modules/$kabi/extra/"
+done
+
+cp "$here/guest-init.sh" "$root/init"
+cp "$here/guest-lib.sh" "$root/testbed/"
+for n in "${scenarios[@]}"; do
+    cp "$here/scenarios/$n.sh" "$root/testbed/scenarios/"
+done
+printf '%s\n' "${scenarios[@]}" >"$root/testbed/scenarios.list"
+cat >"$root/testbed/env" <<EOF
+TB_KVER=$kabi
+TB_SCENARIO_TIMEOUT=$scenario_timeout
+EOF
+echo 'root:x:0:0::/root:/bin/sh' >"$root/etc/passwd"
+echo 'tbuser:x:1000:1000::/tmp:/bin/sh' >>"$root/etc/passwd"
+printf 'root:x:0:\ntbuser:x:1000:\n' >"$root/etc/group"
+chmod 0755 "$root/init" "$root"/testbed/scenarios/*.sh
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
+echo "testbed: initramfs $(du -h "$work/initrd.gz" | cut -f1)"
+
+# ---------------------------------------------------------------------------------------------
+phase "boot and run"
+rm -rf "$results"
+mkdir -p "$results"
+case $accel in
+tcg) qaccel=(-accel "tcg,thread=${TB_TCG_THREAD:-multi}" -cpu max) ;;
+kvm) qaccel=(-accel kvm -cpu host) ;;
+esac
+echo "testbed: qemu $accel, $smp CPUs, ${mem} MiB, scenarios: ${scenarios[*]}"
+set +e
+timeout --kill-after=10 "$boot_timeout" qemu-system-x86_64 "${qaccel[@]}" -smp "$smp" -m "$mem" \
+    -nographic -no-reboot -nodefaults -serial stdio \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+    -virtfs "local,path=$results,mount_tag=tbout,security_model=none,id=tbout" \
+    -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+    -append "console=ttyS0 quiet panic=-1 oops=panic" </dev/null >"$results/serial.log" 2>&1 &
+qemu_pid=$!
+wait "$qemu_pid"
+qrc=$?
+qemu_pid=
+set -e
+grep -a '^TB:' "$results/serial.log" || true
+
+# ---------------------------------------------------------------------------------------------
+phase "check results"
+# isa-debug-exit makes QEMU exit with (code << 1) | 1: 1 or 3 mean the guest ran to the end.
+booted=0
+case $qrc in
+1 | 3) booted=1 ;;
+124 | 137) echo "testbed: FAIL: the guest did not finish within ${boot_timeout}s (watchdog)" ;;
+*) echo "testbed: FAIL: QEMU ended with status $qrc before the guest finished" ;;
+esac
+if [[ $booted == 0 ]]; then
+    echo "--- last lines of $results/serial.log"
+    tail -n 40 "$results/serial.log"
+fi
+
+failed=0
+for n in "${scenarios[@]}"; do
+    d=$results/$n
+    mkdir -p "$d"
+    if [[ ! -f $d/status ]]; then
+        v=fail
+        echo "did not run (guest boot failed or ended early)" >>"$d/log"
+    else
+        read -r s <"$d/status"
+        case $s in 0) v=pass ;; 4) v=skip ;; *) v=fail ;; esac
+        if [[ $v == pass && -f $here/scenarios/$n.host.sh ]]; then
+            if ! TB_RESULT=$d bash "$here/scenarios/$n.host.sh" >"$d/host.log" 2>&1; then
+                v=fail
+            fi
+        fi
+    fi
+    echo "$v" >"$d/verdict"
+    [[ $v == fail ]] && failed=1
+    printf 'testbed: %-24s %s\n' "$n" "$v"
+    [[ -f $d/notes ]] && sed 's/^/testbed:     /' "$d/notes"
+done
+phase ""
+echo "testbed: phases: ${phase_times[*]}"
+[[ $booted == 1 && $failed == 0 ]] && exit 0
+exit 1
