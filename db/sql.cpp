@@ -3,6 +3,8 @@
 
 #include <SQLiteCpp/Exception.h>
 
+#include <cctype>
+#include <cstring>
 #include <utility>
 
 namespace irqloop::db::sql {
@@ -106,6 +108,22 @@ std::string statement::text(int col) const
 bool statement::is_null(int col) const noexcept
 {
     return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+
+std::string file_uri(const std::string& path, const std::string& query)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
+    for (unsigned char ch : path) {
+        if (std::isalnum(ch) || std::strchr("/-._~", ch)) {
+            uri += static_cast<char>(ch);
+        } else {
+            uri += '%';
+            uri += hex[ch >> 4];
+            uri += hex[ch & 15];
+        }
+    }
+    return uri + "?" + query;
 }
 
 void exec(sqlite3* db, const char* text)

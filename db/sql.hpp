@@ -56,6 +56,9 @@ private:
     sqlite3_stmt* stmt_ = nullptr;
 };
 
+/** @brief A `file:` URI for @p path with query @p query (e.g. "mode=ro"), percent-encoded. */
+std::string file_uri(const std::string& path, const std::string& query);
+
 /** @brief Run one or more statements that return nothing. @throws SQLite::Exception */
 void exec(sqlite3* db, const char* text);
 

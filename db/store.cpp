@@ -42,6 +42,15 @@ std::uint32_t be32(const unsigned char* p)
     return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | p[3];
 }
 
+/** The fields of an SQLite header that have one valid value or a small set of them. */
+bool header_sane(const unsigned char* h)
+{
+    const unsigned page = unsigned(h[16]) << 8 | h[17];
+    const bool page_ok = page == 1 || (page >= 512 && page <= 32768 && (page & (page - 1)) == 0);
+    return page_ok && h[18] >= 1 && h[18] <= 2 && h[19] >= 1 && h[19] <= 2 && h[21] == 64 &&
+           h[22] == 32 && h[23] == 32;
+}
+
 enum class verdict { create, open };
 
 const char* const other_file_hint = "irqloop leaves other files alone; choose another --db path";
@@ -87,6 +96,9 @@ verdict check_path(const std::string& path, store::mode m)
             refuse(path, "the file is empty", "record a run into it first");
     } else if (n < 100 || std::memcmp(header, "SQLite format 3", 16) != 0) {
         refuse(path, "not an SQLite database", other_file_hint);
+    } else if (!header_sane(header)) {
+        refuse(path, "the file is corrupt (its SQLite header is damaged)",
+               "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows");
     } else if (std::uint32_t id = be32(header + 68); id != 0 && id != std::uint32_t(store::application_id)) {
         // A WAL file's header may lag behind its WAL, but a foreign id never turns into ours.
         char buf[96];
@@ -107,6 +119,37 @@ verdict check_path(const std::string& path, store::mode m)
     return n == 0 ? verdict::create : verdict::open;
 }
 
+/**
+ * A read-only connection. A WAL file on read-only media with no -wal or -shm beside it cannot
+ * be opened the normal way (SQLite would have to create the -shm); with no -wal nobody can be
+ * writing it, so it is opened as immutable.
+ */
+SQLite::Database open_read_only(const std::string& path)
+{
+    if (::access(parent_dir(path).c_str(), W_OK) != 0 && ::access((path + "-wal").c_str(), F_OK) != 0)
+        return SQLite::Database(sql::file_uri(path, "immutable=1"),
+                                SQLite::OPEN_READONLY | SQLite::OPEN_URI, busy_timeout_ms);
+    return SQLite::Database(path, SQLite::OPEN_READONLY, busy_timeout_ms);
+}
+
+/** Removes the empty -wal and the -shm the probe created, unless the file is accepted. */
+struct probe_side_files
+{
+    std::string wal, shm;
+    bool had_wal = ::access(wal.c_str(), F_OK) == 0;
+    bool had_shm = ::access(shm.c_str(), F_OK) == 0;
+    bool keep = false;
+    ~probe_side_files()
+    {
+        struct stat st{};
+        if (keep || had_wal || ::stat(wal.c_str(), &st) != 0 || st.st_size != 0)
+            return;
+        ::unlink(wal.c_str());
+        if (!had_shm)
+            ::unlink(shm.c_str());
+    }
+};
+
 struct probe_result
 {
     std::int64_t application_id = 0;
@@ -114,11 +157,14 @@ struct probe_result
     std::int64_t objects = 0;
 };
 
-/** Read what decides acceptance through a read-only connection, which cannot change the file. */
+/**
+ * Read what decides acceptance through a read-only connection, which cannot change the file.
+ * It may create an empty -wal and a -shm beside a WAL-mode file: see probe_side_files.
+ */
 probe_result probe(const std::string& path)
 {
     try {
-        SQLite::Database db(path, SQLite::OPEN_READONLY, busy_timeout_ms);
+        SQLite::Database db = open_read_only(path);
         probe_result r;
         r.application_id = db.execAndGet("PRAGMA application_id").getInt64();
         r.user_version = db.execAndGet("PRAGMA user_version").getInt64();
@@ -162,8 +208,11 @@ struct store::impl
         insert_event, delete_worst, insert_worst, delete_histogram, insert_histogram, insert_raw,
         finish;
 
-    impl(const std::string& p, store::mode mode, int flags)
-        : path(p), m(mode), db(p, flags, busy_timeout_ms)
+    impl(const std::string& p, store::mode mode)
+        : path(p), m(mode),
+          db(mode == store::mode::read_write
+                 ? SQLite::Database(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms)
+                 : open_read_only(p))
     {
     }
     ~impl()
@@ -281,6 +330,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
     const bool rw = m == mode::read_write;
     const int target = latest_version(steps);
     verdict v = check_path(path, m);
+    probe_side_files sides{path + "-wal", path + "-shm"};
     if (v == verdict::open) {
         probe_result p = probe(path);
         if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
@@ -308,10 +358,10 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
                    "open it once for writing with this irqloop (e.g. irqloop run) to upgrade it");
         }
     }
+    sides.keep = true;
 
-    const int flags = rw ? SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE : SQLite::OPEN_READONLY;
     try {
-        impl_ = std::make_unique<impl>(path, m, flags);
+        impl_ = std::make_unique<impl>(path, m);
         sqlite3* h = impl_->handle();
         if (rw) {
             // WAL: readers (irqloop report) never block the logger, and a commit is one

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "merge.hpp"
+
+#include "error.hpp"
+#include "sql.hpp"
+#include "store-error.hpp"
+
+#include <SQLiteCpp/Exception.h>
+
+#include <sys/stat.h>
+#include <vector>
+
+namespace irqloop::db {
+
+namespace {
+
+/** The columns of @p schema.@p table, in order. */
+std::vector<std::string> columns(sqlite3* db, const std::string& schema, const char* table)
+{
+    std::vector<std::string> out;
+    sql::statement q(db, "SELECT name FROM pragma_table_info(?2, ?1) ORDER BY cid");
+    q.bind(1, std::string_view(schema));
+    q.bind(2, std::string_view(table));
+    while (q.step())
+        out.push_back(q.text(0));
+    return out;
+}
+
+bool same_file(const std::string& a, const std::string& b)
+{
+    struct stat sa{}, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/** Detaches the source on every way out; a failure to detach only leaks a handle. */
+struct attachment final
+{
+    sqlite3* db;
+    ~attachment() { sqlite3_exec(db, "DETACH DATABASE merge_src", nullptr, nullptr, nullptr); }
+};
+
+} // namespace
+
+merge_result merge_into(store& dst, const std::string& src_path)
+{
+    const std::string what = "merge '" + src_path + "' into '" + dst.path() + "'";
+    if (same_file(src_path, dst.path()))
+        throw error(what, "they are the same file", "give another file to merge from");
+    {
+        store check(src_path, store::mode::read_only); // refuses what a reader would refuse
+    }
+    sqlite3* db = dst.database().getHandle();
+    merge_result res;
+    try {
+        {
+            sql::statement at(db, "ATTACH DATABASE ? AS merge_src");
+            // A plain path would attach read-write, and detaching the last connection to a WAL
+            // file checkpoints into it, which is a write.
+            at.bind(1, std::string_view(sql::file_uri(src_path, "mode=ro")));
+            at.run();
+        }
+        attachment guard{db};
+        sql::exec(db, "CREATE TEMP TABLE IF NOT EXISTS merge_map "
+                      "(src_id INTEGER PRIMARY KEY, dst_id INTEGER NOT NULL)");
+        sql::write_transaction tx(db);
+        sql::exec(db, "DELETE FROM temp.merge_map");
+
+        std::string run_cols;
+        for (const auto& c : columns(db, "main", "runs"))
+            if (c != "id")
+                run_cols += (run_cols.empty() ? "" : ", ") + c;
+        sql::statement pick(db, "SELECT id, status, uuid IN (SELECT uuid FROM main.runs) "
+                                "FROM merge_src.runs ORDER BY id");
+        sql::statement copy(db, "INSERT INTO main.runs (" + run_cols + ") SELECT " + run_cols +
+                                    " FROM merge_src.runs WHERE id = ?");
+        sql::statement map(db, "INSERT INTO temp.merge_map (src_id, dst_id) VALUES (?, ?)");
+        while (pick.step()) {
+            if (pick.int64(2)) {
+                ++res.already_present;
+                continue;
+            }
+            if (pick.text(1) == "running") {
+                ++res.still_running;
+                continue;
+            }
+            copy.reset();
+            copy.bind(1, pick.int64(0));
+            copy.run();
+            map.reset();
+            map.bind(1, pick.int64(0));
+            map.bind(2, static_cast<std::int64_t>(sqlite3_last_insert_rowid(db)));
+            map.run();
+            ++res.copied;
+        }
+        pick.reset();
+
+        for (const char* table : {"run_metadata", "intervals", "histogram", "worst", "exceedances",
+                                  "events", "raw_samples"}) {
+            std::string cols;
+            std::string from;
+            for (const auto& c : columns(db, "main", table)) {
+                if (c == "id" || c == "run_id")
+                    continue; // events get fresh ids; run_id is mapped
+                cols += ", " + c;
+                from += ", t." + c;
+            }
+            sql::exec(db, (std::string("INSERT INTO main.") + table + " (run_id" + cols +
+                           ") SELECT m.dst_id" + from + " FROM merge_src." + table +
+                           " t JOIN temp.merge_map m ON m.src_id = t.run_id")
+                              .c_str());
+        }
+        tx.commit();
+    } catch (const SQLite::Exception& e) {
+        throw_store_error(what, e, db);
+    }
+    return res;
+}
+
+} // namespace irqloop::db

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the [db] tests: scratch directories, file snapshots, the sqlite3 shell,
+// and small runs with hand-picked figures.
+#pragma once
+
+#include "error.hpp"
+#include "store.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <sys/mount.h>
+#include <vector>
+
+namespace irqloop::db::test {
+
+/** @brief A fresh directory under $TMPDIR (or /tmp), removed with everything in it. */
+class temp_dir final
+{
+public:
+    temp_dir()
+    {
+        const char* base = std::getenv("TMPDIR");
+        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/irqloop-db-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+        path_ = tmpl;
+    }
+    ~temp_dir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/** @brief A tmpfs mounted on a fresh directory, unmounted on destruction. */
+class tmpfs_mount final
+{
+public:
+    /** @return nullopt-like: ok() false with reason() when mounting is impossible here. */
+    explicit tmpfs_mount(const std::string& options)
+    {
+        if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, options.c_str()) == 0)
+            mounted_ = true;
+        else
+            reason_ = std::string("cannot mount a tmpfs (") + std::strerror(errno) +
+                      "); needs root or CAP_SYS_ADMIN";
+    }
+    ~tmpfs_mount()
+    {
+        if (mounted_)
+            ::umount2(dir_.path().c_str(), MNT_DETACH);
+    }
+    bool ok() const { return mounted_; }
+    const std::string& reason() const { return reason_; }
+    std::string file(const std::string& name) const { return dir_.file(name); }
+    const std::string& path() const { return dir_.path(); }
+    /** @brief Remount read-only (for the unwritable-directory refusal). */
+    bool make_read_only()
+    {
+        return ::mount("tmpfs", dir_.path().c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
+    }
+
+private:
+    temp_dir dir_;
+    bool mounted_ = false;
+    std::string reason_;
+};
+
+/** @brief The whole content of a file; nullopt if it does not exist. */
+inline std::optional<std::string> file_bytes(const std::string& path)
+{
+    if (!std::filesystem::is_regular_file(path))
+        return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_file(const std::string& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    REQUIRE(out.good());
+}
+
+/** @brief Output (stdout and stderr) and exit status of a shell command. */
+struct command_result
+{
+    int status = -1;
+    std::string output;
+};
+
+inline command_result run_command(const std::string& cmd)
+{
+    command_result r;
+    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::array<char, 4096> buf{};
+    while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
+        r.output.append(buf.data(), n);
+    int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+/** @brief Run @p sql through the real sqlite3 shell on @p db (stops at the first error). */
+inline command_result sqlite3_shell(const std::string& db, const std::string& sql,
+                                    const std::string& scratch_dir)
+{
+    const std::string script = scratch_dir + "/script.sql";
+    write_file(script, sql);
+    return run_command("sqlite3 -bail -batch '" + db + "' < '" + script + "'");
+}
+
+/** @brief PRAGMA integrity_check through a fresh read-only connection: "ok" when healthy. */
+inline std::string integrity(const std::string& path)
+{
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    return d.execAndGet("PRAGMA integrity_check").getString();
+}
+
+/** @brief Require the refusal message form and return the error for further checks. */
+inline void check_refusal(const irqloop::error& e, const std::string& path)
+{
+    CHECK(e.message().starts_with("irqloop: open database '" + path + "': "));
+    CHECK(!e.why().empty());
+    CHECK(!e.hint().empty());
+    CHECK(e.status() != 0);
+}
+
+/** @brief A run with every field set to something distinct. */
+inline run_row sample_run(const std::string& uuid, const std::string& label,
+                          std::int64_t start_unix_ns, const std::string& kind = "measure")
+{
+    run_row r;
+    r.uuid = uuid;
+    r.label = label;
+    r.kind = kind;
+    r.start_unix_ns = start_unix_ns;
+    r.command_line = "irqloop run --backend sim --label " + label;
+    r.version = "0.1.0";
+    r.uname = "Linux 6.1.0-rt PREEMPT_RT x86_64";
+    r.hostname = "logger-1";
+    r.backend = "sim:model=normal";
+    r.clock_source = "tsc";
+    r.clock_hz = 2'995'123'456.5;
+    r.clock_read_ns = 13.25;
+    r.interval_ns = 10'000;
+    r.jitter_ns = 2'000;
+    r.timeout_ns = 1'000'000;
+    r.threshold_ns = 20'000;
+    r.gap_limit_ns = 5'000;
+    r.stats_interval_ns = 10'000'000'000;
+    r.warmup_samples = 1000;
+    r.samples_requested = 100'000'000;
+    r.duration_ns = 0;
+    r.rt_settings = "sched=fifo:80 mlockall=yes cpu=1";
+    r.target = "imx8mp, 6.1-rt";
+    r.load = "hackbench -l 100000";
+    r.metadata = {{"poll_ns", "35"}, {"chip", "gpiochip0"}};
+    return r;
+}
+
+/** @brief Owns the rows an interval_commit points to. */
+struct commit_data
+{
+    interval_row interval;
+    summary_row summary;
+    std::vector<sample_row> exceedances;
+    std::vector<sample_row> worst;
+    std::vector<bucket_row> histogram;
+    std::vector<event_row> events;
+
+    interval_commit view() const
+    {
+        return interval_commit{interval, summary, exceedances, worst, histogram, events};
+    }
+};
+
+/**
+ * @brief A plausible commit for interval @p idx of a run started at @p start: 1000 samples
+ * per interval, one exceedance per interval of 25 us + idx, figures derived from idx so that
+ * every column differs between intervals.
+ */
+inline commit_data simple_commit(std::uint64_t idx, std::int64_t start, std::int64_t step_ns = 10'000'000'000)
+{
+    commit_data c;
+    const std::int64_t i = static_cast<std::int64_t>(idx);
+    const std::int64_t t0 = start + i * step_ns;
+    c.interval = interval_row{idx, t0, t0 + step_ns, 1000, 4000 + i, 25'000 + i, 5000.5 + i,
+                              300.25 + i, 4900 + i, 9000 + i, 15'000 + i, 1, 2 + idx, 3 + idx,
+                              idx};
+    auto n = idx + 1;
+    c.summary.samples = 1000 * n;
+    c.summary.stimuli = 1005 * n;
+    c.summary.lost = 2 * n;
+    c.summary.late = n;
+    c.summary.disturbed = 3 * n;
+    c.summary.overflows = idx;
+    c.summary.above_threshold = n;
+    c.summary.rising = 500 * n;
+    c.summary.falling = 500 * n;
+    c.summary.min_ns = 4000;
+    c.summary.max_ns = 25'000 + i;
+    c.summary.warm_max_ns = 24'000 + i;
+    c.summary.mean_ns = 5000.5 + i;
+    c.summary.stddev_ns = 300.25;
+    c.summary.p50_ns = 4900;
+    c.summary.p99_ns = 9000;
+    c.summary.p999_ns = 15'000;
+    c.summary.p9999_ns = 20'000 + i;
+    c.summary.p999999_ns = 25'000 + i;
+    c.summary.end_unix_ns = t0 + step_ns;
+    c.summary.exceedances_dropped = idx;
+    const std::uint64_t seq = idx * 1005 + 500;
+    c.exceedances = {sample_row{seq, t0 + 5'000'000'000, 25'000 + i, 40, flag_rising}};
+    for (std::int64_t k = i; k >= 0; --k) // the exceedances so far, worst first
+        c.worst.push_back(sample_row{static_cast<std::uint64_t>(k) * 1005 + 500,
+                                     start + k * step_ns + 5'000'000'000, 25'000 + k, 40,
+                                     flag_rising});
+    c.histogram = {bucket_row{4000, 4004, 10 * n}, bucket_row{5000, 5005, 900 * n},
+                   bucket_row{25'000, 25'025, n}};
+    c.events = {event_row{t0 + 1'000'000, seq - 10, "lost", 1, "no response in 1 ms"}};
+    return c;
+}
+
+} // namespace irqloop::db::test
