@@ -262,14 +262,14 @@ def parport(lib):
 
 
 def gpiod(lib, shifted):
-    """shifted: the target's GPIO runs at its own VIO, so U1/U2 translate; else a 3.3 V target."""
+    """shifted: the target's GPIO runs at its own VIO, so U1-U3 translate; else a 3.3 V target."""
     name = "gpiod" if shifted else "gpiod-3v3"
     what = "level-shifted target (1.8 V / 5 V)" if shifted else "3.3 V target"
     s = sheet(name, f"irqloop gpiod: Pi logger, {what}", lib)
     s.comments = [
-        "GPIO17 (pin 11) stimulus out, GPIO27 (13) response in, GPIO22 (15) trigger, GND pin 9",
-        ("U1/U2: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets: gpiod-3v3.kicad_sch"
-         if shifted else "For a 1.8 V or 5 V target use gpiod.kicad_sch (level shifters U1/U2)"),
+        "GPIO17 (pin 11) stimulus out, GPIO27 (13) response in, GPIO22 (15) trace trigger, GND 9",
+        ("U1-U3: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets: gpiod-3v3.kicad_sch"
+         if shifted else "For a 1.8 V or 5 V target use gpiod.kicad_sch (level shifters U1-U3)"),
         "Defaults: hw/gpiod/gpiod-defaults.hpp; pin table: schematics/gpiod/pins.csv",
     ]
     pi = s.symbol("Connector:Raspberry_Pi_2_3", "J1", "Raspberry Pi 40-pin header: LOGGER", 55.88, 91.44,
@@ -297,22 +297,27 @@ def gpiod(lib, shifted):
 
     rx = 149.86
     if shifted:
-        # U1 sends the stimulus A -> B (DIR high), U2 brings the response back B -> A (DIR low).
+        # U1 and U3 send stimulus and trigger A -> B (DIR high); U2 brings the response back
+        # B -> A (DIR low).
         sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
         ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
-        u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 60.96, fields=ufields)
-        u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 121.92, fields=ufields)
-        r1a, r1b = series("R1", (rx, 60.96))
-        r2a, r2b = series("R2", (rx, 121.92))
+        u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 50.8, fields=ufields)
+        u3 = s.symbol(sym, "U3", "SN74LVC1T45", 116.84, trig[1], fields=ufields)
+        u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 142.24, fields=ufields)
+        r1a, r1b = series("R1", (rx, 50.8))
+        r3a, r3b = series("R3", (rx, trig[1]))
+        r2a, r2b = series("R2", (rx, 142.24))
         s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
         u2a = s.pin(u2, 3)
         s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
-        s.wire(s.pin(u1, 4), r1a)
-        s.label("STIM_VIO", s.pin(u1, 4))
+        s.wire(trig, s.pin(u3, 3))
+        for u, r_end, net in ((u1, r1a, "STIM_VIO"), (u3, r3a, "TRIG_VIO")):
+            s.wire(s.pin(u, 4), r_end)
+            s.label(net, s.pin(u, 4))
         s.wire(r2a, s.pin(u2, 4))
         s.label("RESP_VIO", r2a, 180)
 
-        def supply(u, dir_net):
+        def supply(u, dir_net, note):
             vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
             for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
                 s.wire(p, (p[0], p[1] - 5.08))
@@ -321,17 +326,17 @@ def gpiod(lib, shifted):
             s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
             s.wire(direction, (direction[0] - 5.08, direction[1]))
             s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
+            s.text(note, (u["x"] + 3.81, u["y"] + 13.97))
 
-        supply(u1, "+3V3")
-        supply(u2, "GND")
-        s.text("DIR high: A -> B", (120.65, 74.93))
-        s.text("DIR low: B -> A", (120.65, 135.89))
+        supply(u1, "+3V3", "DIR high: A -> B")
+        supply(u3, "+3V3", "DIR high: A -> B")
+        supply(u2, "GND", "DIR low: B -> A")
 
-        # One 100 nF per supply pin, next to each translator.
+        # One 100 nF per supply pin, placed at the pins on a board; drawn here in a row.
+        s.text("Decoupling: one 100 nF per translator supply pin, close to the pin", (22.86, 160.02))
         cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
-        for i, (x, y, net) in enumerate(((96.52, 38.1, "+3V3"), (137.16, 38.1, "VIO"),
-                                         (96.52, 149.86, "+3V3"), (137.16, 149.86, "VIO"))):
-            cap = s.symbol("Device:C", f"C{i + 1}", "100n", x, y, fields=cfields)
+        for i, net in enumerate(("+3V3", "VIO") * 3):
+            cap = s.symbol("Device:C", f"C{i + 1}", "100n", 27.94 + 15.24 * i, 175.26, fields=cfields)
             a, b = s.pin(cap, 1), s.pin(cap, 2)
             s.wire(a, (a[0], a[1] - 2.54))
             s.label(net, (a[0], a[1] - 2.54), 180)
@@ -339,11 +344,11 @@ def gpiod(lib, shifted):
             s.label("GND", (b[0], b[1] + 2.54), 180)
     else:
         r1a, r1b = series("R1", (rx, out[1]))
+        r3a, r3b = series("R3", (rx, trig[1]))
         r2a, r2b = series("R2", (rx, inp[1]))
         s.wire(out, r1a)
         s.wire(inp, r2a)
-    r3a, r3b = series("R3", (rx, trig[1]))
-    s.wire(trig, r3a)
+        s.wire(trig, r3a)
     s.label("STIM_3V3", out)
     s.label("RESP_3V3", inp)
     s.label("TRIG_3V3", trig)
@@ -367,10 +372,11 @@ def gpiod(lib, shifted):
         if number not in wired:
             s.no_connect(s.pin(pi, number))
 
-    # The far ends: the target's header, and a scope or logic analyser for the trigger.
-    tgt = s.symbol("Connector_Generic:Conn_01x04", "J2", "TARGET GPIO", 226.06, 88.9,
-                   fields={"Reference": (1.27, -5.08, 0, None), "Value": (1.27, 10.16, 0, None)})
-    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "GND"}.items():
+    # The far end: the target's header. TRIG is an input there too (the kernel responder's
+    # trigger=, which calls tracing_off()); a scope may clip onto it as well.
+    tgt = s.symbol("Connector_Generic:Conn_01x05", "J2", "TARGET GPIO", 226.06, 91.44,
+                   fields={"Reference": (1.27, -7.62, 0, None), "Value": (1.27, 10.16, 0, None)})
+    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
         p = s.pin(tgt, n)
         if net == "VIO" and not shifted:
             s.no_connect(p)
@@ -380,23 +386,19 @@ def gpiod(lib, shifted):
         else:
             s.wire(p, (p[0] - 7.62, p[1]))
         s.label(net, (p[0] - 7.62, p[1]), 0)
-    scope = s.symbol("Connector_Generic:Conn_01x02", "J3", "SCOPE TRIGGER", 226.06, 114.3,
-                     fields={"Reference": (1.27, -5.08, 0, None), "Value": (1.27, 5.08, 0, None)})
-    for n, net in ((1, "TRIG"), (2, "GND")):
-        p = s.pin(scope, n)
-        s.wire(p, (p[0] - 7.62, p[1]))
-        s.label(net, (p[0] - 7.62, p[1]), 0)
 
     big = 1.524
     s.text("LOGGER: irqloop --hw gpiod:chip=gpiochip0,out=17,in=27", (22.86, 25.4), big)
-    vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1/U2's B side\n" if shifted
+    vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n" if shifted
            else "1 VIO: not used (the target's GPIO runs at 3.3 V)\n")
     s.text("TARGET header J2\n" + vio +
            "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
-           "3 RESP: a GPIO output (the responder toggles it)\n4 GND", (177.8, 129.54), big)
+           "3 RESP: a GPIO output (the responder toggles it)\n"
+           "4 TRIG: optional GPIO input (kernel responder trigger=: tracing_off())\n5 GND",
+           (177.8, 124.46), big)
     s.text("R1-R3 (330): limit the current when both ends drive a line or one\n"
            "board is unpowered, and damp ringing. R1 and R3 sit at their driving\n"
-           "end; on a long cable, move R2 to the target's end.", (177.8, 152.4), big)
+           "end; on a long cable, move R2 to the target's end.", (177.8, 149.86), big)
     s.write(HERE / "gpiod")
 
 
