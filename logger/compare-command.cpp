@@ -325,7 +325,7 @@ void print_rt_eval(run_catalog& cat, const std::vector<group>& groups, const con
                     return format_latency(any ? std::optional<double>(double(v)) : std::nullopt,
                                           c.unit, c.decimals);
                 };
-                t.add_row({g.key, std::to_string(r->id), std::to_string(w.index),
+                t.add_row({r->meta.label, std::to_string(r->id), std::to_string(w.index),
                            format_utc(w.start_unix_ns, 0), format_count(w.samples),
                            format_latency(mean, c.unit, c.decimals),
                            format_latency(sd, c.unit, c.decimals),

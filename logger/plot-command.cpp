@@ -29,6 +29,7 @@ struct plot_options
     std::int64_t bin_ns = 0; // 0: automatic
     std::string title;
     bool linear = false;
+    bool logx = false;
     std::size_t max_points = 100'000;
 };
 
@@ -39,6 +40,15 @@ std::string num(double v)
     char b[64];
     std::snprintf(b, sizeof b, "%.9g", v);
     return b;
+}
+
+std::string width_text(std::int64_t ns)
+{
+    if (ns % 1'000'000 == 0)
+        return std::to_string(ns / 1'000'000) + " ms";
+    if (ns % 1000 == 0)
+        return std::to_string(ns / 1000) + " us";
+    return std::to_string(ns) + " ns";
 }
 
 /** @brief Series names: the label, or "run N"; a label shared by several runs gets " (run N)". */
@@ -72,6 +82,8 @@ std::string preamble(const plot_options& o, const std::string& title)
       << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
       << "set key top right noenhanced\n"
       << "set border 3\nset tics nomirror\n";
+    if (o.logx && o.kind != "timeline")
+        s << "set logscale x\n";
     return s.str();
 }
 
@@ -96,7 +108,7 @@ std::string histogram_script(run_catalog& cat, const std::vector<const run_info*
     s << preamble(o, "latency histogram");
     const char* u = unit_name(o.unit);
     s << "set xlabel 'latency (" << u << ")'\n"
-      << "set ylabel 'samples per " << format_duration(double(w)) << " bin'\n"
+      << "set ylabel 'samples per " << width_text(w) << " bin'\n"
       << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         s << "$run" << i << " << EOD\n";
@@ -243,6 +255,7 @@ int plot_command(int argc, char** argv)
         ("bin", po::value(&bin), "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)")
         ("title", po::value(&o.title), "plot title (default: says what is plotted)")
         ("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log")
+        ("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)")
         ("script", po::bool_switch(&print_script),
          "print the gnuplot script to stdout instead of running gnuplot");
     po::variables_map vm;

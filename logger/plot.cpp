@@ -55,8 +55,8 @@ std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::s
     std::uint64_t total = 0;
     for (const auto& b : buckets)
         total += b.count;
-    // The body ends at the bucket holding the p99.99 sample (rank ceil(0.9999 n)).
-    const auto rank = std::uint64_t(std::ceil(0.9999 * double(total)));
+    // The body ends at the bucket holding the p99 sample (rank ceil(0.99 n)).
+    const auto rank = std::uint64_t(std::ceil(0.99 * double(total)));
     std::uint64_t seen = 0;
     std::int64_t body_end = buckets.back().hi_ns;
     for (const auto& b : buckets) {

@@ -40,7 +40,7 @@ std::vector<bin> rebin_linear(const std::vector<db::bucket_row>& buckets, std::i
 
 /**
  * @brief The report's text histogram: linear bins of a nice width over the body (up to the
- *        p99.99 bucket, at most @p body_bins bins), then doubling bins (2x, 4x, ... the body's
+ *        p99 bucket, at most @p body_bins bins), then doubling bins (2x, 4x, ... the body's
  *        end) for the tail up to the maximum, so a long tail stays a few lines. Empty tail
  *        bins are dropped; empty body bins are kept (a gap in the distribution is information).
  */

@@ -5,6 +5,7 @@
 #include "plot.hpp"
 #include "run-select.hpp"
 #include "table.hpp"
+#include "store.hpp"
 #include "units.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -61,7 +62,9 @@ void print_metadata(const run_info& r, const run_info* floor, const report_optio
     const auto& m = r.meta;
     std::string status = r.status;
     if (r.status == "running")
-        status += " (PARTIAL: not finished, or its logger died; figures up to the last commit)";
+        status += db::writer_alive(r.db_path, r.id)
+                      ? " (PARTIAL: still being recorded; figures up to the last commit)"
+                      : " (PARTIAL: its logger died; figures up to the last commit)";
     else if (r.status == "interrupted")
         status += " (PARTIAL: stopped early; figures up to the last commit)";
     t.add_row({"run", std::to_string(r.id) + " of " + r.db_path});
@@ -271,7 +274,7 @@ void print_timeline(const run_info& r, const std::vector<db::interval_row>& iv,
         }
         if (m.lost)
             mark += mark.empty() ? "lost" : ", lost";
-        t.add_row({per > 1 ? std::to_string(iv[a].index) + "-" + std::to_string(iv[b - 1].index)
+        t.add_row({b - a > 1 ? std::to_string(iv[a].index) + "-" + std::to_string(iv[b - 1].index)
                            : std::to_string(m.index),
                    format_utc(m.start_unix_ns, 0), format_count(m.samples),
                    format_latency(opt(double(m.min_ns)), o.unit),
@@ -383,7 +386,7 @@ void report_one(run_catalog& cat, const run_info& r, const report_options& o, st
     print_heading(out, o.fmt, r.partial() ? "summary (partial)" : "summary");
     print_summary(r, floor, o, out);
     gap();
-    print_heading(out, o.fmt, "histogram (log10 bars; linear bins to p99.99, then doubling)");
+    print_heading(out, o.fmt, "histogram (log10 bars; linear bins up to p99, then doubling)");
     print_histogram(cat.histogram(r), o, out);
     gap();
     print_heading(out, o.fmt, "timeline");
