@@ -209,7 +209,7 @@ static int irqloop_parse_line(struct irqloop_line *l, const char *param,
 	l->spec = spec;
 	colon = spec ? strrchr(spec, ':') : NULL;
 	if (!colon || colon == spec) {
-		pr_err("%s=%s: expected <chip label>:<offset>, e.g. %s=gpio-loopback:1\n",
+		pr_err("%s=%s: expected <chip label>:<offset>, e.g. %s=pinctrl-bcm2711:17\n",
 		       param, spec ? spec : "", param);
 		return -EINVAL;
 	}
@@ -349,14 +349,17 @@ static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags)
 	desc = gpiod_get(dev, l->param, flags);
 	if (IS_ERR(desc)) {
 		ret = PTR_ERR(desc);
-		if (ret == -EPROBE_DEFER)	/* the chip is gone */
+		if (ret == -EPROBE_DEFER) {	/* the chip went away */
 			ret = -ENODEV;
-		if (flags == GPIOD_OUT_LOW && ret != -EBUSY && ret != -ENODEV)
-			pr_err("%s=%s: cannot drive the line as an output (error %d)\n",
+		} else if (flags == GPIOD_OUT_LOW && ret != -EBUSY &&
+			   ret != -ENOMEM) {
+			/* An input-only line, or one tied to an interrupt. */
+			pr_err("%s=%s: cannot drive the line as an output (gpiolib error %d)\n",
 			       l->param, l->spec, ret);
-		else
-			pr_err("%s=%s: cannot request the line (error %d)\n",
-			       l->param, l->spec, ret);
+			return -EINVAL;
+		}
+		pr_err("%s=%s: cannot request the line (error %d)\n",
+		       l->param, l->spec, ret);
 		return ret;
 	}
 	l->desc = desc;
@@ -471,12 +474,15 @@ static int irqloop_gpio_check(bool gpio_mode)
 		lines[n++] = &resp.trigger;
 	}
 	for (i = 1; i < n; i++) {
-		if (irqloop_same_line(lines[i], lines[0]) ||
-		    (i == 2 && irqloop_same_line(lines[2], lines[1]))) {
-			pr_err("%s=%s: same line as %s=\n", lines[i]->param,
-			       lines[i]->spec,
-			       irqloop_same_line(lines[i], lines[0]) ?
-			       lines[0]->param : lines[1]->param);
+		struct irqloop_line *other = NULL;
+
+		if (irqloop_same_line(lines[i], lines[0]))
+			other = lines[0];
+		else if (i == 2 && irqloop_same_line(lines[2], lines[1]))
+			other = lines[1];
+		if (other) {
+			pr_err("%s=%s: same line as %s=%s\n", lines[i]->param,
+			       lines[i]->spec, other->param, other->spec);
 			return -EINVAL;
 		}
 	}
