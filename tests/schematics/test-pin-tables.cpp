@@ -433,6 +433,38 @@ std::vector<std::string> check_gpiod_defaults(const table& t)
     return problems;
 }
 
+/// The README beside each pins.csv renders the table for people: each row must be there, with
+/// the same pins and names (its columns may be merged or reordered).
+std::vector<std::string> check_readme(const table& t, const std::string& readme)
+{
+    std::vector<std::string> problems;
+    for (const auto& r : t) {
+        std::optional<std::set<std::string>> cells;
+        std::istringstream lines(readme);
+        for (std::string line; std::getline(lines, line);) {
+            if (!line.starts_with("| " + r.at("signal") + " |"))
+                continue;
+            cells.emplace();
+            std::istringstream fields(line);
+            for (std::string cell; std::getline(fields, cell, '|');) {
+                const auto first = cell.find_first_not_of(' ');
+                const auto last = cell.find_last_not_of(' ');
+                if (first != std::string::npos)
+                    cells->insert(cell.substr(first, last - first + 1));
+            }
+        }
+        if (!cells) {
+            problems.push_back(r.at("signal") + ": no row in the README");
+            continue;
+        }
+        for (const std::string column : {"logger_pin", "logger_name", "target_pin", "target_name"})
+            if (!r.at(column).empty() && !cells->contains(r.at(column)))
+                problems.push_back(r.at("signal") + ": the README row lacks " + column + " '" +
+                                   r.at(column) + "'");
+    }
+    return problems;
+}
+
 std::string listing(const std::vector<std::string>& problems)
 {
     std::string s;
@@ -493,6 +525,15 @@ TEST_CASE("gpiod schematics wire the Pi header as their pin table says", "[schem
         CHECK(nets.pin_name("J1", std::to_string(gd::trigger_header_pin)) ==
               "GPIO" + std::to_string(gd::trigger_offset));
         CHECK(nets.pin_name("J1", std::to_string(gd::ground_header_pin)) == "GND");
+    }
+}
+
+TEST_CASE("schematics READMEs show the pins of their pins.csv", "[schematics]")
+{
+    for (const auto& dir : {parport_dir, gpiod_dir}) {
+        const auto problems = check_readme(read_csv(dir + "pins.csv"), slurp(dir + "README.md"));
+        INFO(dir << ":\n" << listing(problems));
+        CHECK(problems.empty());
     }
 }
 
