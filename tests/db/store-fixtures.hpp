@@ -242,4 +242,53 @@ inline commit_data simple_commit(std::uint64_t idx, std::int64_t start, std::int
     return c;
 }
 
+/** @brief Ids of the runs populate() writes. */
+struct populated
+{
+    std::int64_t idle = 0, load = 0, floor = 0;
+};
+
+constexpr std::int64_t populate_start = 1'790'000'000'000'000'000; // 2026-09-21 14:13:20 UTC
+
+/**
+ * @brief Three runs with known figures: "idle" (3 intervals of simple_commit, 1000 raw samples,
+ * complete), "load" an hour later (2 intervals, its latencies 60 us higher, interrupted), and a
+ * "floor" run (kind floor, 1 interval, complete).
+ */
+inline populated populate(store& s)
+{
+    const std::int64_t t = populate_start;
+    const std::int64_t hour = 3'600'000'000'000;
+    populated p;
+    p.idle = s.begin_run(sample_run("6c1b8a52-3e0f-4d3a-9b6e-0a1b2c3d4e5f", "idle", t));
+    for (int i = 0; i < 3; ++i)
+        s.commit_interval(p.idle, simple_commit(i, t).view());
+    std::vector<sample_row> raw;
+    for (std::uint64_t k = 0; k < 1000; ++k)
+        raw.push_back(sample_row{k, 0, std::int64_t(4000 + (k * 37) % 2000), 30,
+                                 k % 2 ? std::uint32_t(flag_rising) : 0u});
+    s.append_raw(p.idle, raw);
+    s.finish_run(p.idle, "complete", t + 30'000'000'000);
+
+    p.load = s.begin_run(sample_run("d4e5f6a7-1b2c-4d3e-8f90-123456789abc", "load", t + hour));
+    for (int i = 0; i < 2; ++i) {
+        auto c = simple_commit(i, t + hour);
+        c.interval.max_ns += 60'000;
+        c.summary.max_ns += 60'000;
+        c.summary.warm_max_ns += 60'000;
+        for (auto& w : c.worst)
+            w.latency_ns += 60'000;
+        for (auto& e : c.exceedances)
+            e.latency_ns += 60'000;
+        s.commit_interval(p.load, c.view());
+    }
+    s.finish_run(p.load, "interrupted", t + hour + 20'000'000'000);
+
+    p.floor = s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor",
+                                     t - hour, "floor"));
+    s.commit_interval(p.floor, simple_commit(0, t - hour).view());
+    s.finish_run(p.floor, "complete", t - hour + 10'000'000'000);
+    return p;
+}
+
 } // namespace irqloop::db::test

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// The views of db/schema.sql return the right figures for known runs.
+#include "store-fixtures.hpp"
+#include "store.hpp"
+
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+using namespace irqloop;
+using namespace irqloop::db;
+using namespace irqloop::db::test;
+
+TEST_CASE("view run_summary gives one line per run with the published figures", "[db]")
+{
+    temp_dir dir;
+    store s(dir.file("views.db"));
+    auto p = populate(s);
+    SQLite::Statement q(s.database(),
+                        "SELECT label, kind, status, start_utc, end_utc, duration_s, samples, "
+                        "lost, min_ns, avg_ns, max_ns, warm_max_ns, p99_ns, p999999_ns, "
+                        "pct_above, max_us, warm_max_us, avg_us, stddev_us, target "
+                        "FROM run_summary WHERE id = ?");
+    q.bind(1, static_cast<std::int64_t>(p.idle));
+    REQUIRE(q.executeStep());
+    CHECK(q.getColumn(0).getString() == "idle");
+    CHECK(q.getColumn(1).getString() == "measure");
+    CHECK(q.getColumn(2).getString() == "complete");
+    CHECK(q.getColumn(3).getString() == "2026-09-21 14:13:20");
+    CHECK(q.getColumn(4).getString() == "2026-09-21 14:13:50");
+    CHECK(q.getColumn(5).getDouble() == 30.0);
+    CHECK(q.getColumn(6).getInt64() == 3000);
+    CHECK(q.getColumn(7).getInt64() == 6);
+    CHECK(q.getColumn(8).getInt64() == 4000);
+    CHECK(q.getColumn(9).getDouble() == 5003.0); // round(5002.5)
+    CHECK(q.getColumn(10).getInt64() == 25'002);
+    CHECK(q.getColumn(11).getInt64() == 24'002);
+    CHECK(q.getColumn(12).getInt64() == 9000);
+    CHECK(q.getColumn(13).getInt64() == 25'002);
+    CHECK(q.getColumn(14).getDouble() == Catch::Approx(0.1)); // 3 of 3000
+    CHECK(q.getColumn(15).getDouble() == Catch::Approx(25.002));
+    CHECK(q.getColumn(16).getDouble() == Catch::Approx(24.002));
+    CHECK(q.getColumn(17).getDouble() == Catch::Approx(5.003));
+    CHECK(q.getColumn(18).getDouble() == Catch::Approx(0.3));
+    CHECK(q.getColumn(19).getString() == "imx8mp, 6.1-rt");
+    CHECK(s.database().execAndGet("SELECT count(*) FROM run_summary").getInt() == 3);
+    CHECK(s.database()
+              .execAndGet("SELECT status || ' ' || max_ns FROM run_summary WHERE label = 'load'")
+              .getString() == "interrupted 85001");
+}
+
+TEST_CASE("view worst_cases ranks the worst samples across runs with label and time", "[db]")
+{
+    temp_dir dir;
+    store s(dir.file("views.db"));
+    populate(s);
+    SQLite::Statement q(s.database(),
+                        "SELECT label, rank, seq, time_utc, latency_ns, latency_us, edge, "
+                        "disturbed FROM worst_cases ORDER BY latency_ns DESC LIMIT 3");
+    const char* labels[] = {"load", "load", "idle"};
+    const std::int64_t latencies[] = {85'001, 85'000, 25'002};
+    for (int k = 0; k < 3; ++k) {
+        REQUIRE(q.executeStep());
+        CHECK(q.getColumn(0).getString() == labels[k]);
+        CHECK(q.getColumn(4).getInt64() == latencies[k]);
+    }
+    SQLite::Statement idle(s.database(), "SELECT rank, seq, time_utc, latency_us, edge, "
+                                         "disturbed FROM worst_cases WHERE label = 'idle' "
+                                         "ORDER BY rank");
+    REQUIRE(idle.executeStep());
+    CHECK(idle.getColumn(0).getInt() == 1);
+    CHECK(idle.getColumn(1).getInt64() == 2 * 1005 + 500);
+    CHECK(idle.getColumn(2).getString() == "2026-09-21 14:13:45.000");
+    CHECK(idle.getColumn(3).getDouble() == Catch::Approx(25.002));
+    CHECK(idle.getColumn(4).getString() == "rising");
+    CHECK(idle.getColumn(5).getInt() == 0);
+    CHECK(s.database().execAndGet("SELECT count(*) FROM worst_cases").getInt() == 3 + 2 + 1);
+}
+
+TEST_CASE("view interval_maxima lists each interval's maximum and start time", "[db]")
+{
+    temp_dir dir;
+    store s(dir.file("views.db"));
+    auto p = populate(s);
+    SQLite::Statement q(s.database(), "SELECT idx, start_utc, samples, max_ns, max_us, lost "
+                                      "FROM interval_maxima WHERE run_id = ? ORDER BY idx");
+    q.bind(1, static_cast<std::int64_t>(p.idle));
+    const char* starts[] = {"2026-09-21 14:13:20", "2026-09-21 14:13:30", "2026-09-21 14:13:40"};
+    for (int k = 0; k < 3; ++k) {
+        REQUIRE(q.executeStep());
+        CHECK(q.getColumn(0).getInt() == k);
+        CHECK(q.getColumn(1).getString() == starts[k]);
+        CHECK(q.getColumn(2).getInt64() == 1000);
+        CHECK(q.getColumn(3).getInt64() == 25'000 + k);
+        CHECK(q.getColumn(4).getDouble() == Catch::Approx((25'000 + k) / 1000.0));
+        CHECK(q.getColumn(5).getInt64() == 2 + k);
+    }
+    CHECK(!q.executeStep());
+    CHECK(s.database()
+              .execAndGet("SELECT max(max_ns) FROM interval_maxima WHERE label = 'load'")
+              .getInt64() == 85'001);
+}
+
+TEST_CASE("db/schema.sql run by the sqlite3 shell makes a file irqloop accepts", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("by-hand.db");
+    auto r = run_command("sqlite3 '" + path + "' < '" IRQLOOP_SOURCE_DIR "/db/schema.sql'");
+    REQUIRE(r.status == 0);
+    store s(path);
+    CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == store::schema_version());
+    s.begin_run(sample_run("uuid-by-hand", "x", populate_start));
+}
