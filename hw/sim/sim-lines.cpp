@@ -5,13 +5,14 @@
 #include "error.hpp"
 #include "units.hpp"
 
+#include <algorithm>
 #include <pthread.h>
 #include <sched.h>
 
 namespace irqloop::hw {
 
-sim_lines::sim_lines(latency_model model, bool both_edges, int cpu)
-    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu)
+sim_lines::sim_lines(latency_model model, bool both_edges, int cpu, int priority)
+    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu), priority_(priority)
 {
 }
 
@@ -40,12 +41,22 @@ void sim_lines::start()
         if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof set, &set))
             fail(err, "pin the simulated target thread");
     }
+    if (priority_ > 0) {
+        sched_param sp{};
+        sp.sched_priority = priority_;
+        if (int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &sp))
+            fail(err, "give the simulated target thread SCHED_FIFO");
+    }
+    // The first stimulus must not come before the target has read the initial level.
+    while (!ready_.load(std::memory_order_acquire))
+        std::this_thread::yield();
 }
 
 void sim_lines::stop() noexcept
 {
     if (!running_.exchange(false))
         return;
+    ready_.store(false);
     if (thread_.joinable())
         thread_.join();
 }
@@ -53,35 +64,53 @@ void sim_lines::stop() noexcept
 void sim_lines::target_loop() noexcept
 {
     const double cycles_per_ns = process_clock().hz / 1e9;
-    int seen = stimulus_.load(std::memory_order_acquire);
+    std::uint64_t edges_handled = stimulus_edges_.load(std::memory_order_acquire);
+    int level = stimulus_.load(std::memory_order_acquire);
     int out = response_.load(std::memory_order_relaxed);
+    ready_.store(true, std::memory_order_release);
     std::uint32_t spins = 0;
+    std::uint64_t last_poll = cycles();
     while (true) {
-        int now = stimulus_.load(std::memory_order_acquire);
-        if (now == seen) {
+        const std::uint64_t edges = stimulus_edges_.load(std::memory_order_acquire);
+        const std::uint64_t t_seen = cycles();
+        const std::uint64_t detect_gap = t_seen - last_poll;
+        last_poll = t_seen;
+        if (edges == edges_handled) {
             // Check the stop flag only now and then: it is a shared cache line.
             if ((++spins & 0x3ff) == 0 && !running_.load(std::memory_order_relaxed))
                 return;
             continue;
         }
-        const std::uint64_t t_seen = cycles();
-        seen = now;
-        const bool rising = now != 0;
+        ++edges_handled; // one edge at a time, in order, even if several are pending
+        level ^= 1;
+        const bool rising = level != 0;
         if (!both_edges_ && !rising)
             continue; // a single-edge target ignores the re-arm edge
         auto d = model_.draw();
         edges_.fetch_add(1, std::memory_order_relaxed);
-        if (truth_.size() < truth_cap_)
-            truth_.push_back({d.delay_ns, d.lost, rising}); // capacity reserved: no allocation
+        truth* t = nullptr;
+        if (truth_.size() < truth_cap_) {
+            truth_.push_back({d.delay_ns, d.lost, rising, t_seen, 0, detect_gap}); // reserved: no allocation
+            t = &truth_.back();
+        }
         if (d.lost) {
             lost_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
         const auto until = t_seen + static_cast<std::uint64_t>(d.delay_ns * cycles_per_ns);
-        while (cycles() < until) {
+        std::uint64_t c = cycles(), gap = 0;
+        while (c < until) {
+            std::uint64_t c2 = cycles();
+            gap = std::max(gap, c2 - c);
+            c = c2;
         }
         out ^= 1;
         response_.store(out, std::memory_order_release);
+        last_poll = cycles();
+        if (t) {
+            t->answer_cycles = last_poll;
+            t->max_gap_cycles = std::max({t->max_gap_cycles, gap, last_poll - c});
+        }
     }
 }
 
@@ -90,6 +119,8 @@ std::string sim_lines::describe() const
     std::string d = "sim:" + model_.describe() + ",edges=" + (both_edges_ ? "both" : "rising");
     if (cpu_ >= 0)
         d += ",cpu=" + std::to_string(cpu_);
+    if (priority_ > 0)
+        d += ",priority=" + std::to_string(priority_);
     return d;
 }
 
@@ -114,7 +145,10 @@ std::unique_ptr<lines> open_sim_lines(spec& s, role r)
     int cpu = -1;
     if (s.has("cpu"))
         cpu = static_cast<int>(s.take_count("cpu", 0));
-    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu);
+    int priority = static_cast<int>(s.take_count("priority", 0));
+    if (priority > 99)
+        throw irqloop::error("bad backend spec '" + s.text() + "'", "key 'priority' must lie between 0 and 99");
+    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu, priority);
 }
 
 } // namespace irqloop::hw

@@ -20,10 +20,10 @@ namespace irqloop::hw {
  * after a delay drawn from a latency_model, spinning on the cycle clock. It knows every delay
  * it injected (the ground truth), so tests can compare measured against true.
  *
- * Spec: `sim[:model=...,mean=...,sd=...,spike_p=...,loss_p=...,seed=N,edges=both|rising,cpu=N]`
+ * Spec: `sim[:model=...,mean=...,sd=...,spike_p=...,loss_p=...,seed=N,edges=both|rising,cpu=N,priority=N]`
  * (model keys: see latency_model). edges=rising makes a single-edge target (like the
  * parallel-port nACK): falling edges are not answered and the logger re-arms on them.
- * cpu pins the target thread.
+ * cpu pins the target thread; priority gives it SCHED_FIFO (0: SCHED_OTHER, the default).
  */
 class sim_lines final : public lines
 {
@@ -34,14 +34,23 @@ public:
         double delay_ns;  ///< injected delay (0 when lost)
         bool lost;
         bool rising;      ///< the stimulus edge that triggered it
+        std::uint64_t seen_cycles;   ///< when the target saw the edge
+        std::uint64_t answer_cycles; ///< when it changed the response (0 when lost)
+        std::uint64_t max_gap_cycles; ///< the target thread's largest poll gap for this edge:
+                                      ///< large when it was preempted (the simulated target's
+                                      ///< own "disturbance", beyond the injected delay)
     };
 
-    sim_lines(latency_model model, bool both_edges, int cpu);
+    sim_lines(latency_model model, bool both_edges, int cpu, int priority = 0);
     ~sim_lines() override;
 
     void drive(bool high) noexcept override
     {
-        stimulus_.store(high ? 1 : 0, std::memory_order_release);
+        // Edges are counted as well as levels: like an edge-triggered IRQ latch, the target
+        // cannot miss a short pulse (the single-edge re-arm) while its thread is preempted.
+        const int v = high ? 1 : 0;
+        if (stimulus_.exchange(v, std::memory_order_acq_rel) != v)
+            stimulus_edges_.fetch_add(1, std::memory_order_release);
     }
     int sense() noexcept override { return response_.load(std::memory_order_acquire); }
     bool far_end_answers_both_edges() const noexcept override { return both_edges_; }
@@ -69,9 +78,12 @@ private:
     latency_model model_;
     bool both_edges_;
     int cpu_;
+    int priority_;
     alignas(64) std::atomic<int> stimulus_{0};
+    std::atomic<std::uint64_t> stimulus_edges_{0};
     alignas(64) std::atomic<int> response_{0};
     alignas(64) std::atomic<bool> running_{false};
+    std::atomic<bool> ready_{false};
     std::atomic<std::uint64_t> edges_{0};
     std::atomic<std::uint64_t> lost_{0};
     std::vector<truth> truth_;
