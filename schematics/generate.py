@@ -247,17 +247,17 @@ def parport(lib):
             s.no_connect(s.pin(target, n))
 
     s.text("LOGGER\nD3 (pin 5): stimulus out\nnACK (pin 10): response in\n"
-           "irqloop --hw parport:base=0x378,out=D3,in=nACK", (22.86, 35.56), bold=False)
+           "irqloop run --hw parport:base=0x378,out=D3,in=nACK", (22.86, 33.02), 1.524)
     s.text("TARGET\nnACK (pin 10): stimulus in, the port's IRQ\nD3 (pin 5): response out\n"
-           "responder toggles D3 on each nACK edge", (190.5, 35.56))
-    s.text("STIM: logger D3 -> target nACK\nRESP: target D3 -> logger nACK", (125.73, 110.49))
+           "the responder toggles D3 on each nACK interrupt\n(the kernel responder: the whole data byte)", (177.8, 33.02), 1.524)
+    s.text("STIM: logger D3 -> target nACK\nRESP: target D3 -> logger nACK", (121.92, 110.49), 1.524)
     s.text("Notes\n"
            "1. nACK is status bit 6 (0x40) and is not inverted; the port raises its IRQ on nACK\n"
            "   only while control bit 4 (IRQ enable) is set on the receiving port.\n"
            "2. Pins 18-25 are all ground: wire all eight, ideally twisted with pins 5 and 10.\n"
            "3. Keep the cable under about 2 m: the port's TTL drivers are weak and edges slow down.\n"
            "4. Unused pins (1-4, 6-9, 11-17) stay unconnected.",
-           (22.86, 140.97))
+           (22.86, 140.97), 1.524)
     s.write(HERE / "parport")
 
 
@@ -388,7 +388,7 @@ def gpiod(lib, shifted):
         s.label(net, (p[0] - 7.62, p[1]), 0)
 
     big = 1.524
-    s.text("LOGGER: irqloop --hw gpiod:chip=gpiochip0,out=17,in=27", (22.86, 25.4), big)
+    s.text("LOGGER: irqloop run --hw gpiod:chip=gpiochip0,out=17,in=27", (22.86, 25.4), big)
     vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n" if shifted
            else "1 VIO: not used (the target's GPIO runs at 3.3 V)\n")
     s.text("TARGET header J2\n" + vio +
