@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// `irqloop run` end to end through the real binary: bounds, bad input, lost responses,
+// signals, and the shm wire to a separate irqloop-responder process.
+#include "run-process.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace irqloop::test;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+const std::string irqloop_bin = IRQLOOP_BIN;
+const std::string responder_bin = IRQLOOP_RESPONDER_BIN;
+
+process_result run_irqloop(std::vector<std::string> args)
+{
+    args.insert(args.begin(), irqloop_bin);
+    return run_process(args);
+}
+
+std::int64_t query_int(const std::string& db, const std::string& sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getInt64();
+}
+
+std::string query_text(const std::string& db, const std::string& sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getString();
+}
+
+} // namespace
+
+TEST_CASE("run: bad options are refused with irqloop: what: why (hint) and exit 2, creating nothing", "[run][cli]")
+{
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    struct bad
+    {
+        std::vector<std::string> args;
+        const char* expect;
+    };
+    const bad cases[] = {
+        {{"--hw", "usb3000"}, "unknown backend"},
+        {{"--hw", "sim:mean=fast"}, "key 'mean'"},
+        {{"--hw", "sim:colour=red"}, "unknown key 'colour'"},
+        {{"--duration", "8 fortnights"}, "bad value for --duration"},
+        {{"--interval", "-1us"}, "bad value for --interval"},
+        {{"--samples", "10", "--duration", "1s"}, "--samples and --duration both given"},
+        {{"--samples", "1.5M"}, "bad value for --samples"},
+        {{"--timeout", "0"}, "bad value for --timeout"},
+        {{"--trigger-above", "5us"}, "--trigger-above given without --trigger-line"},
+        {{"--progress", "loud"}, "bad value for --progress"},
+        {{"--frobnicate"}, "unrecognised option"},
+    };
+    for (const auto& c : cases) {
+        auto args = c.args;
+        args.insert(args.begin(), {"run", "--db", db});
+        auto r = run_irqloop(args);
+        INFO("args: " << args[3] << " ...; stderr: " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, StartsWith("irqloop: "));
+        CHECK_THAT(r.err, ContainsSubstring(c.expect));
+        CHECK_FALSE(std::filesystem::exists(db));
+    }
+}
+
+TEST_CASE("run: a target that never answers ends promptly with every sample lost", "[run][cli][lost]")
+{
+    temp_dir dir;
+    const std::string db = dir / "lost.db";
+    auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms", "--db", db,
+                      "--progress", "none", "--priority", "0"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.seconds < 10);
+    CHECK(query_int(db, "SELECT lost FROM runs") == 1000);
+    CHECK(query_int(db, "SELECT samples FROM runs") == 0);
+    CHECK(query_text(db, "SELECT status FROM runs") == "complete");
+    CHECK(query_int(db, "SELECT sum(value) FROM events WHERE kind = 'lost'") == 1000);
+}
+
+TEST_CASE("run: with a loss probability of 1e-3 the run completes and counts the losses", "[run][cli][lost]")
+{
+    temp_dir dir;
+    const std::string db = dir / "p.db";
+    auto r = run_irqloop({"run", "--hw", "sim:model=fixed,value=2us,loss_p=1e-3,seed=4", "--samples", "50k",
+                      "--interval", "5us", "--timeout", "200us", "--db", db, "--progress", "none"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    auto lost = query_int(db, "SELECT lost FROM runs");
+    // Binomial(50000, 1e-3): mean 50, sd 7.1; 5 sd either side. A late answer (machine
+    // preemption longer than the 200 us timeout) would add to it, hence the wider top.
+    CHECK(lost >= 15);
+    CHECK(lost <= 120);
+    CHECK(query_int(db, "SELECT stimuli FROM runs") == 50000);
+    CHECK(query_int(db, "SELECT samples + lost + disturbed FROM runs") == 50000);
+}
+
+TEST_CASE("run: --duration bounds the run by time", "[run][cli]")
+{
+    temp_dir dir;
+    const std::string db = dir / "d.db";
+    auto r = run_irqloop({"run", "--duration", "1500ms", "--interval", "50us", "--db", db, "--progress", "none"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.seconds < 10);
+    auto stimuli = query_int(db, "SELECT stimuli FROM runs");
+    CHECK(stimuli > 1000);
+    CHECK(stimuli <= 30001);
+    CHECK(query_int(db, "SELECT duration_ns FROM runs") == 1'500'000'000);
+}
+
+TEST_CASE("run: SIGINT stops cleanly, commits the open interval and marks the run interrupted", "[run][cli][signal]")
+{
+    temp_dir dir;
+    const std::string db = dir / "int.db";
+    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms", "--db", db,
+                          "--progress", "none", "--label", "sigint"},
+                         dir / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    p.signal(SIGINT);
+    int rc = p.wait();
+    CHECK(rc == 130);
+    CHECK(query_text(db, "SELECT status FROM runs") == "interrupted");
+    CHECK(query_int(db, "SELECT count(*) FROM intervals") >= 3);
+    CHECK(query_int(db, "SELECT samples FROM runs") == query_int(db, "SELECT sum(samples) FROM intervals"));
+    CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'signal'") == 1);
+    CHECK(query_int(db, "SELECT count(*) FROM histogram") > 0);
+    CHECK(query_text(db, "PRAGMA integrity_check") == "ok");
+}
+
+TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and is marked interrupted on next open", "[run][cli][signal]")
+{
+    temp_dir dir;
+    const std::string db = dir / "kill.db";
+    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms", "--db", db,
+                          "--progress", "none", "--label", "sigkill"},
+                         dir / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2800));
+    p.signal(SIGKILL);
+    CHECK(p.wait() == 128 + SIGKILL);
+    CHECK(query_text(db, "PRAGMA integrity_check") == "ok");
+    auto intervals = query_int(db, "SELECT count(*) FROM intervals");
+    CHECK(intervals >= 3);
+    CHECK(query_text(db, "SELECT status FROM runs") == "running");
+    // Opening for writing recovers it: a second run into the same file.
+    auto r = run_irqloop({"run", "--samples", "100", "--db", db, "--progress", "none"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(query_text(db, "SELECT status FROM runs WHERE label = 'sigkill'") == "interrupted");
+    CHECK(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 1") == intervals);
+    CHECK(query_int(db, "SELECT samples FROM runs WHERE label = 'sigkill'") ==
+          query_int(db, "SELECT sum(samples) FROM intervals WHERE run_id = 1"));
+}
+
+TEST_CASE("run: the shm wire measures a separate irqloop-responder process end to end", "[run][cli][shm]")
+{
+    temp_dir dir;
+    const std::string db = dir / "shm.db";
+    const std::string name = "test" + std::to_string(getpid());
+    for (const char* mode : {"poll", "event"}) {
+        DYNAMIC_SECTION("responder mode " << mode)
+        {
+            background_process resp({responder_bin, "--hw", "shm:name=" + name, "--mode", mode, "--priority", "0",
+                                     "--report", "0"},
+                                    dir / (std::string("resp-") + mode + ".log"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            auto r = run_irqloop({"run", "--hw", "shm:name=" + name, "--samples", "20k", "--interval", "20us",
+                              "--db", db, "--label", std::string("shm-") + mode, "--progress", "none", "--priority", "0"});
+            INFO(r.out << r.err);
+            CHECK(r.exit_code == 0);
+            resp.signal(SIGTERM);
+            CHECK(resp.wait() == 0);
+            const std::string where = " FROM runs WHERE label = 'shm-" + std::string(mode) + "'";
+            CHECK(query_int(db, "SELECT stimuli" + where) == 20000);
+            // A shared, loaded machine can preempt the responder past the timeout now and then.
+            CHECK(query_int(db, "SELECT lost" + where) <= 20);
+            CHECK(query_int(db, "SELECT samples" + where) > 15000);
+            CHECK(query_text(db, "SELECT backend" + where) == "shm:name=" + name);
+        }
+    }
+    shm_unlink(("/irqloop-" + name).c_str());
+}
