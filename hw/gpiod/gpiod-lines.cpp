@@ -145,12 +145,12 @@ open_chip find_chip(const std::string& text, const std::string& what)
                              permission_hint(denied_path));
     } else if (auto c = try_open(path)) {
         return std::move(*c);
-    } else if (errno == EACCES || errno == EPERM) {
-        throw_from_errno(errno, what + ": cannot open " + path, permission_hint(path));
-    } else if (errno != ENOENT) {
-        if (errno == ENODEV || errno == ENOTTY || errno == EINVAL)
+    } else if (int err = errno; err == EACCES || err == EPERM) {
+        throw_from_errno(err, what + ": cannot open " + path, permission_hint(path));
+    } else if (err != ENOENT) {
+        if (err == ENODEV || err == ENOTTY || err == EINVAL)
             throw error(what, path + " is not a GPIO chip", "gpiodetect lists the chips");
-        throw_from_errno(errno, what + ": cannot open " + path);
+        throw_from_errno(err, what + ": cannot open " + path);
     }
 
     auto present = chips_present();
@@ -313,8 +313,10 @@ gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool
     gpiod_request_config_set_consumer(req_cfg.get(), consumer_.c_str());
 
     auto c = try_open(id.path);
-    if (!c)
-        throw_from_errno(errno, ctx + ": cannot open " + id.path, permission_hint(id.path));
+    if (!c) {
+        int err = errno;
+        throw_from_errno(err, ctx + ": cannot open " + id.path, permission_hint(id.path));
+    }
     request_ptr req(gpiod_chip_request_lines(c->chip.get(), req_cfg.get(), line_cfg.get()));
     if (req)
         return req;
@@ -383,9 +385,9 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
         // The kernel numbers each line's events from 1; a jump means it dropped some.
         std::uint64_t seq = gpiod_edge_event_get_line_seqno(ev);
         if (seq > last_seqno_ + 1)
-            missed_edges_ += seq - last_seqno_ - 1;
+            missed_edges_.fetch_add(seq - last_seqno_ - 1, std::memory_order_relaxed);
         last_seqno_ = seq;
-        ++edges_seen_;
+        edges_seen_.fetch_add(1, std::memory_order_relaxed);
     }
     return 1;
 }

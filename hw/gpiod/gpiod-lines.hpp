@@ -4,6 +4,7 @@
 #include "lines.hpp"
 #include "spec.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -84,10 +85,17 @@ public:
      */
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return edge_buffer_ != nullptr; }
-    std::uint64_t missed_edges() const noexcept override { return missed_edges_; }
+    /** @brief Safe to call from another thread (a reporter) while wait_edge() runs. */
+    std::uint64_t missed_edges() const noexcept override
+    {
+        return missed_edges_.load(std::memory_order_relaxed);
+    }
 
-    /** @brief Number of edge events read by wait_edge() so far. */
-    std::uint64_t edges_seen() const noexcept { return edges_seen_; }
+    /** @brief Number of edge events read by wait_edge() so far; thread-safe as missed_edges(). */
+    std::uint64_t edges_seen() const noexcept
+    {
+        return edges_seen_.load(std::memory_order_relaxed);
+    }
 
     /** @brief @p line in the `[CHIP:]LINE` syntax; requested as an output, low. */
     bool open_trigger(const std::string& line) override;
@@ -133,8 +141,8 @@ private:
     buffer_ptr edge_buffer_;
     std::size_t edge_capacity_ = 0;
     std::uint64_t last_seqno_ = 0;
-    std::uint64_t missed_edges_ = 0;
-    std::uint64_t edges_seen_ = 0;
+    std::atomic<std::uint64_t> missed_edges_{0};
+    std::atomic<std::uint64_t> edges_seen_{0};
     double poll_cost_ns_ = 0;
 };
 

@@ -175,8 +175,13 @@ static int wire_direction_input(struct gpio_chip *gc, unsigned int offset)
 
 	raw_spin_lock_irqsave(&w->lock, flags);
 	set_bit(offset, w->is_input);
-	/* An undriven wire keeps its last level, as if weakly held. */
-	if (!test_bit(far, w->is_input))
+	/*
+	 * Take the level the other end drives, unless a delayed change is
+	 * still in flight: its timer delivers it. An undriven wire keeps its
+	 * last level, as if weakly held.
+	 */
+	if (!test_bit(far, w->is_input) &&
+	    !hrtimer_is_queued(&w->pair[offset / 2].timer))
 		assign_bit(offset, w->level, test_bit(far, w->level));
 	raw_spin_unlock_irqrestore(&w->lock, flags);
 	return 0;

@@ -326,7 +326,7 @@ for d in "$wire_out" ${extra_outs[@]+"${extra_outs[@]}"}; do
 done
 
 cp "$here/guest-init.sh" "$root/init"
-cp "$here/guest-lib.sh" "$root/testbed/"
+cp "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
     cp "$here/scenarios/$n.sh" "$root/testbed/scenarios/"
 done

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+//
+// The gpiod backend against a real kernel. Tests that need lines look for the testbed's
+// irqloop-wire chip (hw/testbed/irqloop-wire.c: lines 2n and 2n+1 wired together) and SKIP
+// without it; tests/testbed runs them inside QEMU where it is loaded (scenario gpiod-unit).
+#include "error.hpp"
+#include "gpiod/gpiod-lines.hpp"
+#include "registry.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <gpiod.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+using namespace irqloop;
+using namespace irqloop::hw;
+using Catch::Matchers::ContainsSubstring;
+
+namespace
+{
+
+/** The irqloop-wire chip's name (gpiochipN), or empty. */
+std::string wire_chip()
+{
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+        auto name = e.path().filename().string();
+        if (name.rfind("gpiochip", 0) != 0)
+            continue;
+        std::unique_ptr<gpiod_chip, void (*)(gpiod_chip*)> chip(gpiod_chip_open(e.path().c_str()),
+                                                                gpiod_chip_close);
+        if (!chip)
+            continue;
+        std::unique_ptr<gpiod_chip_info, void (*)(gpiod_chip_info*)> info(
+            gpiod_chip_get_info(chip.get()), gpiod_chip_info_free);
+        if (info && std::string(gpiod_chip_info_get_label(info.get())) == "irqloop-wire")
+            return name;
+    }
+    return {};
+}
+
+std::string need_wire_chip()
+{
+    auto chip = wire_chip();
+    if (chip.empty()) {
+        bool any = false;
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
+            any = any || e.path().filename().string().rfind("gpiochip", 0) == 0;
+        if (!any)
+            SKIP("no GPIO chip on this machine (tests/testbed runs these under QEMU)");
+        SKIP("no irqloop-wire GPIO chip here (load hw/testbed/irqloop-wire.ko)");
+    }
+    return chip;
+}
+
+/** The message and status of the irqloop::error that opening @p spec_text throws. */
+irqloop::error open_error(const std::string& spec_text, role r = role::logger)
+{
+    try {
+        open_lines(spec_text, r);
+    } catch (const irqloop::error& e) {
+        return e;
+    }
+    FAIL("opening '" << spec_text << "' did not fail");
+    throw; // not reached
+}
+
+/** Holds one line as an input with a consumer name of our choice, like another program. */
+struct foreign_holder {
+    std::unique_ptr<gpiod_line_request, void (*)(gpiod_line_request*)> req{
+        nullptr, gpiod_line_request_release};
+
+    foreign_holder(const std::string& chip, unsigned offset, const char* consumer)
+    {
+        std::unique_ptr<gpiod_chip, void (*)(gpiod_chip*)> c(
+            gpiod_chip_open(("/dev/" + chip).c_str()), gpiod_chip_close);
+        REQUIRE(c);
+        auto* settings = gpiod_line_settings_new();
+        auto* line_cfg = gpiod_line_config_new();
+        auto* req_cfg = gpiod_request_config_new();
+        gpiod_line_config_add_line_settings(line_cfg, &offset, 1, settings);
+        gpiod_request_config_set_consumer(req_cfg, consumer);
+        req.reset(gpiod_chip_request_lines(c.get(), req_cfg, line_cfg));
+        gpiod_request_config_free(req_cfg);
+        gpiod_line_config_free(line_cfg);
+        gpiod_line_settings_free(settings);
+        REQUIRE(req);
+    }
+};
+
+} // namespace
+
+TEST_CASE("gpiod refuses a chip that does not exist, naming it, with exit status 2", "[gpiod]")
+{
+    auto e = open_error("gpiod:chip=no-such-chip-xyz,out=1,in=2");
+    CHECK(e.status() == exit_usage);
+    CHECK_THAT(e.message(), ContainsSubstring("no such chip 'no-such-chip-xyz'"));
+    CHECK_THAT(e.message(), ContainsSubstring("out=1"));
+}
+
+TEST_CASE("gpiod refuses bad key values before touching hardware", "[gpiod]")
+{
+    auto bias = open_error("gpiod:chip=x,out=1,in=2,bias=sideways");
+    CHECK(bias.status() == exit_usage);
+    CHECK_THAT(bias.message(), ContainsSubstring("bias"));
+    CHECK_THAT(bias.message(), ContainsSubstring("pull-up"));
+    auto edges = open_error("gpiod:chip=x,out=1,in=2,edges=some");
+    CHECK_THAT(edges.message(), ContainsSubstring("edges"));
+}
+
+TEST_CASE("gpiod drives one end of a wire and senses the other", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
+    for (bool level : {true, false, true, false}) {
+        pair->drive(level);
+        CHECK(pair->sense() == int{level});
+    }
+    CHECK_FALSE(pair->error());
+    CHECK_FALSE(pair->has_edge_events()); // the logger polls: no edge detection by default
+}
+
+TEST_CASE("gpiod finds chips by label and path and lines by name", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto by_label = open_lines("gpiod:out=irqloop-wire:2,in=/dev/" + chip + ":3", role::logger);
+    CHECK(by_label->describe() == "gpiod:out=" + chip + ":2,in=" + chip + ":3");
+    by_label.reset();
+
+    auto by_name = open_lines("gpiod:out=wire1a,in=wire1b", role::logger);
+    CHECK(by_name->describe() == "gpiod:out=" + chip + ":2,in=" + chip + ":3");
+    by_name->drive(true);
+    CHECK(by_name->sense() == 1);
+    by_name->drive(false);
+    CHECK(by_name->sense() == 0);
+
+    auto e = open_error("gpiod:chip=" + chip + ",out=wire9z,in=1");
+    CHECK(e.status() == exit_usage);
+    CHECK_THAT(e.message(), ContainsSubstring("no line named 'wire9z'"));
+}
+
+TEST_CASE("gpiod refuses an offset out of range, giving the range", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto e = open_error("gpiod:chip=" + chip + ",out=99,in=1");
+    CHECK(e.status() == exit_usage);
+    CHECK_THAT(e.message(), ContainsSubstring("offset 99 is out of range"));
+    CHECK_THAT(e.message(), ContainsSubstring("0..7"));
+}
+
+TEST_CASE("gpiod refuses a busy line, naming the consumer that holds it", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    {
+        foreign_holder holder(chip, 5, "someone-else");
+        auto e = open_error("gpiod:chip=" + chip + ",out=4,in=5");
+        CHECK(e.status() == exit_usage);
+        CHECK_THAT(e.message(), ContainsSubstring("in use by 'someone-else'"));
+        CHECK_THAT(e.message(), ContainsSubstring(chip + ":5"));
+    }
+    auto first = open_lines("gpiod:chip=" + chip + ",out=4,in=5", role::logger);
+    auto e = open_error("gpiod:chip=" + chip + ",out=4,in=7");
+    CHECK_THAT(e.message(), ContainsSubstring("in use by 'irqloop'"));
+    auto same = open_error("gpiod:chip=" + chip + ",out=6,in=6");
+    CHECK_THAT(same.message(), ContainsSubstring("same line"));
+}
+
+TEST_CASE("gpiod responder wakes on each edge of the stimulus and times out without one", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    // logger: drives wire2 (line 4), senses wire3 (line 7); responder: the other ends.
+    auto logger = open_lines("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
+    auto responder = open_lines("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
+    REQUIRE(responder->has_edge_events());
+    CHECK(responder->wait_edge(20'000'000) == 0);
+
+    bool level = false;
+    for (int i = 0; i < 50; ++i) {
+        level = !level;
+        logger->drive(level);
+        REQUIRE(responder->wait_edge(2'000'000'000) == 1);
+        REQUIRE(responder->sense() == int{level});
+        responder->drive(level);
+        REQUIRE(logger->sense() == int{level});
+    }
+    CHECK(responder->missed_edges() == 0);
+    auto& g = dynamic_cast<gpiod_lines&>(*responder);
+    CHECK(g.edges_seen() == 50);
+    CHECK_FALSE(responder->error());
+    CHECK_FALSE(logger->error());
+}
+
+TEST_CASE("gpiod counts the edges the kernel dropped through sequence-number gaps", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto logger = open_lines("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
+    auto responder = open_lines("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
+    // The kernel queues 16 events per line and drops the oldest beyond that. The pause lets
+    // the IRQ thread queue each edge: back-to-back edges merge into one thread run instead.
+    for (int i = 0; i < 40; ++i) {
+        logger->drive(i % 2 == 0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    while (responder->wait_edge(100'000'000) == 1) {
+    }
+    logger->drive(true);
+    REQUIRE(responder->wait_edge(2'000'000'000) == 1);
+    auto& g = dynamic_cast<gpiod_lines&>(*responder);
+    INFO("seen " << g.edges_seen() << ", missed " << g.missed_edges());
+    CHECK(responder->missed_edges() > 0);
+    CHECK(g.edges_seen() <= 17);
+    CHECK(g.edges_seen() + responder->missed_edges() <= 41);
+}
+
+TEST_CASE("gpiod measures its poll cost and reports chips and lines in the metadata", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
+    auto& g = dynamic_cast<gpiod_lines&>(*pair);
+    CHECK(g.poll_cost_ns() > 0);
+    CHECK(g.poll_cost_ns() < 1e6);
+    std::string all;
+    for (const auto& m : pair->metadata())
+        all += m.key + "=" + m.value + "\n";
+    INFO(all);
+    CHECK_THAT(all, ContainsSubstring("gpiod.poll_cost_ns="));
+    CHECK_THAT(all, ContainsSubstring("gpiod.out=" + chip + ":0 (\"wire0a\")"));
+    CHECK_THAT(all, ContainsSubstring("[irqloop-wire]"));
+    CHECK_THAT(all, ContainsSubstring("gpiod.libgpiod=2."));
+}
+
+TEST_CASE("gpiod trigger line is a third output driven on request", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=3", role::logger);
+    REQUIRE(pair->open_trigger("irqloop-wire:4"));
+    auto far = open_lines("gpiod:chip=" + chip + ",out=2,in=5", role::logger);
+    CHECK(far->sense() == 0);
+    pair->trigger(true);
+    CHECK(far->sense() == 1);
+    pair->trigger(false);
+    CHECK(far->sense() == 0);
+    CHECK_FALSE(pair->error());
+}

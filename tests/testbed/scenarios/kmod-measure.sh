@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The kernel responder against the userspace responder, in the same guest and on the same
+# wires. irqloop drives wire0a and polls wire1b; the responder listens on wire0b and answers on
+# wire1a. First irqloop_responder.ko answers from its hard interrupt handler (label kmod), then
+# irqloop-responder in event mode answers after its thread wakes up (label user-event). Both
+# runs land in one database that comes out to the host (kmod.db); irqloop compare prints them
+# side by side, and the kernel's median must be the lower one.
+. /testbed/guest-lib.sh
+tb_need irqloop irqloop-responder sqlite3 gpioinfo
+ko=$TB_KMOD_DIR/irqloop_responder.ko
+sys=/sys/devices/platform/irqloop_responder
+[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
+	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
+		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
+fi
+n=100000
+db=$TB_TMP/kmod.db
+logger_hw="gpiod:chip=$TB_CHIP,out=0,in=3"
+
+# check_run LABEL: the run of LABEL is complete, with every stimulus answered.
+check_run()
+{
+	row=$(tb_sql "$db" "SELECT status, stimuli, lost, p50_ns FROM runs WHERE label = '$1'")
+	echo "run $1: status|stimuli|lost|p50_ns = $row"
+	[ "$row" != "" ] || tb_fail "no run labelled $1 in the database"
+	[ "$(echo "$row" | cut -d'|' -f1-3)" = "complete|$n|0" ] ||
+		tb_fail "run $1 is not complete with $n stimuli and 0 lost"
+}
+
+echo "--- kernel responder: irqloop_responder.ko in=wire0b out=wire1a, hard IRQ"
+insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 || tb_fail "cannot load the module"
+irqloop run --hw "$logger_hw" --samples $n --label kmod --db "$db" --progress none \
+	--target "QEMU TCG guest, $(uname -r), irqloop_responder.ko" ||
+	tb_fail "irqloop run against the kernel responder failed"
+handled=$(cat $sys/handled)
+spurious=$(cat $sys/spurious)
+echo "module: handled $handled, spurious $spurious, last toggle at $(cat $sys/last_toggle_ns) ns"
+rmmod irqloop_responder || tb_fail "rmmod failed"
+dmesg | grep 'irqloop_responder: unloaded'
+check_run kmod
+[ "$handled" = $n ] || tb_fail "the module handled $handled interrupts for $n stimuli"
+[ "$spurious" = 0 ] || tb_fail "the module saw $spurious spurious interrupts"
+tb_pass "kernel responder: $n samples, 0 lost, $n interrupts handled, unloaded"
+
+echo "--- userspace responder: irqloop-responder --mode event on the same wires"
+irqloop-responder --hw "gpiod:chip=$TB_CHIP,in=1,out=2" --mode event --report 0 2>responder.log &
+responder=$!
+i=0
+while ! gpioinfo -c "$TB_CHIP" wire1a | grep -q 'consumer="irqloop-responder"'; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat responder.log; tb_fail "irqloop-responder did not take its lines"; }
+	sleep 0.1
+done
+irqloop run --hw "$logger_hw" --samples $n --label user-event --db "$db" --progress none \
+	--target "QEMU TCG guest, $(uname -r), irqloop-responder --mode event" ||
+	tb_fail "irqloop run against the userspace responder failed"
+kill -INT $responder
+wait $responder
+cat responder.log
+check_run user-event
+tb_pass "userspace responder: $n samples, 0 lost"
+
+echo "--- side by side"
+irqloop compare --by label "$db" || tb_fail "irqloop compare failed"
+sqlite3 "$db" ".backup $TB_OUT/kmod.db" || tb_fail "cannot copy the database out"
+k=$(tb_sql "$db" "SELECT p50_ns FROM runs WHERE label = 'kmod'")
+u=$(tb_sql "$db" "SELECT p50_ns FROM runs WHERE label = 'user-event'")
+tb_note "median round trip: kernel responder $k ns, userspace event responder $u ns (TCG, not real latency)"
+[ "$k" -lt "$u" ] || tb_fail "the kernel responder's median ($k ns) is not below the userspace one ($u ns)"
+tb_pass "the kernel responder's median is the lower"

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The trace trigger, end to end: a one-off spike programmed on the response wire makes one
+# sample exceed --trigger-above; irqloop raises its trigger line (wire2a); the module sees the
+# rising edge on trigger= (wire2b) and calls tracing_off(), so the guest's ftrace buffer stops
+# at the worst case. The spike (200 ms) and the trigger level (50 ms) are far above what TCG
+# itself produces, so only the programmed spike can fire the trigger.
+. /testbed/guest-lib.sh
+tb_need irqloop sqlite3 gpioset
+ko=$TB_KMOD_DIR/irqloop_responder.ko
+sys=/sys/devices/platform/irqloop_responder
+[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
+	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
+		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
+fi
+tr=/sys/kernel/tracing
+[ -e $tr/tracing_on ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
+db=$TB_TMP/trigger.db
+spike_ns=200000000
+
+# Trace every interrupt handler, so that the frozen buffer shows the last ones.
+echo 0 >$tr/tracing_on
+echo >$tr/trace
+echo 1 >$tr/events/irq/irq_handler_entry/enable
+echo 1 >$tr/tracing_on
+[ "$(cat $tr/tracing_on)" = 1 ] || tb_fail "tracing does not start"
+
+insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 trigger=irqloop-wire:5 ||
+	tb_fail "cannot load the module with trigger="
+irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --samples 30000 --label kmod-trigger \
+	--db "$db" --progress none --timeout 500ms --gap-limit 20ms --threshold 50ms \
+	--trigger-line 4 --trigger-above 50ms >run.log 2>&1 &
+run=$!
+# Program the spike once the run is under way: the next change of wire 1 arrives late.
+i=0
+while [ "$(cat $sys/handled)" -lt 5000 ]; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || { cat run.log; tb_fail "the run did not get going"; }
+	sleep 0.1
+done
+echo "0,$spike_ns" >/sys/module/irqloop_wire/parameters/spike_ns
+wait $run || { cat run.log; tb_fail "irqloop run failed"; }
+cat run.log
+
+on=$(cat $tr/tracing_on)
+triggered=$(cat $sys/triggered)
+echo "after the run: tracing_on=$on, module triggered=$triggered, spike_ns=$(cat /sys/module/irqloop_wire/parameters/spike_ns)"
+row=$(tb_sql "$db" "SELECT stimuli, lost, above_threshold, max_ns FROM runs WHERE label = 'kmod-trigger'")
+echo "run: stimuli|lost|above 50 ms|max_ns = $row"
+[ "$(cut -d, -f2 /sys/module/irqloop_wire/parameters/spike_ns)" = 0 ] ||
+	tb_fail "the spike was never used: the run ended before it was programmed"
+[ "$(echo "$row" | cut -d'|' -f2-3)" = "0|1" ] ||
+	tb_fail "expected exactly one sample above 50 ms (the spike) and none lost"
+[ "$(echo "$row" | cut -d'|' -f4)" -ge $spike_ns ] || tb_fail "the worst sample is below the spike"
+[ "$triggered" = 1 ] || tb_fail "the module saw $triggered trigger edges, expected 1"
+[ "$on" = 0 ] || tb_fail "tracing_on reads $on after the trigger"
+tb_pass "one 200 ms spike, one trigger edge, tracing_on reads 0"
+
+# The buffer is frozen: interrupts answered now leave no trace.
+lines=$(wc -l <$tr/trace)
+gpioset -c "$TB_CHIP" -t 1ms,1ms,1ms,0 wire0a=1 || tb_fail "gpioset failed"
+after=$(wc -l <$tr/trace)
+echo "trace: $lines lines when frozen, $after after 4 more interrupts; its last handler entries:"
+grep 'irq_handler_entry' $tr/trace | tail -n 3
+[ "$lines" = "$after" ] || tb_fail "the trace buffer kept growing after tracing_off()"
+grep 'irq_handler_entry' $tr/trace | tail -n 3 | grep -q 'name=irqloop_responder' ||
+	tb_fail "the frozen trace does not end with the responder's interrupts"
+tb_pass "the trace buffer is frozen and ends at the trigger"
+
+cp run.log "$TB_OUT/"
+sqlite3 "$db" ".backup $TB_OUT/trigger.db"
+rmmod irqloop_responder || tb_fail "rmmod failed"
+echo 0 >$tr/events/irq/irq_handler_entry/enable
+echo 1 >$tr/tracing_on
