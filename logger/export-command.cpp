@@ -107,7 +107,7 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
 {
     const auto& m = r.meta;
     const auto& s = r.summary;
-    const std::string ind = "      ";
+    const std::string ind = "        ";
     json_object run(out, 2);
     run.i("id", r.id);
     run.str("uuid", m.uuid);
@@ -182,7 +182,7 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
         std::string a = "[";
         for (std::size_t k = 0; k < items.size(); ++k)
             a += (k ? ",\n" : "\n") + ind + items[k];
-        a += items.empty() ? "]" : "\n    ]";
+        a += items.empty() ? "]" : "\n      ]";
         run.raw(key, a);
     };
     if (what.count("histogram")) {
@@ -237,14 +237,14 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
     }
     if (what.count("raw")) {
         // Streamed: a --raw run can hold millions of rows.
-        out << ",\n    \"raw\": [";
+        out << ",\n      \"raw\": [";
         bool first = true;
         cat.for_each_raw(r, [&](const db::sample_row& x) {
             out << (first ? "\n" : ",\n") << ind << '[' << x.seq << ", " << x.latency_ns << ", "
                 << x.gap_ns << ", " << x.flags << ']';
             first = false;
         });
-        out << (first ? "]" : "\n    ]");
+        out << (first ? "]" : "\n      ]");
     }
     run.close();
 }

@@ -42,14 +42,19 @@ void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out
                             ? table::align::right
                             : table::align::left);
     t.add_column(std::string("max (") + unit_name(o.unit) + ")");
-    t.add_column("file", table::align::left);
-    for (const auto& r : cat.runs())
-        t.add_row({std::to_string(r.id), r.meta.uuid.substr(0, 8), r.meta.label, r.meta.kind,
-                   r.status, format_utc(r.meta.start_unix_ns, 0), format_count(r.summary.samples),
-                   format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns))
-                                              : std::nullopt,
-                                  o.unit),
-                   r.db_path});
+    const bool many = cat.paths().size() > 1;
+    if (many)
+        t.add_column("file", table::align::left);
+    for (const auto& r : cat.runs()) {
+        std::vector<std::string> row{
+            std::to_string(r.id), r.meta.uuid, r.meta.label, r.meta.kind, r.status,
+            format_utc(r.meta.start_unix_ns, 0), format_count(r.summary.samples),
+            format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns)) : std::nullopt,
+                           o.unit)};
+        if (many)
+            row.push_back(r.db_path);
+        t.add_row(std::move(row));
+    }
     t.print(out, o.fmt);
 }
 

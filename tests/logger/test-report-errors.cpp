@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// The reading commands' refusals, through the real binary: message form and exit status.
+#include "test-report-fixtures.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+using namespace irqloop::logger;
+using namespace irqloop::logger::report_test;
+
+namespace {
+
+captured irqloop_cli(const std::string& args)
+{
+    return run_shell(std::string(IRQLOOP_BIN) + " " + args);
+}
+
+std::string small_db(const scratch& dir)
+{
+    const std::string path = dir.file("small.db");
+    irqloop::db::store st(path);
+    run_spec s;
+    s.uuid = "00000000-0000-4000-8000-000000000401";
+    s.label = "rt-idle";
+    s.samples = 3000;
+    s.seed = 401;
+    record_run(st, s);
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("an unknown run id or label is refused, naming what exists", "[report]")
+{
+    scratch dir;
+    const std::string db = small_db(dir);
+    for (std::string cmd : {"report", "worst", "compare", "export"}) {
+        DYNAMIC_SECTION(cmd)
+        {
+            auto c = irqloop_cli(cmd + " --db " + db + " --run 42");
+            CHECK(c.status == 2);
+            CHECK(c.out == "irqloop: select run '42': no such run in " + db +
+                               " (ids: 1) (list the runs with 'irqloop report --list')\n");
+            c = irqloop_cli(cmd + " --db " + db + " --label nope");
+            CHECK(c.status == 2);
+            CHECK(c.out == "irqloop: select label 'nope': no run with that label in " + db +
+                               " (labels: 'rt-idle') (labels are set with 'irqloop run --label')\n");
+        }
+    }
+    SECTION("a uuid prefix selects, a too-short one does not")
+    {
+        auto c = irqloop_cli("report --db " + db + " --run 00000000-0000-4000-8000-0000000004");
+        CHECK(c.status == 0);
+        c = irqloop_cli("report --db " + db + " --run 000");
+        CHECK(c.status == 2);
+    }
+}
+
+TEST_CASE("an empty database and a missing file are refused with a hint", "[report]")
+{
+    scratch dir;
+    const std::string empty = dir.file("empty.db");
+    { irqloop::db::store st(empty); }
+    for (std::string cmd : {"report", "worst", "compare", "export", "plot -o x.svg"}) {
+        DYNAMIC_SECTION(cmd)
+        {
+            auto c = irqloop_cli(cmd + " --db " + empty);
+            CHECK(c.status == 2);
+            CHECK(c.out == "irqloop: read " + empty +
+                               ": the database holds no runs (record one with 'irqloop run --db FILE')\n");
+            c = irqloop_cli(cmd + " --db " + dir.file("missing.db"));
+            CHECK(c.status == 2);
+            CHECK(c.out.find("irqloop: open database '" + dir.file("missing.db") + "': no such file") == 0);
+            CHECK_FALSE(std::filesystem::exists(dir.file("missing.db")));
+        }
+    }
+}
+
+TEST_CASE("a file that is not an irqloop database is refused by the store, untouched", "[report]")
+{
+    scratch dir;
+    const std::string txt = dir.file("notes.db");
+    std::ofstream(txt) << "not a database\n";
+    auto c = irqloop_cli("report --db " + txt);
+    CHECK(c.status != 0);
+    CHECK(c.out.rfind("irqloop: open database '" + txt + "': ", 0) == 0);
+    std::ifstream in(txt);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "not a database");
+}
+
+TEST_CASE("a run still running reports as partial, with what was committed", "[report]")
+{
+    scratch dir;
+    const std::string db = dir.file("live.db");
+    irqloop::db::store st(db); // kept open: its run lock says a writer is alive
+    run_spec s;
+    s.uuid = "00000000-0000-4000-8000-000000000501";
+    s.label = "soak";
+    s.status = "running";
+    s.samples = 15'000; // one 10 s interval committed, the second open
+    s.seed = 501;
+    record_run(st, s);
+    auto c = irqloop_cli("report --db " + db + " --unit ns --format csv");
+    INFO(c.out);
+    CHECK(c.status == 0);
+    CHECK(c.out.find("# irqloop report: run 1 'soak' [PARTIAL: running]") == 0);
+    CHECK(c.out.find("running (PARTIAL: still being recorded; figures up to the last commit)") !=
+          std::string::npos);
+    CHECK(c.out.find("samples,10000\n") != std::string::npos);
+    auto w = irqloop_cli("worst --db " + db + " --top 1 --format csv");
+    CHECK(w.out.find(",partial-run\n") != std::string::npos);
+}
+
+TEST_CASE("bad options of the reading commands exit 2 with the option named", "[report]")
+{
+    scratch dir;
+    const std::string db = small_db(dir);
+    struct bad
+    {
+        std::string args, expect;
+    };
+    for (const auto& b : std::vector<bad>{
+             {"report --unit ms", "irqloop: bad --unit: unknown unit 'ms' (use ns or us)\n"},
+             {"report --format html", "irqloop: bad --format: unknown format 'html' (use text, markdown or csv)\n"},
+             {"compare --preset foo", "irqloop: bad --preset: unknown preset 'foo' (use default, opersys, tbm or rt_eval)\n"},
+             {"compare --by host", "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
+             {"plot --kind pie -o x.svg", "irqloop: bad --kind: unknown plot kind 'pie' (use histogram, timeline or cdf)\n"},
+             {"export --format xml", "irqloop: bad --format: unknown export format 'xml' (use json or csv)\n"},
+             {"export --format csv --what all", "irqloop: bad --what: CSV holds one table, 'all' asks for 6 (pick one: --what intervals, worst, raw, ... (or use --format json))\n"},
+             {"export --what raw", "irqloop: export raw samples: the selected runs have none (raw samples are kept only by 'irqloop run --raw')\n"},
+         }) {
+        DYNAMIC_SECTION(b.args)
+        {
+            auto c = irqloop_cli(b.args + " --db " + db);
+            CHECK(c.status == 2);
+            CHECK(c.out == b.expect);
+        }
+    }
+    auto c = irqloop_cli("compare --columns label,bogus --db " + db);
+    CHECK(c.status == 2);
+    CHECK(c.out.rfind("irqloop: bad --columns: unknown column 'bogus' (known: run,uuid,label,", 0) == 0);
+}
+
+TEST_CASE("every reading command has --help with units and defaults", "[report]")
+{
+    for (std::string cmd : {"report", "worst", "compare", "plot", "export"}) {
+        DYNAMIC_SECTION(cmd)
+        {
+            auto c = irqloop_cli(cmd + " --help");
+            CHECK(c.status == 0);
+            CHECK(c.out.rfind("usage: irqloop " + cmd, 0) == 0);
+            CHECK(c.out.find("--db") != std::string::npos);
+        }
+    }
+    auto c = irqloop_cli("--help");
+    for (std::string cmd : {"compare", "export", "plot", "report", "worst"})
+        CHECK(c.out.find("  " + cmd + " ") != std::string::npos);
+}

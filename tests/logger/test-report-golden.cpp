@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// Golden outputs of report, worst, compare and export on a database with known contents,
+// and proof that every number in it reaches the output.
+#include "test-report-fixtures.hpp"
+#include "version.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+#include <set>
+
+using namespace irqloop::logger;
+using namespace irqloop::logger::report_test;
+
+namespace {
+
+/** @brief The golden database, built once per test program run. */
+scratch& golden_dir()
+{
+    static scratch dir;
+    return dir;
+}
+
+const std::string& golden_db()
+{
+    static const std::string path = [] {
+        const std::string p = golden_dir().file("golden.db");
+        build_golden_db(p);
+        return p;
+    }();
+    return path;
+}
+
+struct golden_case
+{
+    const char* file;
+    int (*fn)(int, char**);
+    std::vector<std::string> args; ///< after the command name; "--db DB" is added
+};
+
+const std::vector<golden_case>& cases()
+{
+    static const std::vector<golden_case> c = {
+        {"report-run2.txt", report_command, {"report", "--run", "2"}},
+        {"report-run2-ns.md", report_command, {"report", "--run", "2", "--unit", "ns", "--format", "markdown"}},
+        {"report-run3.csv", report_command, {"report", "--run", "3", "--format", "csv", "--top", "5"}},
+        {"report-interrupted.txt", report_command, {"report", "--label", "rt-ping", "--timeline-rows", "0"}},
+        {"report-running.txt", report_command, {"report", "--last"}},
+        {"report-list.txt", report_command, {"report", "--list"}},
+        {"worst-all.txt", worst_command, {"worst", "--top", "12"}},
+        {"worst-idle.md", worst_command, {"worst", "--label", "rt-idle", "--top", "5", "--unit", "ns", "--format", "markdown"}},
+        {"compare-default.txt", compare_command, {"compare"}},
+        {"compare-by-label.txt", compare_command, {"compare", "--by", "label"}},
+        {"compare-tbm.txt", compare_command, {"compare", "--by", "label", "--preset", "tbm"}},
+        {"compare-opersys.md", compare_command, {"compare", "--preset", "opersys", "--format", "markdown"}},
+        {"compare-rt-eval.txt", compare_command, {"compare", "--preset", "rt_eval", "--label", "rt-idle"}},
+        {"compare-columns.csv", compare_command, {"compare", "--columns", "uuid,label=Config,samples,p99,p999999,max", "--sort", "-max", "--format", "csv"}},
+        {"export-run6.json", export_command, {"export", "--run", "6", "--what", "all,raw"}},
+        {"export-intervals.csv", export_command, {"export", "--format", "csv", "--what", "intervals"}},
+        {"export-worst.csv", export_command, {"export", "--format", "csv", "--what", "worst", "--run", "5"}},
+        {"export-raw.csv", export_command, {"export", "--format", "csv", "--what", "raw", "--run", "6"}},
+    };
+    return c;
+}
+
+/**
+ * @brief Run a case from inside the golden directory with a relative --db, so that column
+ * widths do not depend on where $TMPDIR is; the JSON generator's version is masked.
+ */
+captured run_case(const golden_case& gc)
+{
+    golden_db();
+    char cwd[4096];
+    REQUIRE(::getcwd(cwd, sizeof cwd) != nullptr);
+    REQUIRE(::chdir(golden_dir().file("").c_str()) == 0);
+    auto args = gc.args;
+    args.push_back("--db");
+    args.push_back("golden.db");
+    captured c;
+    try {
+        c = run_cmd(gc.fn, args);
+    } catch (...) {
+        REQUIRE(::chdir(cwd) == 0);
+        throw;
+    }
+    REQUIRE(::chdir(cwd) == 0);
+    c.out = replace_all(c.out, std::string("\"irqloop ") + irqloop::version + "\"",
+                        "\"irqloop <VERSION>\"");
+    return c;
+}
+
+} // namespace
+
+TEST_CASE("report, worst, compare and export print the golden outputs of a known database", "[report]")
+{
+    for (const auto& gc : cases()) {
+        DYNAMIC_SECTION(gc.file)
+        {
+            const auto c = run_case(gc);
+            INFO(c.err);
+            REQUIRE(c.status == 0);
+            check_golden(gc.file, c.out);
+        }
+    }
+}
+
+TEST_CASE("report marks interrupted and running runs as partial", "[report]")
+{
+    const auto& db = golden_db();
+    auto c = run_cmd(report_command, {"report", "--db", db, "--run", "5"});
+    REQUIRE(c.status == 0);
+    CHECK(c.out.find("[PARTIAL: interrupted]") != std::string::npos);
+    CHECK(c.out.find("summary (partial)") != std::string::npos);
+    c = run_cmd(report_command, {"report", "--db", db, "--run", "7"});
+    REQUIRE(c.status == 0);
+    CHECK(c.out.find("[PARTIAL: running]") != std::string::npos);
+    CHECK(c.out.find("its logger died") != std::string::npos);
+    // Two 10 s intervals were committed before the "crash"; the open third one is not there.
+    CHECK(c.out.find("20000") != std::string::npos);
+    c = run_cmd(report_command, {"report", "--db", db, "--run", "2"});
+    CHECK(c.out.find("PARTIAL") == std::string::npos);
+    c = run_cmd(compare_command, {"compare", "--db", db});
+    CHECK(c.out.find("PARTIAL runs, figures up to their last commit: 5 (interrupted), 7 (running)") !=
+          std::string::npos);
+}
+
+TEST_CASE("report shows floor-corrected figures as raw minus the floor run's minimum", "[report]")
+{
+    const auto& db = golden_db();
+    SQLite::Database sql(db, SQLite::OPEN_READONLY);
+    const auto floor_min = sql.execAndGet("SELECT min_ns FROM runs WHERE id = 1").getInt64();
+    const auto max2 = sql.execAndGet("SELECT max_ns FROM runs WHERE id = 2").getInt64();
+    auto c = run_cmd(report_command, {"report", "--db", db, "--run", "2", "--unit", "ns", "--format", "csv"});
+    REQUIRE(c.status == 0);
+    const std::string row = "max (ns)," + std::to_string(max2) + "," + std::to_string(max2 - floor_min) + "\n";
+    CHECK(c.out.find(row) != std::string::npos);
+    c = run_cmd(report_command, {"report", "--db", db, "--run", "2", "--floor", "none"});
+    CHECK(c.out.find("floor-corrected") == std::string::npos);
+}
+
+TEST_CASE("changing any number in the database changes the output", "[report]")
+{
+    const auto& db = golden_db();
+    scratch dir;
+    const std::string copy = dir.file("tampered.db");
+    // Everything, every run, raw samples included: every stored number must reach the JSON.
+    const std::vector<std::string> all_json = {"export", "--what", "all,raw", "--run", "1", "--run", "2",
+                                               "--run", "3", "--run", "4", "--run", "5", "--run", "6",
+                                               "--run", "7", "--db"};
+    auto json_of = [&](const std::string& path) {
+        auto a = all_json;
+        a.push_back(path);
+        auto c = run_cmd(export_command, a);
+        REQUIRE(c.status == 0);
+        return replace_all(c.out, path, "<DB>");
+    };
+    const std::string base_json = json_of(db);
+
+    SQLite::Database schema(db, SQLite::OPEN_READONLY);
+    struct col
+    {
+        std::string table, column, where;
+    };
+    std::vector<col> targets;
+    // Keys and ids are identities, not measurements; the events id is a row counter.
+    const std::set<std::string> skip = {"id", "run_id", "rank", "idx", "seq", "lo_ns"};
+    for (std::string table : {"runs", "intervals", "histogram", "worst", "exceedances", "events",
+                              "raw_samples"}) {
+        SQLite::Statement q(schema, "SELECT name, type FROM pragma_table_info('" + table + "')");
+        while (q.executeStep()) {
+            const std::string name = q.getColumn(0).getString(), type = q.getColumn(1).getString();
+            if ((type == "INTEGER" || type == "REAL") && !skip.count(name))
+                targets.push_back({table, name, ""});
+        }
+    }
+    REQUIRE(targets.size() > 60);
+    for (const auto& t : targets) {
+        DYNAMIC_SECTION(t.table << "." << t.column)
+        {
+            std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+            {
+                SQLite::Database w(copy, SQLite::OPEN_READWRITE);
+                // One row, picked by its SQLite rowid or, for WITHOUT ROWID tables, its key.
+
+                const std::string cols = t.table == "histogram"     ? "run_id, lo_ns"
+                                         : t.table == "worst"       ? "run_id, rank"
+                                         : t.table == "intervals"   ? "run_id, idx"
+                                         : t.table == "exceedances" ? "run_id, seq"
+                                                                    : "rowid";
+                const std::string key = cols == "rowid" ? cols : "(" + cols + ")";
+                const int n = w.exec("UPDATE " + t.table + " SET " + t.column + " = " + t.column +
+                                     " + 1 WHERE " + key + " IN (SELECT " + cols + " FROM " +
+                                     t.table + " WHERE " + t.column + " IS NOT NULL ORDER BY " +
+                                     cols + " DESC LIMIT 1)");
+                REQUIRE(n == 1);
+            }
+            CHECK(json_of(copy) != base_json);
+        }
+    }
+}
+
+TEST_CASE("report, worst and compare tables change with the value they show", "[report]")
+{
+    const auto& db = golden_db();
+    scratch dir;
+    const std::string copy = dir.file("tampered.db");
+    struct tamper
+    {
+        const char* sql;
+        int (*fn)(int, char**);
+        std::vector<std::string> args;
+    };
+    const std::vector<tamper> cases = {
+        {"UPDATE runs SET max_ns = max_ns + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE runs SET p999999_ns = p999999_ns + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE runs SET lost = lost + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE runs SET min_ns = min_ns - 1 WHERE id = 1", report_command, {"report", "--run", "2"}},
+        {"UPDATE intervals SET max_ns = max_ns + 1 WHERE run_id = 2 AND idx = 1", report_command, {"report", "--run", "2"}},
+        {"UPDATE intervals SET stddev_ns = stddev_ns + 1 WHERE run_id = 2 AND idx = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE histogram SET count = count + 1 WHERE run_id = 2 AND lo_ns = (SELECT max(lo_ns) FROM histogram WHERE run_id = 2)", report_command, {"report", "--run", "2"}},
+        {"UPDATE worst SET latency_ns = latency_ns + 1 WHERE run_id = 2 AND rank = 3", report_command, {"report", "--run", "2"}},
+        {"UPDATE worst SET unix_ns = unix_ns + 1000 WHERE run_id = 3 AND rank = 1", worst_command, {"worst"}},
+        {"UPDATE events SET value = value + 1 WHERE run_id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE run_metadata SET value = value || 'x' WHERE run_id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE runs SET warm_max_ns = warm_max_ns + 1 WHERE id = 3", compare_command, {"compare", "--preset", "tbm"}},
+        {"UPDATE runs SET mean_ns = mean_ns + 1 WHERE id = 4", compare_command, {"compare", "--by", "label"}},
+        {"UPDATE histogram SET count = count + 5 WHERE run_id = 4 AND lo_ns = (SELECT max(lo_ns) FROM histogram WHERE run_id = 4)", compare_command, {"compare", "--by", "label", "--columns", "label,p9999"}},
+        {"UPDATE intervals SET above_threshold = above_threshold + 1 WHERE run_id = 2 AND idx = 0", compare_command, {"compare", "--preset", "rt_eval"}},
+    };
+    for (const auto& t : cases) {
+        DYNAMIC_SECTION(t.sql)
+        {
+            std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+            auto args = t.args;
+            args.push_back("--db");
+            args.push_back(copy);
+            const auto before = run_cmd(t.fn, args);
+            REQUIRE(before.status == 0);
+            {
+                SQLite::Database w(copy, SQLite::OPEN_READWRITE);
+                REQUIRE(w.exec(t.sql) >= 1);
+            }
+            const auto after = run_cmd(t.fn, args);
+            REQUIRE(after.status == 0);
+            CHECK(after.out != before.out);
+        }
+    }
+}
