@@ -7,6 +7,8 @@
 tb_need gpioset gpioinfo
 ko=$TB_KMOD_DIR/irqloop_responder.ko
 [ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+# Never leave the module loaded for the next scenario, whatever happens here.
+trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 # The module links against parport.ko where the kernel has it (x86 Debian does).
 if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
 	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||

@@ -10,6 +10,8 @@
 ko=$TB_KMOD_DIR/irqloop_responder.ko
 sys=/sys/devices/platform/irqloop_responder
 [ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+# Never leave the module loaded for the next scenario, whatever happens here.
+trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" ||
 	tb_fail "irqloop_responder.ko was built without parallel-port mode"
 pp=/lib/modules/$TB_KVER/kernel/drivers/parport

@@ -7,10 +7,14 @@
 # at the worst case. The spike (200 ms) and the trigger level (50 ms) are far above what TCG
 # itself produces, so only the programmed spike can fire the trigger.
 . /testbed/guest-lib.sh
+# --force-tsc: QEMU's TCG CPU does not advertise an invariant TSC, but its TSC runs at a
+# fixed rate from the host clock, which is what the calibration needs.
 tb_need irqloop sqlite3 gpioset
 ko=$TB_KMOD_DIR/irqloop_responder.ko
 sys=/sys/devices/platform/irqloop_responder
 [ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+# Never leave the module loaded for the next scenario, whatever happens here.
+trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
 	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
 		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
@@ -29,7 +33,7 @@ echo 1 >$tr/tracing_on
 
 insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 trigger=irqloop-wire:5 ||
 	tb_fail "cannot load the module with trigger="
-irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --samples 30000 --label kmod-trigger \
+irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --samples 30000 --label kmod-trigger \
 	--db "$db" --progress none --timeout 500ms --gap-limit 20ms --threshold 50ms \
 	--trigger-line 4 --trigger-above 50ms >run.log 2>&1 &
 run=$!
