@@ -248,11 +248,11 @@ struct populated
     std::int64_t idle = 0, load = 0, floor = 0;
 };
 
-constexpr std::int64_t populate_start = 1'790'000'000'000'000'000; // 2026-09-21 14:13:20 UTC
+constexpr std::int64_t populate_start = 1'796'008'790'000'000'000; // 2026-11-30 03:19:50 UTC
 
 /**
  * @brief Three runs with known figures: "idle" (3 intervals of simple_commit, 1000 raw samples,
- * complete), "load" an hour later (2 intervals, its latencies 60 us higher, interrupted), and a
+ * complete), "load" an hour later (2 intervals, its latencies 100 us higher, interrupted), and a
  * "floor" run (kind floor, 1 interval, complete).
  */
 inline populated populate(store& s)
@@ -273,13 +273,13 @@ inline populated populate(store& s)
     p.load = s.begin_run(sample_run("d4e5f6a7-1b2c-4d3e-8f90-123456789abc", "load", t + hour));
     for (int i = 0; i < 2; ++i) {
         auto c = simple_commit(i, t + hour);
-        c.interval.max_ns += 60'000;
-        c.summary.max_ns += 60'000;
-        c.summary.warm_max_ns += 60'000;
+        c.interval.max_ns += 100'000;
+        c.summary.max_ns += 100'000;
+        c.summary.warm_max_ns += 100'000;
         for (auto& w : c.worst)
-            w.latency_ns += 60'000;
+            w.latency_ns += 100'000;
         for (auto& e : c.exceedances)
-            e.latency_ns += 60'000;
+            e.latency_ns += 100'000;
         s.commit_interval(p.load, c.view());
     }
     s.finish_run(p.load, "interrupted", t + hour + 20'000'000'000);

@@ -25,8 +25,8 @@ TEST_CASE("view run_summary gives one line per run with the published figures", 
     CHECK(q.getColumn(0).getString() == "idle");
     CHECK(q.getColumn(1).getString() == "measure");
     CHECK(q.getColumn(2).getString() == "complete");
-    CHECK(q.getColumn(3).getString() == "2026-09-21 14:13:20");
-    CHECK(q.getColumn(4).getString() == "2026-09-21 14:13:50");
+    CHECK(q.getColumn(3).getString() == "2026-11-30 03:19:50");
+    CHECK(q.getColumn(4).getString() == "2026-11-30 03:20:20");
     CHECK(q.getColumn(5).getDouble() == 30.0);
     CHECK(q.getColumn(6).getInt64() == 3000);
     CHECK(q.getColumn(7).getInt64() == 6);
@@ -45,7 +45,7 @@ TEST_CASE("view run_summary gives one line per run with the published figures", 
     CHECK(s.database().execAndGet("SELECT count(*) FROM run_summary").getInt() == 3);
     CHECK(s.database()
               .execAndGet("SELECT status || ' ' || max_ns FROM run_summary WHERE label = 'load'")
-              .getString() == "interrupted 85001");
+              .getString() == "interrupted 125001");
 }
 
 TEST_CASE("view worst_cases ranks the worst samples across runs with label and time", "[db]")
@@ -57,7 +57,7 @@ TEST_CASE("view worst_cases ranks the worst samples across runs with label and t
                         "SELECT label, rank, seq, time_utc, latency_ns, latency_us, edge, "
                         "disturbed FROM worst_cases ORDER BY latency_ns DESC LIMIT 3");
     const char* labels[] = {"load", "load", "idle"};
-    const std::int64_t latencies[] = {85'001, 85'000, 25'002};
+    const std::int64_t latencies[] = {125'001, 125'000, 25'002};
     for (int k = 0; k < 3; ++k) {
         REQUIRE(q.executeStep());
         CHECK(q.getColumn(0).getString() == labels[k]);
@@ -69,7 +69,7 @@ TEST_CASE("view worst_cases ranks the worst samples across runs with label and t
     REQUIRE(idle.executeStep());
     CHECK(idle.getColumn(0).getInt() == 1);
     CHECK(idle.getColumn(1).getInt64() == 2 * 1005 + 500);
-    CHECK(idle.getColumn(2).getString() == "2026-09-21 14:13:45.000");
+    CHECK(idle.getColumn(2).getString() == "2026-11-30 03:20:15.000");
     CHECK(idle.getColumn(3).getDouble() == Catch::Approx(25.002));
     CHECK(idle.getColumn(4).getString() == "rising");
     CHECK(idle.getColumn(5).getInt() == 0);
@@ -84,7 +84,7 @@ TEST_CASE("view interval_maxima lists each interval's maximum and start time", "
     SQLite::Statement q(s.database(), "SELECT idx, start_utc, samples, max_ns, max_us, lost "
                                       "FROM interval_maxima WHERE run_id = ? ORDER BY idx");
     q.bind(1, static_cast<std::int64_t>(p.idle));
-    const char* starts[] = {"2026-09-21 14:13:20", "2026-09-21 14:13:30", "2026-09-21 14:13:40"};
+    const char* starts[] = {"2026-11-30 03:19:50", "2026-11-30 03:20:00", "2026-11-30 03:20:10"};
     for (int k = 0; k < 3; ++k) {
         REQUIRE(q.executeStep());
         CHECK(q.getColumn(0).getInt() == k);
@@ -97,7 +97,7 @@ TEST_CASE("view interval_maxima lists each interval's maximum and start time", "
     CHECK(!q.executeStep());
     CHECK(s.database()
               .execAndGet("SELECT max(max_ns) FROM interval_maxima WHERE label = 'load'")
-              .getInt64() == 85'001);
+              .getInt64() == 125'001);
 }
 
 TEST_CASE("db/schema.sql run by the sqlite3 shell makes a file irqloop accepts", "[db]")
