@@ -15,15 +15,16 @@
 #include <map>
 #include <sstream>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 namespace po = boost::program_options;
 
 /** @brief The figures of one row: a run, or every run of one label pooled. */
-struct group
-{
+struct group {
     std::string key;
     std::vector<const run_info*> runs;
     db::summary_row s;
@@ -90,15 +91,13 @@ void pool(run_catalog& cat, group& g)
     s.p999999_ns = out[4];
 }
 
-struct context
-{
+struct context {
     latency_unit unit;
     int decimals;
 };
 
 /** @brief A column the user can ask for: its key, default header and how to print a row. */
-struct column_def
-{
+struct column_def {
     const char* key;
     const char* header; ///< "%u" becomes the unit
     bool numeric;
@@ -160,50 +159,72 @@ const std::vector<column_def>& columns()
         {"runs", "runs", true, "number of runs pooled in the row",
          [](const group& g, const context&) { return std::to_string(g.runs.size()); }},
         {"kind", "kind", false, "measure, floor or selftest",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.kind; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.kind; });
+         }},
         {"status", "status", false, "complete, interrupted, running, failed",
          [](const group& g, const context&) { return join_runs(g, [](R r) { return r.status; }); }},
         {"target", "target", false, "the run's --target description",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.target; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.target; });
+         }},
         {"load", "load", false, "the run's --load description",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.load; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.load; });
+         }},
         {"backend", "backend", false, "backend spec",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.backend; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.backend; });
+         }},
         {"host", "host", false, "logger hostname",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.meta.hostname; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.meta.hostname; });
+         }},
         {"start", "start (UTC)", false, "start time of the first run",
-         [](const group& g, const context&) { return format_utc(g.runs[0]->meta.start_unix_ns, 0); }},
+         [](const group& g, const context&) {
+             return format_utc(g.runs[0]->meta.start_unix_ns, 0);
+         }},
         {"file", "file", false, "database file(s)",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.db_path; }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return r.db_path; });
+         }},
         {"samples", "samples", true, "samples in the statistics", cnt(&db::summary_row::samples)},
-        {"lost", "lost", true, "stimuli without a response before the timeout", cnt(&db::summary_row::lost)},
+        {"lost", "lost", true, "stimuli without a response before the timeout",
+         cnt(&db::summary_row::lost)},
         {"late", "late", true, "responses after the timeout", cnt(&db::summary_row::late)},
-        {"disturbed", "disturbed", true, "samples the logger itself disturbed", cnt(&db::summary_row::disturbed)},
-        {"overflows", "overflows", true, "samples dropped, ring full", cnt(&db::summary_row::overflows)},
-        {"above", "above thr", true, "samples above the threshold", cnt(&db::summary_row::above_threshold)},
+        {"disturbed", "disturbed", true, "samples the logger itself disturbed",
+         cnt(&db::summary_row::disturbed)},
+        {"overflows", "overflows", true, "samples dropped, ring full",
+         cnt(&db::summary_row::overflows)},
+        {"above", "above thr", true, "samples above the threshold",
+         cnt(&db::summary_row::above_threshold)},
         {"pct_above", "% above", true, "percentage of samples above the threshold",
          [](const group& g, const context&) {
-             return format_percent(g.s.samples ? 100.0 * double(g.s.above_threshold) / double(g.s.samples) : 0.0);
+             return format_percent(
+                 g.s.samples ? 100.0 * double(g.s.above_threshold) / double(g.s.samples) : 0.0);
          }},
         {"threshold", "thr (%u)", true, "the threshold",
-         [](const group& g, const context& c) { return format_latency(double(g.threshold_ns), c.unit, c.decimals); }},
+         [](const group& g, const context& c) {
+             return format_latency(double(g.threshold_ns), c.unit, c.decimals);
+         }},
         {"min", "min (%u)", true, "minimum latency", lat(&db::summary_row::min_ns)},
         {"avg", "avg (%u)", true, "mean latency", latd(&db::summary_row::mean_ns)},
         {"max", "max (%u)", true, "maximum latency", lat(&db::summary_row::max_ns)},
-        {"warm_max", "warm max (%u)", true, "maximum after the warm-up", lat(&db::summary_row::warm_max_ns)},
+        {"warm_max", "warm max (%u)", true, "maximum after the warm-up",
+         lat(&db::summary_row::warm_max_ns)},
         {"stddev", "stddev (%u)", true, "standard deviation", latd(&db::summary_row::stddev_ns)},
         {"p50", "p50 (%u)", true, "median", lat(&db::summary_row::p50_ns)},
         {"p99", "p99 (%u)", true, "99th percentile", lat(&db::summary_row::p99_ns)},
         {"p999", "p99.9 (%u)", true, "99.9th percentile", lat(&db::summary_row::p999_ns)},
         {"p9999", "p99.99 (%u)", true, "99.99th percentile", lat(&db::summary_row::p9999_ns)},
-        {"p999999", "p99.9999 (%u)", true, "99.9999th percentile", lat(&db::summary_row::p999999_ns)},
+        {"p999999", "p99.9999 (%u)", true, "99.9999th percentile",
+         lat(&db::summary_row::p999999_ns)},
     };
     return defs;
 }
 
 /** @brief A named column list with its unit and decimals, as published tables print them. */
-struct preset
-{
+struct preset {
     const char* name;
     const char* columns;
     latency_unit unit;
@@ -229,8 +250,7 @@ const char* default_columns(bool by_label)
                       "lost,disturbed";
 }
 
-struct chosen_column
-{
+struct chosen_column {
     const column_def* def;
     std::string header;
 };
@@ -268,19 +288,32 @@ std::vector<chosen_column> parse_columns(const std::string& spec, latency_unit u
 double sort_value(const group& g, const std::string& key)
 {
     const auto& s = g.s;
-    if (key == "min") return double(s.min_ns);
-    if (key == "avg") return s.mean_ns;
-    if (key == "max") return double(s.max_ns);
-    if (key == "warm_max") return double(s.warm_max_ns);
-    if (key == "stddev") return s.stddev_ns;
-    if (key == "p50") return double(s.p50_ns);
-    if (key == "p99") return double(s.p99_ns);
-    if (key == "p999") return double(s.p999_ns);
-    if (key == "p9999") return double(s.p9999_ns);
-    if (key == "p999999") return double(s.p999999_ns);
-    if (key == "samples") return double(s.samples);
-    if (key == "lost") return double(s.lost);
-    if (key == "pct_above") return s.samples ? double(s.above_threshold) / double(s.samples) : 0;
+    if (key == "min")
+        return double(s.min_ns);
+    if (key == "avg")
+        return s.mean_ns;
+    if (key == "max")
+        return double(s.max_ns);
+    if (key == "warm_max")
+        return double(s.warm_max_ns);
+    if (key == "stddev")
+        return s.stddev_ns;
+    if (key == "p50")
+        return double(s.p50_ns);
+    if (key == "p99")
+        return double(s.p99_ns);
+    if (key == "p999")
+        return double(s.p999_ns);
+    if (key == "p9999")
+        return double(s.p9999_ns);
+    if (key == "p999999")
+        return double(s.p999999_ns);
+    if (key == "samples")
+        return double(s.samples);
+    if (key == "lost")
+        return double(s.lost);
+    if (key == "pct_above")
+        return s.samples ? double(s.above_threshold) / double(s.samples) : 0;
     throw error("bad --sort", "cannot sort by '" + key + "'",
                 "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost or "
                 "pct_above, with a leading - for descending");
@@ -325,15 +358,15 @@ void print_rt_eval(run_catalog& cat, const std::vector<group>& groups, const con
                     return format_latency(any ? std::optional<double>(double(v)) : std::nullopt,
                                           c.unit, c.decimals);
                 };
-                t.add_row({r->meta.label, std::to_string(r->id), std::to_string(w.index),
-                           format_utc(w.start_unix_ns, 0), format_count(w.samples),
-                           format_latency(mean, c.unit, c.decimals),
-                           format_latency(sd, c.unit, c.decimals),
-                           format_percent(w.samples ? 100.0 * double(w.above_threshold) /
-                                                          double(w.samples)
-                                                    : 0.0),
-                           format_latency(mn, c.unit, c.decimals),
-                           format_latency(mx, c.unit, c.decimals), gv(gmin), gv(gmax)});
+                t.add_row(
+                    {r->meta.label, std::to_string(r->id), std::to_string(w.index),
+                     format_utc(w.start_unix_ns, 0), format_count(w.samples),
+                     format_latency(mean, c.unit, c.decimals),
+                     format_latency(sd, c.unit, c.decimals),
+                     format_percent(
+                         w.samples ? 100.0 * double(w.above_threshold) / double(w.samples) : 0.0),
+                     format_latency(mn, c.unit, c.decimals), format_latency(mx, c.unit, c.decimals),
+                     gv(gmin), gv(gmax)});
             }
     }
     t.print(out, fmt);
@@ -349,18 +382,17 @@ int compare_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()
-        ("by", po::value(&by)->default_value(by),
-         "one row per run, or per label (the runs of a label pooled)")
-        ("preset", po::value(&preset_name)->default_value(preset_name),
-         "column set: default, opersys, tbm or rt_eval (see below)")
-        ("columns", po::value(&cols),
-         "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)")
-        ("unit", po::value(&unit), "latency unit: ns or us (default: the preset's)")
-        ("decimals", po::value(&decimals), "decimals of latencies (default: the preset's)")
-        ("sort", po::value(&sort)->default_value(sort),
-         "row order: start (first run's start time), label, or a figure such as avg or -max")
-        ("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    desc.add_options()("by", po::value(&by)->default_value(by),
+                       "one row per run, or per label (the runs of a label pooled)")(
+        "preset", po::value(&preset_name)->default_value(preset_name),
+        "column set: default, opersys, tbm or rt_eval (see below)")(
+        "columns", po::value(&cols),
+        "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)")(
+        "unit", po::value(&unit), "latency unit: ns or us (default: the preset's)")(
+        "decimals", po::value(&decimals), "decimals of latencies (default: the preset's)")(
+        "sort", po::value(&sort)->default_value(sort),
+        "row order: start (first run's start time), label, or a figure such as avg or -max")(
+        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;
@@ -368,7 +400,8 @@ int compare_command(int argc, char** argv)
     if (vm.count("help")) {
         std::ostringstream more;
         more << "Print one row per run (or per label) of one or more database files, side by\n"
-                "side. Files from several loggers combine: runs are told apart by uuid.\n\npresets:\n";
+                "side. Files from several loggers combine: runs are told apart by "
+                "uuid.\n\npresets:\n";
         for (const auto& p : presets)
             more << "  " << p.name << ": " << p.about << " [" << unit_name(p.unit) << "]"
                  << (*p.columns ? std::string("\n      = ") + p.columns : std::string()) << '\n';
@@ -390,7 +423,8 @@ int compare_command(int argc, char** argv)
     if (!p)
         throw error("bad --preset", "unknown preset '" + preset_name + "'",
                     "use default, opersys, tbm or rt_eval");
-    context c{unit.empty() ? p->unit : parse_latency_unit(unit), decimals >= 0 ? decimals : p->decimals};
+    context c{unit.empty() ? p->unit : parse_latency_unit(unit),
+              decimals >= 0 ? decimals : p->decimals};
     if (!unit.empty() && decimals < 0)
         c.decimals = c.unit == latency_unit::ns ? 0 : 3;
     const auto f = parse_table_format(fmt);
@@ -431,9 +465,10 @@ int compare_command(int argc, char** argv)
     if (std::string_view(p->name) == "rt_eval" && cols.empty()) {
         print_rt_eval(cat, groups, c, f, std::cout);
     } else {
-        const auto chosen =
-            parse_columns(!cols.empty() ? cols : *p->columns ? p->columns : default_columns(by_label),
-                          c.unit);
+        const auto chosen = parse_columns(!cols.empty() ? cols
+                                          : *p->columns ? p->columns
+                                                        : default_columns(by_label),
+                                          c.unit);
         table t;
         for (const auto& col : chosen)
             t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left);
@@ -448,7 +483,8 @@ int compare_command(int argc, char** argv)
     std::string partial;
     for (const auto* r : runs)
         if (r->partial())
-            partial += (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + r->status + ")";
+            partial +=
+                (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + r->status + ")";
     if (!partial.empty())
         print_note(std::cout, f, "PARTIAL runs, figures up to their last commit: " + partial);
     return 0;

@@ -15,28 +15,40 @@
 #include <set>
 #include <sstream>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 namespace po = boost::program_options;
 
 /** @brief The JSON layout version; bump on any change a reader could trip over. */
 constexpr int export_format_version = 1;
 
-const char* const json_parts[] = {"summary", "histogram", "intervals", "worst",
-                                  "exceedances", "events", "raw"};
+const char* const json_parts[] = {"summary",     "histogram", "intervals", "worst",
+                                  "exceedances", "events",    "raw"};
 
 std::string jstr(std::string_view s)
 {
     std::string o = "\"";
     for (unsigned char c : s) {
         switch (c) {
-        case '"': o += "\\\""; break;
-        case '\\': o += "\\\\"; break;
-        case '\n': o += "\\n"; break;
-        case '\r': o += "\\r"; break;
-        case '\t': o += "\\t"; break;
+        case '"':
+            o += "\\\"";
+            break;
+        case '\\':
+            o += "\\\\";
+            break;
+        case '\n':
+            o += "\\n";
+            break;
+        case '\r':
+            o += "\\r";
+            break;
+        case '\t':
+            o += "\\t";
+            break;
         default:
             if (c < 0x20) {
                 char b[8];
@@ -229,10 +241,10 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
     if (what.count("events")) {
         std::vector<std::string> v;
         for (const auto& e : cat.events(r))
-            v.push_back("{\"unix_ns\": " + std::to_string(e.unix_ns) + ", \"seq\": " +
-                        std::to_string(e.seq) + ", \"kind\": " + jstr(e.kind) +
-                        ", \"value\": " + std::to_string(e.value) + ", \"detail\": " +
-                        jstr(e.detail) + "}");
+            v.push_back("{\"unix_ns\": " + std::to_string(e.unix_ns) +
+                        ", \"seq\": " + std::to_string(e.seq) + ", \"kind\": " + jstr(e.kind) +
+                        ", \"value\": " + std::to_string(e.value) +
+                        ", \"detail\": " + jstr(e.detail) + "}");
         array("events", v);
     }
     if (what.count("raw")) {
@@ -252,8 +264,9 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
 void write_json(run_catalog& cat, const std::vector<const run_info*>& runs,
                 const std::set<std::string>& what, std::ostream& out)
 {
-    out << "{\n  \"format_version\": " << export_format_version << ",\n  \"generator\": "
-        << jstr(std::string("irqloop ") + version) << ",\n  \"units\": \"ns\",\n  \"runs\": [";
+    out << "{\n  \"format_version\": " << export_format_version
+        << ",\n  \"generator\": " << jstr(std::string("irqloop ") + version)
+        << ",\n  \"units\": \"ns\",\n  \"runs\": [";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         out << (i ? ",\n    " : "\n    ");
         write_run_json(cat, *runs[i], what, out);
@@ -273,10 +286,28 @@ void write_csv(run_catalog& cat, const std::vector<const run_info*>& runs, const
     };
     auto opt = [](bool st, std::int64_t v) { return st ? std::to_string(v) : std::string("-"); };
     if (what == "summary")
-        cols({"kind", "status", "start_unix_ns", "end_unix_ns", "samples", "stimuli", "lost",
-              "late", "disturbed", "overflows", "above_threshold", "threshold_ns", "min_ns",
-              "avg_ns", "max_ns", "warm_max_ns", "stddev_ns", "p50_ns", "p99_ns", "p99_9_ns",
-              "p99_99_ns", "p99_9999_ns"});
+        cols({"kind",
+              "status",
+              "start_unix_ns",
+              "end_unix_ns",
+              "samples",
+              "stimuli",
+              "lost",
+              "late",
+              "disturbed",
+              "overflows",
+              "above_threshold",
+              "threshold_ns",
+              "min_ns",
+              "avg_ns",
+              "max_ns",
+              "warm_max_ns",
+              "stddev_ns",
+              "p50_ns",
+              "p99_ns",
+              "p99_9_ns",
+              "p99_99_ns",
+              "p99_9999_ns"});
     else if (what == "intervals")
         cols({"index", "start_unix_ns", "end_unix_ns", "samples", "min_ns", "max_ns", "avg_ns",
               "stddev_ns", "p50_ns", "p99_ns", "p99_9_ns", "above_threshold", "lost", "disturbed",
@@ -304,14 +335,28 @@ void write_csv(run_catalog& cat, const std::vector<const run_info*>& runs, const
         if (what == "summary") {
             const auto& s = r.summary;
             const bool st = r.has_stats;
-            row({r.meta.kind, r.status, std::to_string(r.meta.start_unix_ns),
-                 r.end_unix_ns ? std::to_string(*r.end_unix_ns) : "-", std::to_string(s.samples),
-                 std::to_string(s.stimuli), std::to_string(s.lost), std::to_string(s.late),
-                 std::to_string(s.disturbed), std::to_string(s.overflows),
-                 std::to_string(s.above_threshold), std::to_string(r.meta.threshold_ns),
-                 opt(st, s.min_ns), st ? jnum(s.mean_ns) : "-", opt(st, s.max_ns),
-                 opt(st, s.warm_max_ns), st ? jnum(s.stddev_ns) : "-", opt(st, s.p50_ns),
-                 opt(st, s.p99_ns), opt(st, s.p999_ns), opt(st, s.p9999_ns), opt(st, s.p999999_ns)});
+            row({r.meta.kind,
+                 r.status,
+                 std::to_string(r.meta.start_unix_ns),
+                 r.end_unix_ns ? std::to_string(*r.end_unix_ns) : "-",
+                 std::to_string(s.samples),
+                 std::to_string(s.stimuli),
+                 std::to_string(s.lost),
+                 std::to_string(s.late),
+                 std::to_string(s.disturbed),
+                 std::to_string(s.overflows),
+                 std::to_string(s.above_threshold),
+                 std::to_string(r.meta.threshold_ns),
+                 opt(st, s.min_ns),
+                 st ? jnum(s.mean_ns) : "-",
+                 opt(st, s.max_ns),
+                 opt(st, s.warm_max_ns),
+                 st ? jnum(s.stddev_ns) : "-",
+                 opt(st, s.p50_ns),
+                 opt(st, s.p99_ns),
+                 opt(st, s.p999_ns),
+                 opt(st, s.p9999_ns),
+                 opt(st, s.p999999_ns)});
         } else if (what == "intervals") {
             for (const auto& w : cat.intervals(r)) {
                 const bool st = w.samples != 0;
@@ -329,7 +374,8 @@ void write_csv(run_catalog& cat, const std::vector<const run_info*>& runs, const
             std::size_t rank = 0;
             for (const auto& x : cat.worst(r))
                 row({std::to_string(++rank), std::to_string(x.seq), std::to_string(x.unix_ns),
-                     std::to_string(x.latency_ns), std::to_string(x.gap_ns), std::to_string(x.flags)});
+                     std::to_string(x.latency_ns), std::to_string(x.gap_ns),
+                     std::to_string(x.flags)});
         } else if (what == "exceedances") {
             for (const auto& x : cat.exceedances(r))
                 row({std::to_string(x.seq), std::to_string(x.unix_ns), std::to_string(x.latency_ns),
@@ -360,13 +406,12 @@ int export_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()
-        ("format", po::value(&fmt)->default_value(fmt), "json or csv")
-        ("what", po::value(&what_text),
-         "what to export, comma-separated: summary, histogram, intervals, worst, exceedances, "
-         "events, raw, or all (everything but raw). CSV takes exactly one. "
-         "Default: all for json, intervals for csv")
-        ("output,o", po::value(&output), "output file (default: standard output)");
+    desc.add_options()("format", po::value(&fmt)->default_value(fmt), "json or csv")(
+        "what", po::value(&what_text),
+        "what to export, comma-separated: summary, histogram, intervals, worst, exceedances, "
+        "events, raw, or all (everything but raw). CSV takes exactly one. "
+        "Default: all for json, intervals for csv")("output,o", po::value(&output),
+                                                    "output file (default: standard output)");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;
@@ -400,13 +445,15 @@ int export_command(int argc, char** argv)
         for (auto p : json_parts)
             known |= item == p;
         if (!known)
-            throw error("bad --what", "unknown part '" + item + "'",
-                        "use summary, histogram, intervals, worst, exceedances, events, raw or all");
+            throw error(
+                "bad --what", "unknown part '" + item + "'",
+                "use summary, histogram, intervals, worst, exceedances, events, raw or all");
         what.insert(item);
     }
     if (!json && (what.size() != 1 || what_text == "all"))
-        throw error("bad --what", "CSV holds one table, '" + what_text + "' asks for " +
-                                      std::to_string(what.size()),
+        throw error("bad --what",
+                    "CSV holds one table, '" + what_text + "' asks for " +
+                        std::to_string(what.size()),
                     "pick one: --what intervals, worst, raw, ... (or use --format json)");
     what.insert("summary"); // JSON always carries it: without it a run's figures mean little
     run_catalog cat(db_paths_or_default(sel.dbs));

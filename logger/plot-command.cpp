@@ -14,14 +14,15 @@
 #include <iostream>
 #include <sstream>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 namespace po = boost::program_options;
 
-struct plot_options
-{
+struct plot_options {
     std::string kind = "histogram";
     std::string output;
     int width = 900, height = 600;
@@ -33,7 +34,10 @@ struct plot_options
     std::size_t max_points = 100'000;
 };
 
-double in_unit(double ns, latency_unit u) { return u == latency_unit::us ? ns / 1e3 : ns; }
+double in_unit(double ns, latency_unit u)
+{
+    return u == latency_unit::us ? ns / 1e3 : ns;
+}
 
 std::string num(double v)
 {
@@ -59,8 +63,9 @@ std::vector<std::string> series_names(const std::vector<const run_info*>& runs)
         std::size_t same = 0;
         for (const auto* o : runs)
             same += o->name() == r->name();
-        out.push_back(same > 1 && !r->meta.label.empty() ? r->meta.label + " (run " + std::to_string(r->id) + ")"
-                                                         : r->name());
+        out.push_back(same > 1 && !r->meta.label.empty()
+                          ? r->meta.label + " (run " + std::to_string(r->id) + ")"
+                          : r->name());
         if (r->partial())
             out.back() += " [partial]";
     }
@@ -186,7 +191,8 @@ std::string timeline_script(run_catalog& cat, const std::vector<const run_info*>
         }
         s << "EOD\n";
         const auto ex = cat.exceedances(*runs[i]);
-        const std::size_t step = ex.size() > o.max_points ? (ex.size() + o.max_points - 1) / o.max_points : 1;
+        const std::size_t step =
+            ex.size() > o.max_points ? (ex.size() + o.max_points - 1) / o.max_points : 1;
         s << "$ex" << i << " << EOD\n";
         for (std::size_t k = 0; k < ex.size(); k += step) {
             // Thinning keeps the largest of each run of step samples: spikes must stay visible.
@@ -243,21 +249,22 @@ int plot_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()
-        ("runs", po::value(&sel.sel.runs)->multitoken()->composing(), "several run ids at once")
-        ("labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once")
-        ("kind", po::value(&o.kind)->default_value(o.kind),
-         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
-         "wall-clock time) or cdf (fraction of samples above each latency, log y)")
-        ("output,o", po::value(&o.output), "output file, *.svg or *.png (required)")
-        ("size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT")
-        ("unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us")
-        ("bin", po::value(&bin), "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)")
-        ("title", po::value(&o.title), "plot title (default: says what is plotted)")
-        ("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log")
-        ("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)")
-        ("script", po::bool_switch(&print_script),
-         "print the gnuplot script to stdout instead of running gnuplot");
+    desc.add_options()("runs", po::value(&sel.sel.runs)->multitoken()->composing(),
+                       "several run ids at once")(
+        "labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once")(
+        "kind", po::value(&o.kind)->default_value(o.kind),
+        "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
+        "wall-clock time) or cdf (fraction of samples above each latency, log y)")(
+        "output,o", po::value(&o.output), "output file, *.svg or *.png (required)")(
+        "size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT")(
+        "unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us")(
+        "bin", po::value(&bin),
+        "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)")(
+        "title", po::value(&o.title), "plot title (default: says what is plotted)")(
+        "linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log")(
+        "logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)")(
+        "script", po::bool_switch(&print_script),
+        "print the gnuplot script to stdout instead of running gnuplot");
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
     if (vm.count("help")) {
@@ -277,7 +284,8 @@ int plot_command(int argc, char** argv)
         o.output = "irqloop-plot.svg";
     plot_format_of(o.output);
     if (o.kind != "histogram" && o.kind != "timeline" && o.kind != "cdf")
-        throw error("bad --kind", "unknown plot kind '" + o.kind + "'", "use histogram, timeline or cdf");
+        throw error("bad --kind", "unknown plot kind '" + o.kind + "'",
+                    "use histogram, timeline or cdf");
     parse_size(size, o);
     o.unit = parse_latency_unit(unit);
     if (!bin.empty()) {

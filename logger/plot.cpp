@@ -7,15 +7,16 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
-#include <fcntl.h>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 std::int64_t nice_bin_width(std::int64_t lo_ns, std::int64_t hi_ns, std::size_t max_bins)
 {
@@ -200,11 +201,12 @@ void run_gnuplot(const std::string& script, const std::string& output_path)
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
             throw error("plot", "cannot run '" + exe + "'", "apt-get install gnuplot-nox",
                         exit_failure);
-        throw error("plot to '" + output_path + "'",
-                    "gnuplot failed (exit status " +
-                        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
-                        ", its message is above)",
-                    "check that the output directory exists and is writable", exit_failure);
+        throw error(
+            "plot to '" + output_path + "'",
+            "gnuplot failed (exit status " +
+                std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
+                ", its message is above)",
+            "check that the output directory exists and is writable", exit_failure);
     }
 }
 

@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /**
  * Data preparation shared by `report` (text histogram) and `plot` (gnuplot), and the gnuplot
@@ -18,8 +19,7 @@ namespace irqloop::logger {
  */
 
 /** @brief A display bin [lo_ns, hi_ns) with the samples of every stored bucket starting in it. */
-struct bin final
-{
+struct bin final {
     std::int64_t lo_ns = 0;
     std::int64_t hi_ns = 0;
     std::uint64_t count = 0;
@@ -44,7 +44,8 @@ std::vector<bin> rebin_linear(const std::vector<db::bucket_row>& buckets, std::i
  *        end) for the tail up to the maximum, so a long tail stays a few lines. Empty tail
  *        bins are dropped; empty body bins are kept (a gap in the distribution is information).
  */
-std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::size_t body_bins = 24);
+std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets,
+                              std::size_t body_bins = 24);
 
 /**
  * @brief A bar whose length grows with log10(count): 0 for count 0, 1 for count 1, @p width
@@ -53,8 +54,7 @@ std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::s
 std::string log_bar(std::uint64_t count, std::uint64_t max_count, std::size_t width = 40);
 
 /** @brief One point of the CDF plot: latency and the fraction of samples above it. */
-struct tail_point final
-{
+struct tail_point final {
     double latency_ns = 0;
     double fraction_above = 0;
 };

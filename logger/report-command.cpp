@@ -4,8 +4,8 @@
 #include "error.hpp"
 #include "plot.hpp"
 #include "run-select.hpp"
-#include "table.hpp"
 #include "store.hpp"
+#include "table.hpp"
 #include "units.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -17,14 +17,15 @@
 #include <iostream>
 #include <sstream>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 namespace po = boost::program_options;
 
-struct report_options
-{
+struct report_options {
     latency_unit unit = latency_unit::us;
     table_format fmt = table_format::text;
     std::size_t top = 10;
@@ -32,7 +33,10 @@ struct report_options
     std::string floor = "auto";
 };
 
-std::string ns_text(std::int64_t ns) { return ns ? format_duration(double(ns)) : "0"; }
+std::string ns_text(std::int64_t ns)
+{
+    return ns ? format_duration(double(ns)) : "0";
+}
 
 void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out)
 {
@@ -47,9 +51,15 @@ void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out
         t.add_column("file", table::align::left);
     for (const auto& r : cat.runs()) {
         std::vector<std::string> row{
-            std::to_string(r.id), r.meta.uuid, r.meta.label, r.meta.kind, r.status,
-            format_utc(r.meta.start_unix_ns, 0), format_count(r.summary.samples),
-            format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns)) : std::nullopt,
+            std::to_string(r.id),
+            r.meta.uuid,
+            r.meta.label,
+            r.meta.kind,
+            r.status,
+            format_utc(r.meta.start_unix_ns, 0),
+            format_count(r.summary.samples),
+            format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns))
+                                       : std::nullopt,
                            o.unit)};
         if (many)
             row.push_back(r.db_path);
@@ -93,8 +103,9 @@ void print_metadata(const run_info& r, const run_info* floor, const report_optio
     std::snprintf(clock, sizeof clock, "%s at %.6f MHz, read cost %.1f ns", m.clock_source.c_str(),
                   m.clock_hz / 1e6, m.clock_read_ns);
     t.add_row({"clock", clock});
-    t.add_row({"interval", ns_text(m.interval_ns) +
-                               (m.jitter_ns ? " + up to " + ns_text(m.jitter_ns) + " jitter" : "")});
+    t.add_row(
+        {"interval", ns_text(m.interval_ns) +
+                         (m.jitter_ns ? " + up to " + ns_text(m.jitter_ns) + " jitter" : "")});
     t.add_row({"timeout", ns_text(m.timeout_ns)});
     t.add_row({"threshold", ns_text(m.threshold_ns)});
     t.add_row({"gap limit", ns_text(m.gap_limit_ns)});
@@ -130,7 +141,8 @@ void print_summary(const run_info& r, const run_info* floor, const report_option
     auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
         std::vector<std::string> row{name + u, format_latency(v, o.unit)};
         if (floor)
-            row.push_back(corrected && v ? format_latency(*v - f, o.unit) : format_latency(v, o.unit));
+            row.push_back(corrected && v ? format_latency(*v - f, o.unit)
+                                         : format_latency(v, o.unit));
         t.add_row(std::move(row));
     };
     auto cnt = [&](const char* name, std::string v) { t.add_row({name, std::move(v)}); };
@@ -166,9 +178,8 @@ void print_summary(const run_info& r, const run_info* floor, const report_option
                        "(p99.9999 needs 10^6 samples to mean more than the max).");
     if (floor)
         print_note(out, o.fmt,
-                   "floor-corrected = value - floor min (" +
-                       format_latency(f, o.unit) + " " + unit_name(o.unit) + ", run " +
-                       std::to_string(floor->id) +
+                   "floor-corrected = value - floor min (" + format_latency(f, o.unit) + " " +
+                       unit_name(o.unit) + ", run " + std::to_string(floor->id) +
                        "): the logger's own share of every sample; stddev is unchanged.");
 }
 
@@ -267,9 +278,7 @@ void print_timeline(const run_info& r, const std::vector<db::interval_row>& iv,
     for (std::size_t a = 0; a < iv.size(); a += per) {
         const std::size_t b = std::min(iv.size(), a + per);
         const auto m = merge(iv, a, b);
-        auto opt = [&](double v) {
-            return m.samples ? std::optional<double>(v) : std::nullopt;
-        };
+        auto opt = [&](double v) { return m.samples ? std::optional<double>(v) : std::nullopt; };
         std::string mark;
         if (!marked && r.has_stats && m.samples && m.max_ns == r.summary.max_ns) {
             mark = "<== run max";
@@ -280,10 +289,11 @@ void print_timeline(const run_info& r, const std::vector<db::interval_row>& iv,
         if (m.lost)
             mark += mark.empty() ? "lost" : ", lost";
         t.add_row({b - a > 1 ? std::to_string(iv[a].index) + "-" + std::to_string(iv[b - 1].index)
-                           : std::to_string(m.index),
+                             : std::to_string(m.index),
                    format_utc(m.start_unix_ns, 0), format_count(m.samples),
                    format_latency(opt(double(m.min_ns)), o.unit),
-                   format_latency(opt(m.mean_ns), o.unit), format_latency(opt(double(m.max_ns)), o.unit),
+                   format_latency(opt(m.mean_ns), o.unit),
+                   format_latency(opt(double(m.max_ns)), o.unit),
                    format_latency(opt(m.stddev_ns), o.unit),
                    format_latency(opt(double(m.p99_ns)), o.unit), format_count(m.above_threshold),
                    format_count(m.lost), format_count(m.disturbed), mark});
@@ -342,7 +352,8 @@ void print_events(run_catalog& cat, const run_info& r, const report_options& o, 
     while (q.executeStep())
         t.add_row({q.getColumn(0).getString(), std::to_string(q.getColumn(1).getInt64()),
                    std::to_string(q.getColumn(2).getInt64()),
-                   format_utc(q.getColumn(3).getInt64(), 3), format_utc(q.getColumn(4).getInt64(), 3)});
+                   format_utc(q.getColumn(3).getInt64(), 3),
+                   format_utc(q.getColumn(4).getInt64(), 3)});
     if (t.rows() == 0)
         print_note(out, o.fmt, "(none)");
     else
@@ -415,15 +426,14 @@ int report_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()
-        ("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")
-        ("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv")
-        ("top", po::value(&o.top)->default_value(o.top), "worst samples to list")
-        ("timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
-         "at most this many timeline rows; consecutive intervals are merged (0: one per interval)")
-        ("floor", po::value(&o.floor)->default_value(o.floor),
-         "floor run to correct with: auto (a floor run in the same file), none, or a run id")
-        ("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
+    desc.add_options()("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")(
+        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv")(
+        "top", po::value(&o.top)->default_value(o.top), "worst samples to list")(
+        "timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
+        "at most this many timeline rows; consecutive intervals are merged (0: one per interval)")(
+        "floor", po::value(&o.floor)->default_value(o.floor),
+        "floor run to correct with: auto (a floor run in the same file), none, or a run id")(
+        "list", po::bool_switch(&list), "list the runs of the file(s) and stop");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;

@@ -10,11 +10,12 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <set>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 std::string run_info::name() const
 {
@@ -27,18 +28,27 @@ double run_info::pct_above() const noexcept
                            : 0.0;
 }
 
-struct run_catalog::impl
-{
+struct run_catalog::impl {
     std::vector<std::string> paths;
     std::vector<std::unique_ptr<db::store>> stores;
     std::vector<run_info> runs;
 };
 
-namespace {
+namespace
+{
 
-std::int64_t i64(const SQLite::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
-std::uint64_t u64(const SQLite::Column& c) { return std::uint64_t(i64(c)); }
-double dbl(const SQLite::Column& c) { return c.isNull() ? 0.0 : c.getDouble(); }
+std::int64_t i64(const SQLite::Column& c)
+{
+    return c.isNull() ? 0 : c.getInt64();
+}
+std::uint64_t u64(const SQLite::Column& c)
+{
+    return std::uint64_t(i64(c));
+}
+double dbl(const SQLite::Column& c)
+{
+    return c.isNull() ? 0.0 : c.getDouble();
+}
 
 void load_runs(SQLite::Database& sql, const std::string& path, std::size_t index,
                std::vector<run_info>& out)
@@ -117,11 +127,15 @@ void load_runs(SQLite::Database& sql, const std::string& path, std::size_t index
         const std::int64_t id = m.getColumn(0).getInt64();
         for (auto& r : out)
             if (r.db_index == index && r.id == id)
-                r.meta.metadata.emplace_back(m.getColumn(1).getString(), m.getColumn(2).getString());
+                r.meta.metadata.emplace_back(m.getColumn(1).getString(),
+                                             m.getColumn(2).getString());
     }
 }
 
-std::string backend_kind(const std::string& spec) { return spec.substr(0, spec.find(':')); }
+std::string backend_kind(const std::string& spec)
+{
+    return spec.substr(0, spec.find(':'));
+}
 
 } // namespace
 
@@ -167,8 +181,14 @@ run_catalog::~run_catalog() = default;
 run_catalog::run_catalog(run_catalog&&) noexcept = default;
 run_catalog& run_catalog::operator=(run_catalog&&) noexcept = default;
 
-const std::vector<run_info>& run_catalog::runs() const noexcept { return impl_->runs; }
-const std::vector<std::string>& run_catalog::paths() const noexcept { return impl_->paths; }
+const std::vector<run_info>& run_catalog::runs() const noexcept
+{
+    return impl_->runs;
+}
+const std::vector<std::string>& run_catalog::paths() const noexcept
+{
+    return impl_->paths;
+}
 
 std::string run_catalog::describe() const
 {
@@ -217,8 +237,8 @@ std::vector<db::interval_row> run_catalog::intervals(const run_info& run)
 
 std::vector<db::bucket_row> run_catalog::histogram(const run_info& run)
 {
-    SQLite::Statement q(database(run),
-                        "SELECT lo_ns, hi_ns, count FROM histogram WHERE run_id = ? ORDER BY lo_ns");
+    SQLite::Statement q(
+        database(run), "SELECT lo_ns, hi_ns, count FROM histogram WHERE run_id = ? ORDER BY lo_ns");
     q.bind(1, run.id);
     std::vector<db::bucket_row> out;
     while (q.executeStep())
@@ -226,7 +246,8 @@ std::vector<db::bucket_row> run_catalog::histogram(const run_info& run)
     return out;
 }
 
-namespace {
+namespace
+{
 
 std::vector<db::sample_row> read_samples(SQLite::Statement& q)
 {
@@ -317,8 +338,9 @@ std::vector<const run_info*> select_runs(const run_catalog& cat, const run_selec
         return s;
     };
     for (const auto& want : sel.runs) {
-        const bool numeric =
-            !want.empty() && std::all_of(want.begin(), want.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool numeric = !want.empty() && std::all_of(want.begin(), want.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        });
         std::vector<const run_info*> hits;
         for (const auto& r : runs) {
             if (numeric && std::to_string(r.id) == want)
@@ -381,13 +403,13 @@ std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs)
 void add_selection_options(boost::program_options::options_description& desc, selection_options& o)
 {
     namespace po = boost::program_options;
-    desc.add_options()
-        ("db", po::value(&o.dbs)->composing(),
-         "database file; repeat to combine files (default: irqloop.db)")
-        ("run", po::value(&o.sel.runs)->composing(),
-         "run id, or uuid (a unique prefix of >= 4 characters will do); repeatable")
-        ("label", po::value(&o.sel.labels)->composing(), "every run with this label; repeatable")
-        ("last", po::bool_switch(&o.sel.last), "only the most recently started of the selected runs");
+    desc.add_options()("db", po::value(&o.dbs)->composing(),
+                       "database file; repeat to combine files (default: irqloop.db)")(
+        "run", po::value(&o.sel.runs)->composing(),
+        "run id, or uuid (a unique prefix of >= 4 characters will do); repeatable")(
+        "label", po::value(&o.sel.labels)->composing(), "every run with this label; repeatable")(
+        "last", po::bool_switch(&o.sel.last),
+        "only the most recently started of the selected runs");
 }
 
 void print_command_help(const char* usage, const char* about,

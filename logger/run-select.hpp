@@ -10,15 +10,18 @@
 #include <string>
 #include <vector>
 
-namespace boost::program_options {
+namespace boost::program_options
+{
 class options_description;
 }
 
-namespace SQLite {
+namespace SQLite
+{
 class Database;
 }
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /**
  * @brief One run as the reading commands see it: its row in `runs`, plus where it came from.
@@ -26,14 +29,13 @@ namespace irqloop::logger {
  * The summary is the cumulative one the recorder rewrote at every interval commit, so a run
  * cut short (status running or interrupted) still has figures up to its last commit.
  */
-struct run_info final
-{
-    std::string db_path;    ///< the file it was read from
+struct run_info final {
+    std::string db_path;      ///< the file it was read from
     std::size_t db_index = 0; ///< position of that file in the catalog
-    std::int64_t id = 0;    ///< runs.id, unique only within its file
-    std::string status;     ///< running, complete, interrupted, failed
+    std::int64_t id = 0;      ///< runs.id, unique only within its file
+    std::string status;       ///< running, complete, interrupted, failed
     std::optional<std::int64_t> end_unix_ns;
-    db::run_row meta;       ///< metadata, backend extras included
+    db::run_row meta; ///< metadata, backend extras included
     db::summary_row summary;
     bool has_stats = false; ///< false while no sample made it into the statistics
 
@@ -102,8 +104,7 @@ private:
 };
 
 /** @brief Which runs a command reads: --run, --label, --last. Empty means "not narrowed". */
-struct run_selector final
-{
+struct run_selector final {
     std::vector<std::string> runs;   ///< ids, uuids, or unique uuid prefixes (>= 4 characters)
     std::vector<std::string> labels; ///< exact labels; every run with the label
     bool last = false;               ///< only the most recently started of what remains
@@ -126,8 +127,7 @@ std::vector<const run_info*> select_runs(const run_catalog& cat, const run_selec
 std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs);
 
 /** @brief The database and selection options every reading command shares. */
-struct selection_options final
-{
+struct selection_options final {
     std::vector<std::string> dbs;
     run_selector sel;
 };

@@ -10,7 +10,8 @@
 #include <ctime>
 #include <stdexcept>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 table_format parse_table_format(std::string_view text, std::string_view option)
 {
@@ -34,7 +35,10 @@ latency_unit parse_latency_unit(std::string_view text, std::string_view option)
                 "use ns or us");
 }
 
-const char* unit_name(latency_unit u) noexcept { return u == latency_unit::ns ? "ns" : "us"; }
+const char* unit_name(latency_unit u) noexcept
+{
+    return u == latency_unit::ns ? "ns" : "us";
+}
 
 std::string format_latency(std::optional<double> ns, latency_unit unit, int decimals)
 {
@@ -51,7 +55,10 @@ std::string format_latency(std::optional<double> ns, latency_unit unit, int deci
     return buf;
 }
 
-std::string format_count(std::uint64_t n) { return std::to_string(n); }
+std::string format_count(std::uint64_t n)
+{
+    return std::to_string(n);
+}
 
 std::string format_percent(double pct)
 {
@@ -102,7 +109,8 @@ void table::add_row(std::vector<std::string> cells)
     rows_.push_back(std::move(cells));
 }
 
-namespace {
+namespace
+{
 
 void print_text(std::ostream& out, const std::vector<std::string>& headers,
                 const std::vector<table::align>& aligns,
@@ -182,7 +190,8 @@ std::string csv_field(const std::string& s)
     return o + '"';
 }
 
-namespace {
+namespace
+{
 
 void print_csv(std::ostream& out, const std::vector<std::string>& headers,
                const std::vector<std::vector<std::string>>& rows)

@@ -8,7 +8,8 @@
 #include <string_view>
 #include <vector>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /** @brief How every table of the reading commands is printed (--format). */
 enum class table_format { text, markdown, csv };

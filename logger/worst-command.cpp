@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <iostream>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 int worst_command(int argc, char** argv)
 {
@@ -21,20 +22,21 @@ int worst_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()
-        ("top", po::value(&top)->default_value(top),
-         "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)")
-        ("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")
-        ("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    desc.add_options()(
+        "top", po::value(&top)->default_value(top),
+        "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)")(
+        "unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")(
+        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
     if (vm.count("help")) {
-        print_command_help("irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
-                           "List the worst samples of the selected runs (default: every measurement\n"
-                           "run of the file(s)), worst first, with the logger's wall-clock time.",
-                           desc);
+        print_command_help(
+            "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
+            "List the worst samples of the selected runs (default: every measurement\n"
+            "run of the file(s)), worst first, with the logger's wall-clock time.",
+            desc);
         return 0;
     }
     po::notify(vm);
@@ -45,8 +47,7 @@ int worst_command(int argc, char** argv)
     run_catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = select_runs(cat, sel.sel);
 
-    struct hit
-    {
+    struct hit {
         const run_info* run;
         db::sample_row s;
     };
@@ -55,9 +56,8 @@ int worst_command(int argc, char** argv)
         for (const auto& s : cat.worst(*r, top))
             hits.push_back({r, s});
     // Ties keep catalog (start) order, then seq: the same database always prints the same list.
-    std::stable_sort(hits.begin(), hits.end(), [](const hit& a, const hit& b) {
-        return a.s.latency_ns > b.s.latency_ns;
-    });
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const hit& a, const hit& b) { return a.s.latency_ns > b.s.latency_ns; });
     if (hits.size() > top)
         hits.resize(top);
 
@@ -86,11 +86,15 @@ int worst_command(int argc, char** argv)
             flags += "partial-run ";
         if (!flags.empty())
             flags.pop_back();
-        std::vector<std::string> row{std::to_string(i + 1), std::to_string(r->id), r->meta.label,
-                                     std::to_string(s.seq), format_utc(s.unix_ns, 6),
+        std::vector<std::string> row{std::to_string(i + 1),
+                                     std::to_string(r->id),
+                                     r->meta.label,
+                                     std::to_string(s.seq),
+                                     format_utc(s.unix_ns, 6),
                                      format_latency(double(s.latency_ns), u),
                                      format_latency(double(s.gap_ns), u),
-                                     (s.flags & db::flag_rising) ? "rising" : "falling", flags};
+                                     (s.flags & db::flag_rising) ? "rising" : "falling",
+                                     flags};
         if (many_files)
             row.push_back(r->db_path);
         t.add_row(std::move(row));

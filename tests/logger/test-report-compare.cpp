@@ -11,10 +11,10 @@
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
 
-namespace {
-
-struct published
+namespace
 {
+
+struct published {
     const char* label;
     double avg, min;
 };
@@ -88,7 +88,8 @@ std::string build_tbm_db(const scratch& dir)
 
 } // namespace
 
-TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns and order", "[report]")
+TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns and order",
+          "[report]")
 {
     scratch dir;
     const std::string db = build_tbm_db(dir);
@@ -119,7 +120,8 @@ TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns a
 
     SECTION("the text table aligns the same rows under the published headers")
     {
-        auto t = run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset", "tbm"});
+        auto t =
+            run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset", "tbm"});
         REQUIRE(t.status == 0);
         std::istringstream in(t.out);
         std::string header, rule, first;
@@ -132,8 +134,8 @@ TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns a
     }
     SECTION("--sort avg puts the native rows first, keeping their published order")
     {
-        auto s = run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset", "tbm",
-                                           "--sort", "avg", "--format", "csv"});
+        auto s = run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset",
+                                           "tbm", "--sort", "avg", "--format", "csv"});
         const auto r = parse_csv(s.out);
         REQUIRE(r.size() == 5);
         CHECK(r[1][0] == "credit2, vwfi=native");
@@ -172,8 +174,9 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
         record_run(st, s);
     }
     const std::string a = dir.file("logger0.db"), b = dir.file("logger1.db");
-    auto c = run_cmd(compare_command, {"compare", a, b, "--by", "label", "--unit", "ns", "--columns",
-                                       "label,runs,samples,min,avg,max", "--format", "csv"});
+    auto c =
+        run_cmd(compare_command, {"compare", a, b, "--by", "label", "--unit", "ns", "--columns",
+                                  "label,runs,samples,min,avg,max", "--format", "csv"});
     INFO(c.err);
     REQUIRE(c.status == 0);
     const auto rows = parse_csv(c.out);
@@ -188,7 +191,8 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
 
     SECTION("by run, both files' runs are listed, each once, with their file")
     {
-        auto r = run_cmd(compare_command, {"compare", a, b, a, "--columns", "run,uuid,file", "--format", "csv"});
+        auto r = run_cmd(compare_command,
+                         {"compare", a, b, a, "--columns", "run,uuid,file", "--format", "csv"});
         const auto t = parse_csv(r.out);
         REQUIRE(t.size() == 3);
         CHECK(t[1][2] == a);

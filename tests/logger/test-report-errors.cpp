@@ -7,7 +7,8 @@
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
 
-namespace {
+namespace
+{
 
 captured irqloop_cli(const std::string& args)
 {
@@ -42,8 +43,9 @@ TEST_CASE("an unknown run id or label is refused, naming what exists", "[report]
                                " (ids: 1) (list the runs with 'irqloop report --list')\n");
             c = irqloop_cli(cmd + " --db " + db + " --label nope");
             CHECK(c.status == 2);
-            CHECK(c.out == "irqloop: select label 'nope': no run with that label in " + db +
-                               " (labels: 'rt-idle') (labels are set with 'irqloop run --label')\n");
+            CHECK(c.out ==
+                  "irqloop: select label 'nope': no run with that label in " + db +
+                      " (labels: 'rt-idle') (labels are set with 'irqloop run --label')\n");
         }
     }
     SECTION("a uuid prefix selects, a too-short one does not")
@@ -59,17 +61,21 @@ TEST_CASE("an empty database and a missing file are refused with a hint", "[repo
 {
     scratch dir;
     const std::string empty = dir.file("empty.db");
-    { irqloop::db::store st(empty); }
+    {
+        irqloop::db::store st(empty);
+    }
     for (std::string cmd : {"report", "worst", "compare", "export", "plot -o x.svg"}) {
         DYNAMIC_SECTION(cmd)
         {
             auto c = irqloop_cli(cmd + " --db " + empty);
             CHECK(c.status == 2);
-            CHECK(c.out == "irqloop: read " + empty +
-                               ": the database holds no runs (record one with 'irqloop run --db FILE')\n");
+            CHECK(c.out ==
+                  "irqloop: read " + empty +
+                      ": the database holds no runs (record one with 'irqloop run --db FILE')\n");
             c = irqloop_cli(cmd + " --db " + dir.file("missing.db"));
             CHECK(c.status == 2);
-            CHECK(c.out.find("irqloop: open database '" + dir.file("missing.db") + "': no such file") == 0);
+            CHECK(c.out.find("irqloop: open database '" + dir.file("missing.db") +
+                             "': no such file") == 0);
             CHECK_FALSE(std::filesystem::exists(dir.file("missing.db")));
         }
     }
@@ -116,19 +122,26 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
 {
     scratch dir;
     const std::string db = small_db(dir);
-    struct bad
-    {
+    struct bad {
         std::string args, expect;
     };
     for (const auto& b : std::vector<bad>{
              {"report --unit ms", "irqloop: bad --unit: unknown unit 'ms' (use ns or us)\n"},
-             {"report --format html", "irqloop: bad --format: unknown format 'html' (use text, markdown or csv)\n"},
-             {"compare --preset foo", "irqloop: bad --preset: unknown preset 'foo' (use default, opersys, tbm or rt_eval)\n"},
-             {"compare --by host", "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
-             {"plot --kind pie -o x.svg", "irqloop: bad --kind: unknown plot kind 'pie' (use histogram, timeline or cdf)\n"},
-             {"export --format xml", "irqloop: bad --format: unknown export format 'xml' (use json or csv)\n"},
-             {"export --format csv --what all", "irqloop: bad --what: CSV holds one table, 'all' asks for 6 (pick one: --what intervals, worst, raw, ... (or use --format json))\n"},
-             {"export --what raw", "irqloop: export raw samples: the selected runs have none (raw samples are kept only by 'irqloop run --raw')\n"},
+             {"report --format html",
+              "irqloop: bad --format: unknown format 'html' (use text, markdown or csv)\n"},
+             {"compare --preset foo", "irqloop: bad --preset: unknown preset 'foo' (use default, "
+                                      "opersys, tbm or rt_eval)\n"},
+             {"compare --by host",
+              "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
+             {"plot --kind pie -o x.svg",
+              "irqloop: bad --kind: unknown plot kind 'pie' (use histogram, timeline or cdf)\n"},
+             {"export --format xml",
+              "irqloop: bad --format: unknown export format 'xml' (use json or csv)\n"},
+             {"export --format csv --what all",
+              "irqloop: bad --what: CSV holds one table, 'all' asks for 6 (pick one: --what "
+              "intervals, worst, raw, ... (or use --format json))\n"},
+             {"export --what raw", "irqloop: export raw samples: the selected runs have none (raw "
+                                   "samples are kept only by 'irqloop run --raw')\n"},
          }) {
         DYNAMIC_SECTION(b.args)
         {
@@ -139,7 +152,8 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
     }
     auto c = irqloop_cli("compare --columns label,bogus --db " + db);
     CHECK(c.status == 2);
-    CHECK(c.out.rfind("irqloop: bad --columns: unknown column 'bogus' (known: run,uuid,label,", 0) == 0);
+    CHECK(c.out.rfind("irqloop: bad --columns: unknown column 'bogus' (known: run,uuid,label,",
+                      0) == 0);
 }
 
 TEST_CASE("every reading command has --help with units and defaults", "[report]")

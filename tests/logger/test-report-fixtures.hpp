@@ -21,7 +21,8 @@
 #include <sys/wait.h>
 #include <vector>
 
-namespace irqloop::logger::report_test {
+namespace irqloop::logger::report_test
+{
 
 /** @brief 2026-01-01 00:00:00 UTC: every fixture run starts at a fixed instant. */
 constexpr std::int64_t epoch_ns = 1'767'225'600'000'000'000;
@@ -49,10 +50,9 @@ private:
 };
 
 /** @brief A synthetic target: latency = min_ns + spread_ns * bell(0..1) with rare spikes. */
-struct model final
-{
+struct model final {
     double min_ns = 7000;
-    double spread_ns = 1000;   ///< sum of 4 uniforms / 4: a bell over [min, min + spread]
+    double spread_ns = 1000; ///< sum of 4 uniforms / 4: a bell over [min, min + spread]
     double spike_p = 0;
     double spike_lo_ns = 0, spike_hi_ns = 0;
     double lost_p = 0;
@@ -61,8 +61,7 @@ struct model final
 };
 
 /** @brief One run to record. */
-struct run_spec final
-{
+struct run_spec final {
     std::string uuid;
     std::string label;
     std::string kind = "measure";
@@ -161,8 +160,8 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
     // End half an interval after the last stimulus: never exactly on a stats boundary.
     rec.finish(t0 + std::uint64_t(spec.interval_ns) / 2);
     st.finish_run(id, spec.status,
-                  spec.start_unix_ns + std::int64_t(t0 + std::uint64_t(spec.interval_ns) / 2 -
-                                                    cfg.anchor_cycles));
+                  spec.start_unix_ns +
+                      std::int64_t(t0 + std::uint64_t(spec.interval_ns) / 2 - cfg.anchor_cycles));
     return id;
 }
 
@@ -249,8 +248,7 @@ inline void build_golden_db(const std::string& path)
 }
 
 /** @brief Run a command function in-process with @p args (args[0] is the command name). */
-struct captured final
-{
+struct captured final {
     int status = 0;
     std::string out;
     std::string err; ///< irqloop::error message when the command threw
@@ -282,7 +280,8 @@ inline captured run_cmd(int (*fn)(int, char**), std::vector<std::string> args)
 /** @brief Replace every occurrence of @p from in @p s. */
 inline std::string replace_all(std::string s, const std::string& from, const std::string& to)
 {
-    for (std::size_t p = 0; !from.empty() && (p = s.find(from, p)) != std::string::npos; p += to.size())
+    for (std::size_t p = 0; !from.empty() && (p = s.find(from, p)) != std::string::npos;
+         p += to.size())
         s.replace(p, from.size(), to);
     return s;
 }
@@ -302,7 +301,8 @@ inline void check_golden(const std::string& name, const std::string& actual)
         return;
     }
     std::ifstream in(path, std::ios::binary);
-    INFO("golden file " << path << " (regenerate: IRQLOOP_UPDATE_GOLDEN=1 irqloop-tests '[report]')");
+    INFO("golden file " << path
+                        << " (regenerate: IRQLOOP_UPDATE_GOLDEN=1 irqloop-tests '[report]')");
     REQUIRE(in.good());
     std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (expected != actual) {
@@ -318,7 +318,7 @@ inline void check_golden(const std::string& name, const std::string& actual)
                 break;
             if (le != la || me != ma) {
                 INFO("first difference at line " << line << "\nexpected: " << le << "\nactual:   "
-                                                  << la << "\nwhole output in " << got);
+                                                 << la << "\nwhole output in " << got);
                 CHECK(le == la);
                 break;
             }

@@ -11,13 +11,14 @@
 
 #include <filesystem>
 #include <map>
-#include <unistd.h>
 #include <set>
+#include <unistd.h>
 
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
 
-namespace {
+namespace
+{
 
 /** @brief The golden database, built once per test program run. */
 scratch& golden_dir()
@@ -36,8 +37,7 @@ const std::string& golden_db()
     return path;
 }
 
-struct golden_case
-{
+struct golden_case {
     const char* file;
     int (*fn)(int, char**);
     std::vector<std::string> args; ///< after the command name; "--db DB" is added
@@ -47,23 +47,44 @@ const std::vector<golden_case>& cases()
 {
     static const std::vector<golden_case> c = {
         {"report-run2.txt", report_command, {"report", "--run", "2"}},
-        {"report-run2-ns.md", report_command, {"report", "--run", "2", "--unit", "ns", "--format", "markdown"}},
-        {"report-run3.csv", report_command, {"report", "--run", "3", "--format", "csv", "--top", "5"}},
-        {"report-interrupted.txt", report_command, {"report", "--label", "rt-ping", "--timeline-rows", "0"}},
+        {"report-run2-ns.md",
+         report_command,
+         {"report", "--run", "2", "--unit", "ns", "--format", "markdown"}},
+        {"report-run3.csv",
+         report_command,
+         {"report", "--run", "3", "--format", "csv", "--top", "5"}},
+        {"report-interrupted.txt",
+         report_command,
+         {"report", "--label", "rt-ping", "--timeline-rows", "0"}},
         {"report-running.txt", report_command, {"report", "--last"}},
         {"report-list.txt", report_command, {"report", "--list"}},
         {"worst-all.txt", worst_command, {"worst", "--top", "12"}},
-        {"worst-idle.md", worst_command, {"worst", "--label", "rt-idle", "--top", "5", "--unit", "ns", "--format", "markdown"}},
+        {"worst-idle.md",
+         worst_command,
+         {"worst", "--label", "rt-idle", "--top", "5", "--unit", "ns", "--format", "markdown"}},
         {"compare-default.txt", compare_command, {"compare"}},
         {"compare-by-label.txt", compare_command, {"compare", "--by", "label"}},
         {"compare-tbm.txt", compare_command, {"compare", "--by", "label", "--preset", "tbm"}},
-        {"compare-opersys.md", compare_command, {"compare", "--preset", "opersys", "--format", "markdown"}},
-        {"compare-rt-eval.txt", compare_command, {"compare", "--preset", "rt_eval", "--label", "rt-idle"}},
-        {"compare-columns.csv", compare_command, {"compare", "--columns", "uuid,label=Config,samples,p99,p999999,max", "--sort", "-max", "--format", "csv"}},
+        {"compare-opersys.md",
+         compare_command,
+         {"compare", "--preset", "opersys", "--format", "markdown"}},
+        {"compare-rt-eval.txt",
+         compare_command,
+         {"compare", "--preset", "rt_eval", "--label", "rt-idle"}},
+        {"compare-columns.csv",
+         compare_command,
+         {"compare", "--columns", "uuid,label=Config,samples,p99,p999999,max", "--sort", "-max",
+          "--format", "csv"}},
         {"export-run6.json", export_command, {"export", "--run", "6", "--what", "all,raw"}},
-        {"export-intervals.csv", export_command, {"export", "--format", "csv", "--what", "intervals"}},
-        {"export-worst.csv", export_command, {"export", "--format", "csv", "--what", "worst", "--run", "5"}},
-        {"export-raw.csv", export_command, {"export", "--format", "csv", "--what", "raw", "--run", "6"}},
+        {"export-intervals.csv",
+         export_command,
+         {"export", "--format", "csv", "--what", "intervals"}},
+        {"export-worst.csv",
+         export_command,
+         {"export", "--format", "csv", "--what", "worst", "--run", "5"}},
+        {"export-raw.csv",
+         export_command,
+         {"export", "--format", "csv", "--what", "raw", "--run", "6"}},
     };
     return c;
 }
@@ -96,7 +117,8 @@ captured run_case(const golden_case& gc)
 
 } // namespace
 
-TEST_CASE("report, worst, compare and export print the golden outputs of a known database", "[report]")
+TEST_CASE("report, worst, compare and export print the golden outputs of a known database",
+          "[report]")
 {
     for (const auto& gc : cases()) {
         DYNAMIC_SECTION(gc.file)
@@ -125,8 +147,9 @@ TEST_CASE("report marks interrupted and running runs as partial", "[report]")
     c = run_cmd(report_command, {"report", "--db", db, "--run", "2"});
     CHECK(c.out.find("PARTIAL") == std::string::npos);
     c = run_cmd(compare_command, {"compare", "--db", db});
-    CHECK(c.out.find("PARTIAL runs, figures up to their last commit: 5 (interrupted), 7 (running)") !=
-          std::string::npos);
+    CHECK(
+        c.out.find("PARTIAL runs, figures up to their last commit: 5 (interrupted), 7 (running)") !=
+        std::string::npos);
 }
 
 TEST_CASE("report shows floor-corrected figures as raw minus the floor run's minimum", "[report]")
@@ -135,9 +158,11 @@ TEST_CASE("report shows floor-corrected figures as raw minus the floor run's min
     SQLite::Database sql(db, SQLite::OPEN_READONLY);
     const auto floor_min = sql.execAndGet("SELECT min_ns FROM runs WHERE id = 1").getInt64();
     const auto max2 = sql.execAndGet("SELECT max_ns FROM runs WHERE id = 2").getInt64();
-    auto c = run_cmd(report_command, {"report", "--db", db, "--run", "2", "--unit", "ns", "--format", "csv"});
+    auto c = run_cmd(report_command,
+                     {"report", "--db", db, "--run", "2", "--unit", "ns", "--format", "csv"});
     REQUIRE(c.status == 0);
-    const std::string row = "max (ns)," + std::to_string(max2) + "," + std::to_string(max2 - floor_min) + "\n";
+    const std::string row =
+        "max (ns)," + std::to_string(max2) + "," + std::to_string(max2 - floor_min) + "\n";
     CHECK(c.out.find(row) != std::string::npos);
     c = run_cmd(report_command, {"report", "--db", db, "--run", "2", "--floor", "none"});
     CHECK(c.out.find("floor-corrected") == std::string::npos);
@@ -149,9 +174,9 @@ TEST_CASE("changing any number in the database changes the output", "[report]")
     scratch dir;
     const std::string copy = dir.file("tampered.db");
     // Everything, every run, raw samples included: every stored number must reach the JSON.
-    const std::vector<std::string> all_json = {"export", "--what", "all,raw", "--run", "1", "--run", "2",
-                                               "--run", "3", "--run", "4", "--run", "5", "--run", "6",
-                                               "--run", "7", "--db"};
+    const std::vector<std::string> all_json = {"export", "--what", "all,raw", "--run", "1", "--run",
+                                               "2",      "--run",  "3",       "--run", "4", "--run",
+                                               "5",      "--run",  "6",       "--run", "7", "--db"};
     auto json_of = [&](const std::string& path) {
         auto a = all_json;
         a.push_back(path);
@@ -162,15 +187,14 @@ TEST_CASE("changing any number in the database changes the output", "[report]")
     const std::string base_json = json_of(db);
 
     SQLite::Database schema(db, SQLite::OPEN_READONLY);
-    struct col
-    {
+    struct col {
         std::string table, column, where;
     };
     std::vector<col> targets;
     // Keys and ids are identities, not measurements; the events id is a row counter.
     const std::set<std::string> skip = {"id", "run_id", "rank", "idx", "seq", "lo_ns"};
-    for (std::string table : {"runs", "intervals", "histogram", "worst", "exceedances", "events",
-                              "raw_samples"}) {
+    for (std::string table :
+         {"runs", "intervals", "histogram", "worst", "exceedances", "events", "raw_samples"}) {
         SQLite::Statement q(schema, "SELECT name, type FROM pragma_table_info('" + table + "')");
         while (q.executeStep()) {
             const std::string name = q.getColumn(0).getString(), type = q.getColumn(1).getString();
@@ -209,28 +233,57 @@ TEST_CASE("report, worst and compare tables change with the value they show", "[
     const auto& db = golden_db();
     scratch dir;
     const std::string copy = dir.file("tampered.db");
-    struct tamper
-    {
+    struct tamper {
         const char* sql;
         int (*fn)(int, char**);
         std::vector<std::string> args;
     };
     const std::vector<tamper> cases = {
-        {"UPDATE runs SET max_ns = max_ns + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE runs SET p999999_ns = p999999_ns + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
+        {"UPDATE runs SET max_ns = max_ns + 1 WHERE id = 2",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE runs SET p999999_ns = p999999_ns + 1 WHERE id = 2",
+         report_command,
+         {"report", "--run", "2"}},
         {"UPDATE runs SET lost = lost + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE runs SET min_ns = min_ns - 1 WHERE id = 1", report_command, {"report", "--run", "2"}},
-        {"UPDATE intervals SET max_ns = max_ns + 1 WHERE run_id = 2 AND idx = 1", report_command, {"report", "--run", "2"}},
-        {"UPDATE intervals SET stddev_ns = stddev_ns + 1 WHERE run_id = 2 AND idx = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE histogram SET count = count + 1 WHERE run_id = 2 AND lo_ns = (SELECT max(lo_ns) FROM histogram WHERE run_id = 2)", report_command, {"report", "--run", "2"}},
-        {"UPDATE worst SET latency_ns = latency_ns + 1 WHERE run_id = 2 AND rank = 3", report_command, {"report", "--run", "2"}},
-        {"UPDATE worst SET unix_ns = unix_ns + 1000 WHERE run_id = 3 AND rank = 1", worst_command, {"worst"}},
-        {"UPDATE events SET value = value + 1 WHERE run_id = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE run_metadata SET value = value || 'x' WHERE run_id = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE runs SET warm_max_ns = warm_max_ns + 1 WHERE id = 3", compare_command, {"compare", "--preset", "tbm"}},
-        {"UPDATE runs SET mean_ns = mean_ns + 1 WHERE id = 4", compare_command, {"compare", "--by", "label"}},
-        {"UPDATE histogram SET count = count + 5 WHERE run_id = 4 AND lo_ns = (SELECT max(lo_ns) FROM histogram WHERE run_id = 4)", compare_command, {"compare", "--by", "label", "--columns", "label,p9999"}},
-        {"UPDATE intervals SET above_threshold = above_threshold + 1 WHERE run_id = 2 AND idx = 0", compare_command, {"compare", "--preset", "rt_eval"}},
+        {"UPDATE runs SET min_ns = min_ns - 1 WHERE id = 1",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE intervals SET max_ns = max_ns + 1 WHERE run_id = 2 AND idx = 1",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE intervals SET stddev_ns = stddev_ns + 1 WHERE run_id = 2 AND idx = 2",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE histogram SET count = count + 1 WHERE run_id = 2 AND lo_ns = (SELECT max(lo_ns) "
+         "FROM histogram WHERE run_id = 2)",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE worst SET latency_ns = latency_ns + 1 WHERE run_id = 2 AND rank = 3",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE worst SET unix_ns = unix_ns + 1000 WHERE run_id = 3 AND rank = 1",
+         worst_command,
+         {"worst"}},
+        {"UPDATE events SET value = value + 1 WHERE run_id = 2",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE run_metadata SET value = value || 'x' WHERE run_id = 2",
+         report_command,
+         {"report", "--run", "2"}},
+        {"UPDATE runs SET warm_max_ns = warm_max_ns + 1 WHERE id = 3",
+         compare_command,
+         {"compare", "--preset", "tbm"}},
+        {"UPDATE runs SET mean_ns = mean_ns + 1 WHERE id = 4",
+         compare_command,
+         {"compare", "--by", "label"}},
+        {"UPDATE histogram SET count = count + 5 WHERE run_id = 4 AND lo_ns = (SELECT max(lo_ns) "
+         "FROM histogram WHERE run_id = 4)",
+         compare_command,
+         {"compare", "--by", "label", "--columns", "label,p9999"}},
+        {"UPDATE intervals SET above_threshold = above_threshold + 1 WHERE run_id = 2 AND idx = 0",
+         compare_command,
+         {"compare", "--preset", "rt_eval"}},
     };
     for (const auto& t : cases) {
         DYNAMIC_SECTION(t.sql)

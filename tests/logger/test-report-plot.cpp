@@ -12,7 +12,8 @@
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
 
-namespace {
+namespace
+{
 
 std::string two_run_db(const scratch& dir)
 {
@@ -97,7 +98,8 @@ TEST_CASE("plot draws SVG histograms, timelines and CDFs that parse as XML with 
     SECTION("cdf of one selected run")
     {
         const std::string out = dir.file("cdf.svg");
-        auto c = run_cmd(plot_command, {"plot", "--db", db, "--kind", "cdf", "--labels", "rt_idle", "-o", out});
+        auto c = run_cmd(plot_command,
+                         {"plot", "--db", db, "--kind", "cdf", "--labels", "rt_idle", "-o", out});
         INFO(c.err);
         REQUIRE(c.status == 0);
         const auto t = svg_titles(out);
@@ -159,8 +161,8 @@ TEST_CASE("plot refuses an output that is neither .svg nor .png", "[report]")
 
 TEST_CASE("histogram rebinning keeps every sample and uses 1-2-5 widths", "[report]")
 {
-    const std::vector<irqloop::db::bucket_row> b = {{100, 101, 300}, {150, 151, 200},
-                                                    {2048, 2050, 700}, {90'000, 90'064, 1}};
+    const std::vector<irqloop::db::bucket_row> b = {
+        {100, 101, 300}, {150, 151, 200}, {2048, 2050, 700}, {90'000, 90'064, 1}};
     CHECK(nice_bin_width(100, 90'064, 400) == 500);
     CHECK(nice_bin_width(0, 10, 400) == 1);
     const auto lin = rebin_linear(b, 500);
