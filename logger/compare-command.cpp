@@ -434,9 +434,11 @@ int compare_command(int argc, char** argv)
     const auto runs = select_runs(cat, sel.sel);
     std::vector<group> groups;
     for (const auto* r : runs) {
-        const std::string key = by_label ? r->meta.label : std::to_string(r->id);
+        // Unlabelled runs stay apart: an empty label is not a configuration.
+        const std::string key = by_label && !r->meta.label.empty() ? r->meta.label
+                                                                   : "#" + std::to_string(r->id);
         auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const group& g) { return by_label && g.key == key; });
+                               [&](const group& g) { return g.key == key; });
         if (it == groups.end()) {
             groups.push_back({key, {}, {}, false, 0});
             it = groups.end() - 1;

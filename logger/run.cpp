@@ -136,6 +136,9 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
                     "backend '" + wire.describe() + "' has no trigger line",
                     "use a gpiod backend, or drop --trigger-line");
 
+    wire.drive(false);
+    const std::uint64_t drive_cycles = measure_drive_cycles(wire, false);
+    out.drive_ns = clk.ns(drive_cycles);
     const std::uint64_t poll_cycles = measure_poll_cycles(wire);
     out.poll_ns = clk.ns(poll_cycles);
     // A quiet poll loop repeats within a few poll periods; 20 of them, and at least 1 us,
@@ -165,8 +168,10 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
     std::thread sampler_thread([&] {
         rt.apply_to_this_thread();
         started.store(true);
-        while (!go.load())
-            std::this_thread::yield();
+        started.notify_one();
+        // Block, not spin: a SCHED_FIFO thread spinning here would starve the set-up work
+        // on this CPU and use up the RT throttling budget before the first stimulus.
+        go.wait(false);
         if (!halt.load())
             out.end = smp.run(halt);
         sampler_done.store(true, std::memory_order_release);
@@ -183,12 +188,12 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
             if (armed) {
                 halt.store(true);
                 go.store(true);
+                go.notify_one();
                 t.join();
             }
         }
     } guard{halt, go, sampler_thread};
-    while (!started.load())
-        std::this_thread::yield();
+    started.wait(false);
     rt.check_strict();
 
     std::unique_ptr<db::store> store;
@@ -223,6 +228,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
         for (auto& m : wire.metadata())
             r.metadata.emplace_back(m.key, m.value);
         r.metadata.emplace_back("logger.poll_ns", std::to_string(out.poll_ns));
+        r.metadata.emplace_back("logger.drive_ns", std::to_string(out.drive_ns));
         r.metadata.emplace_back("logger.quiet_ns", std::to_string(quiet_ns));
         r.metadata.emplace_back("logger.both_edges", sc.both_edges ? "yes" : "no");
         r.metadata.emplace_back("logger.clock_invariant", clk.invariant ? "yes" : "no");
@@ -251,6 +257,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
     recorder rec(rc, store.get(), out.run_id);
     guard.armed = false;
     go.store(true);
+    go.notify_one();
 
     std::exception_ptr failure;
     std::thread recorder_thread([&] {

@@ -93,7 +93,7 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
 
         // The spin: every poll's gap is tracked, the largest is this sample's resolution.
         const std::uint64_t deadline = t0 + cfg_.timeout_cycles;
-        std::uint64_t last = t0, max_gap = 0, t = t0;
+        std::uint64_t last = hw::cycles(), t = last, max_gap = 0;
         int v;
         while (true) {
             v = wire_.sense();
@@ -166,6 +166,21 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls) noexcept
     n = std::min(n, gaps.size());
     std::nth_element(gaps.begin(), gaps.begin() + n / 2, gaps.begin() + n);
     return gaps[n / 2];
+}
+
+std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives) noexcept
+{
+    std::array<std::uint32_t, 4096> costs{};
+    std::size_t n = 0;
+    for (int i = 0; i < drives; ++i) {
+        std::uint64_t a = hw::cycles();
+        wire.drive(level);
+        std::uint64_t b = hw::cycles();
+        costs[n++ % costs.size()] = static_cast<std::uint32_t>(std::min<std::uint64_t>(b - a, UINT32_MAX));
+    }
+    n = std::min(n, costs.size());
+    std::nth_element(costs.begin(), costs.begin() + n / 2, costs.begin() + n);
+    return costs[n / 2];
 }
 
 } // namespace irqloop::logger

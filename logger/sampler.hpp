@@ -49,6 +49,11 @@ enum class sampler_end { done, stopped, line_failure };
  * quiet_cycles, taking that level as the new baseline; a change seen meanwhile is counted
  * as late.
  *
+ * Gaps are tracked from the end of drive(): drive() may be a syscall whose cost varies with
+ * the far end (a gpiod ioctl; a futex wake of an event-mode shm responder), and that cost
+ * is part of the wire's latency, which the floor run measures. A preemption inside drive()
+ * therefore shows as latency, not as a disturbance: the one blind spot of the gap check.
+ *
  * run() neither allocates nor throws; a line failure ends the loop and is left in the lines'
  * sticky error. A full ring drops the sample and counts an overflow; the sampler never waits
  * for the consumer.
@@ -81,5 +86,11 @@ private:
  * cycles: the resolution of a quiet sample, and the basis of the default gap limit.
  */
 std::uint64_t measure_poll_cycles(hw::lines& wire, int polls = 20000) noexcept;
+
+/**
+ * @brief Measure the typical cost of drive() (median of @p drives), driving the line to
+ * the level it already has so that the far end sees no edge.
+ */
+std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives = 2000) noexcept;
 
 } // namespace irqloop::logger
