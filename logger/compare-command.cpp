@@ -435,8 +435,8 @@ int compare_command(int argc, char** argv)
     std::vector<group> groups;
     for (const auto* r : runs) {
         // Unlabelled runs stay apart: an empty label is not a configuration.
-        const std::string key = by_label && !r->meta.label.empty() ? r->meta.label
-                                                                   : "#" + std::to_string(r->id);
+        const std::string key =
+            by_label && !r->meta.label.empty() ? r->meta.label : "#" + r->meta.uuid;
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const group& g) { return g.key == key; });
         if (it == groups.end()) {

@@ -171,3 +171,35 @@ TEST_CASE("every reading command has --help with units and defaults", "[report]"
     for (std::string cmd : {"compare", "export", "plot", "report", "worst"})
         CHECK(c.out.find("  " + cmd + " ") != std::string::npos);
 }
+
+TEST_CASE("a run with no committed sample reports dashes, not zeros, and is marked partial",
+          "[report]")
+{
+    scratch dir;
+    const std::string db = dir.file("nothing.db");
+    {
+        irqloop::db::store st(db);
+        run_spec s;
+        s.uuid = "00000000-0000-4000-8000-000000000601";
+        s.label = "died-early";
+        s.status = "running";
+        s.samples = 0;
+        record_run(st, s);
+    }
+    auto c = irqloop_cli("report --db " + db + " --format csv");
+    INFO(c.out);
+    CHECK(c.status == 0);
+    CHECK(c.out.find("[PARTIAL: running]") != std::string::npos);
+    CHECK(c.out.find("min (us),\n") != std::string::npos);
+    CHECK(c.out.find("max (us),\n") != std::string::npos);
+    CHECK(c.out.find("(no samples)") != std::string::npos);
+    CHECK(c.out.find("(no interval committed yet)") != std::string::npos);
+    c = irqloop_cli("compare --db " + db + " --preset tbm --format csv");
+    CHECK(c.status == 0);
+    CHECK(c.out.find("died-early,,,,\n") != std::string::npos);
+    c = irqloop_cli("plot --db " + db + " -o " + dir.file("x.svg"));
+    CHECK(c.status == 2);
+    CHECK(c.out ==
+          "irqloop: plot histogram: the selected runs have no samples yet (plot a run that "
+          "recorded at least one interval)\n");
+}
