@@ -21,14 +21,16 @@ std::uint64_t next_random(std::uint64_t& state) noexcept
 }
 
 // Busy-wait: sleeping would let the CPU enter an idle state whose exit latency lands in the
-// next measurement, and a timer wake-up has jitter of its own.
-bool spin_until(std::uint64_t t, const std::atomic<bool>& stop) noexcept
+// next measurement, and a timer wake-up has jitter of its own. Returns the last clock
+// reading (at or after t), or 0 when stopped.
+std::uint64_t spin_until(std::uint64_t t, const std::atomic<bool>& stop) noexcept
 {
     std::uint32_t n = 0;
-    while (hw::cycles() < t)
+    std::uint64_t now;
+    while ((now = hw::cycles()) < t)
         if ((++n & 0xfff) == 0 && stop.load(std::memory_order_relaxed))
-            return false;
-    return true;
+            return 0;
+    return now;
 }
 
 } // namespace
@@ -81,13 +83,14 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
     while (true) {
         if (cfg_.samples && seq >= cfg_.samples)
             return sampler_end::done;
-        if (!spin_until(next, stop) || stop.load(std::memory_order_relaxed))
+        // The spin's last reading is the stimulus time: one clock read fewer per sample.
+        const std::uint64_t t0 = spin_until(next, stop);
+        if (t0 == 0 || stop.load(std::memory_order_relaxed))
             return sampler_end::stopped;
-        if (hw::cycles() >= end)
+        if (t0 >= end)
             return sampler_end::done;
 
         const bool rising = driven == 0;
-        const std::uint64_t t0 = hw::cycles();
         wire_.drive(rising);
         driven = rising ? 1 : 0;
 
@@ -114,9 +117,11 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
         s.flags = (rising ? db::flag_rising : 0u) | (lost ? db::flag_lost : 0u) |
                   (max_gap > cfg_.gap_limit_cycles ? db::flag_disturbed : 0u);
-        counters_.stimuli.fetch_add(1, std::memory_order_relaxed);
+        // Plain stores, not locked adds: only this thread writes the counters.
+        counters_.stimuli.store(seq, std::memory_order_relaxed);
         if (!ring_.try_push(s))
-            counters_.overflows.fetch_add(1, std::memory_order_relaxed);
+            counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
+                                      std::memory_order_relaxed);
 
         if (cfg_.trigger_above_cycles && !lost && s.latency_cycles > cfg_.trigger_above_cycles &&
             !(s.flags & db::flag_disturbed) && !triggered) {
@@ -126,7 +131,8 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         }
 
         if (lost) {
-            counters_.lost.fetch_add(1, std::memory_order_relaxed);
+            counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
+                                 std::memory_order_relaxed);
             if (!resync(stop, baseline))
                 return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
         } else {
