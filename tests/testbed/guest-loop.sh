@@ -34,9 +34,10 @@ tb_loop()
 	}
 	echo "\$ irqloop run --hw gpiod:chip=$TB_CHIP,out=0,in=3 --samples $_samples $*"
 	_t0=$(cut -d' ' -f1 /proc/uptime)
-	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --samples "$_samples" --cpu 0 \
+	# TCG's TSC follows the host's invariant TSC but the CPU model does not say so.
+	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --samples "$_samples" --cpu 0 --force-tsc \
 		--db "$TB_TMP/run.db" --label "$_label" --target "irqloop-wire under QEMU" \
-		--progress log "$@" >"$TB_OUT/logger.log" 2>&1
+		--progress log --keep-disturbed "$@" >"$TB_OUT/logger.log" 2>&1
 	_rc=$?
 	_t1=$(cut -d' ' -f1 /proc/uptime)
 	kill -INT $_rpid

@@ -15,14 +15,15 @@ host_check_run()
 {
     command -v sqlite3 >/dev/null || host_fail "sqlite3 is missing on the host (apt-get install sqlite3)"
     [[ -f $TB_RESULT/run.db ]] || host_fail "no run.db came out of the guest"
-    local n status samples lost backend
+    local n status stimuli samples lost backend
     n=$(host_sql "SELECT count(*) FROM runs")
     [[ $n == 1 ]] || host_fail "expected 1 run in run.db, found $n"
-    IFS='|' read -r status samples lost backend < <(host_sql \
-        "SELECT status, samples, lost, backend FROM runs")
-    echo "run: status $status, $samples samples, $lost lost, backend $backend"
+    IFS='|' read -r status stimuli samples lost backend < <(host_sql \
+        "SELECT status, stimuli, samples, lost, backend FROM runs")
+    echo "run: status $status, $stimuli stimuli, $samples samples, $lost lost, backend $backend"
     [[ $status == complete ]] || host_fail "run status is '$status', not complete"
-    [[ $samples -ge $1 ]] || host_fail "$samples samples, expected at least $1"
+    [[ $stimuli -ge $1 ]] || host_fail "$stimuli stimuli, expected at least $1"
+    [[ $samples == "$stimuli" ]] || host_fail "$samples samples for $stimuli stimuli"
     [[ $lost == 0 ]] || host_fail "$lost responses were lost"
     [[ $backend == gpiod:* ]] || host_fail "backend '$backend' is not gpiod"
 }

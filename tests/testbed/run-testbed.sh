@@ -26,14 +26,19 @@ usage: run-testbed.sh --build DIR [options]
   --results DIR           where scenario results go (default: BUILD/testbed-results)
   --cache DIR             downloaded kernel and module builds (default: BUILD/testbed-cache)
   --scenarios GLOB[,...]  scenario names to run (default: all), e.g. 'gpio-*,kmod-*'
+  --scenario-dir DIR      also take scenarios from DIR (NAME.sh, NAME.host.sh), e.g. your own
   --kmod DIR              also build the Kbuild module in DIR and put its .ko in the guest
                           under \$TB_KMOD_DIR (repeatable)
+  --guest-modules A,B     also put these modules of the Debian kernel (and what they need) in
+                          the guest, not loaded (modprobe them); the modules --kmod modules
+                          depend on are added by themselves
+  --qemu-arg ARG          one more QEMU argument (repeatable)
   --kernel-suite SUITE    auto (default), bookworm or bookworm-backports
   --accel tcg|kvm         default tcg; kvm is opt-in and still runs under the watchdog
   --smp N                 guest CPUs (default 2)
   --mem MiB               guest memory (default 1024)
-  --timeout SECONDS       watchdog on the whole boot (default 900)
-  --scenario-timeout SECONDS  per scenario, inside the guest (default 300)
+  --timeout SECONDS       watchdog on the whole boot (default 2400)
+  --scenario-timeout SECONDS  per scenario, inside the guest (default 900)
   --keep                  keep the temporary work folder
   --verdict NAME          print and return the result of scenario NAME from the last boot
   --list                  list the scenarios
@@ -43,16 +48,20 @@ EOF
 
 die() { echo "irqloop: testbed: $*" >&2; exit 2; }
 
-build_dir= results= cache= globs='*' kmods=() suite=auto verdict= keep=0 list=0
-accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=900 scenario_timeout=300
+build_dir= results= cache= globs='*' kmods=() scenario_dirs=("$here/scenarios")
+guest_modules= qemu_extra=() suite=auto verdict= keep=0 list=0
+accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=2400 scenario_timeout=900
 while [[ $# -gt 0 ]]; do
     case $1 in
     --build) build_dir=$2; shift ;;
     --results) results=$2; shift ;;
     --cache) cache=$2; shift ;;
     --scenarios) globs=$2; shift ;;
+    --scenario-dir) scenario_dirs+=("$(cd "$2" && pwd)") || die "--scenario-dir: no folder '$2'"; shift ;;
     --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'"; shift ;;
     --kernel-suite) suite=$2; shift ;;
+    --guest-modules) guest_modules+=${guest_modules:+,}$2; shift ;;
+    --qemu-arg) qemu_extra+=("$2"); shift ;;
     --accel) accel=$2; shift ;;
     --smp) smp=$2; shift ;;
     --mem) mem=$2; shift ;;
@@ -67,14 +76,27 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 
+# scenario_file NAME [SUFFIX]: the first NAME.sh (or NAME.SUFFIX.sh) in the scenario folders.
+scenario_file()
+{
+    local d
+    for d in "${scenario_dirs[@]}"; do
+        [[ -f $d/$1${2:+.$2}.sh ]] && { echo "$d/$1${2:+.$2}.sh"; return 0; }
+    done
+    return 1
+}
+
 # Scenario NAME is scenarios/NAME.sh; NAME.host.sh files are host-side checks, not scenarios.
 all_scenarios()
 {
-    local f n
-    for f in "$here"/scenarios/*.sh; do
-        n=$(basename "$f" .sh)
-        [[ $n == *.host ]] || echo "$n"
-    done
+    local d f n
+    for d in "${scenario_dirs[@]}"; do
+        for f in "$d"/*.sh; do
+            [[ -f $f ]] || continue
+            n=$(basename "$f" .sh)
+            [[ $n == *.host ]] || echo "$n"
+        done
+    done | sort -u
 }
 
 selected_scenarios()
@@ -218,9 +240,17 @@ fi
 [[ -d $kdir ]] || die "$kdir is missing after installing linux-headers-$kabi"
 
 # ---------------------------------------------------------------------------------------------
+# module_files NAME...: the Debian kernel's module files for NAME... and all they depend on,
+# in load order, relative to the cache folder.
+module_files()
+{
+    modprobe -d "$kcache" -S "$kabi" --show-depends -a "$@" |
+        awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | sed "s|^$kcache/||"
+}
+
 phase "fetch kernel"
 kcache=$cache/kernel-$kabi-$kver
-if [[ ! -f $kcache/ready ]]; then
+if [[ $(cat "$kcache/ready" 2>/dev/null) != "layout 2" ]]; then
     rm -rf "$kcache"
     mkdir -p "$kcache/dl"
     (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null 2>&1) || {
@@ -228,18 +258,14 @@ if [[ ! -f $kcache/ready ]]; then
         (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null) ||
             die "cannot download linux-image-$kabi=$kver"
     }
-    # Only vmlinuz and what the guest needs to bring files out: virtio-pci and 9p.
+    # vmlinuz and every module (about 400 MB), so that any module can go into the guest.
     dpkg-deb --fsys-tarfile "$kcache"/dl/*.deb |
-        tar -x -C "$kcache" --wildcards "./boot/vmlinuz-*" "./lib/modules/*/modules.*" \
-            "./lib/modules/*/kernel/drivers/virtio/*" "./lib/modules/*/kernel/net/9p/*" \
-            "./lib/modules/*/kernel/fs/9p/*" "./lib/modules/*/kernel/fs/netfs/*" \
-            "./lib/modules/*/kernel/fs/fscache/*"
+        tar -x -C "$kcache" --wildcards "./boot/vmlinuz-*" "./lib/modules/*"
     rm -rf "$kcache/dl"
     depmod -b "$kcache" "$kabi"
-    modprobe -d "$kcache" -S "$kabi" --show-depends -a virtio_pci 9pnet_virtio 9p |
-        awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-        sed "s|^$kcache/||" >"$kcache/load.list"
-    touch "$kcache/ready"
+    # What the guest loads at boot to bring files out: virtio-pci and 9p.
+    module_files virtio_pci 9pnet_virtio 9p >"$kcache/load.list"
+    echo "layout 2" >"$kcache/ready"
 fi
 vmlinuz=$kcache/boot/vmlinuz-$kabi
 
@@ -316,19 +342,31 @@ for p in gpiodetect gpioinfo gpioget gpioset gpiomon sqlite3; do
 done
 
 mkdir -p "$root/lib/modules/$kabi/extra"
-while read -r ko; do
-    mkdir -p "$root/$(dirname "$ko")"
-    cp "$kcache/$ko" "$root/$ko"
-done <"$kcache/load.list"
 cp "$kcache/load.list" "$root/testbed/load.list"
 for d in "$wire_out" ${extra_outs[@]+"${extra_outs[@]}"}; do
     cp "$d"/*.ko "$root/lib/modules/$kabi/extra/"
 done
+# Debian modules wanted in the guest: the boot set, --guest-modules, and what our modules need.
+own=$(for ko in "$root/lib/modules/$kabi/extra"/*.ko; do basename "$ko" .ko | tr - _; done)
+wanted=$(
+    tr , '\n' <<<"$guest_modules"
+    for ko in "$root/lib/modules/$kabi/extra"/*.ko; do modinfo -F depends "$ko" | tr , '\n'; done
+)
+wanted=$(grep -vxF -f <(echo "$own") <<<"$wanted" | sort -u | grep . || true)
+{
+    cat "$kcache/load.list"
+    [[ -z $wanted ]] || module_files $wanted
+} | sort -u | while read -r ko; do
+    mkdir -p "$root/$(dirname "$ko")"
+    cp "$kcache/$ko" "$root/$ko"
+done
+cp "$kcache/lib/modules/$kabi"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kabi/"
+depmod -b "$root" "$kabi"
 
 cp "$here/guest-init.sh" "$root/init"
 cp "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
-    cp "$here/scenarios/$n.sh" "$root/testbed/scenarios/"
+    cp "$(scenario_file "$n")" "$root/testbed/scenarios/"
 done
 printf '%s\n' "${scenarios[@]}" >"$root/testbed/scenarios.list"
 cat >"$root/testbed/env" <<EOF
@@ -354,10 +392,10 @@ echo "testbed: qemu $accel, $smp CPUs, ${mem} MiB, scenarios: ${scenarios[*]}"
 set +e
 timeout --kill-after=10 "$boot_timeout" qemu-system-x86_64 "${qaccel[@]}" -smp "$smp" -m "$mem" \
     -nographic -no-reboot -nodefaults -serial stdio \
-    -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 -parallel null \
     -virtfs "local,path=$results,mount_tag=tbout,security_model=none,id=tbout" \
     -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 quiet panic=-1 oops=panic" </dev/null >"$results/serial.log" 2>&1 &
+    -append "console=ttyS0 quiet panic=-1 oops=panic" ${qemu_extra[@]+"${qemu_extra[@]}"} </dev/null >"$results/serial.log" 2>&1 &
 qemu_pid=$!
 wait "$qemu_pid"
 qrc=$?
@@ -389,8 +427,8 @@ for n in "${scenarios[@]}"; do
     else
         read -r s <"$d/status"
         case $s in 0) v=pass ;; 4) v=skip ;; *) v=fail ;; esac
-        if [[ $v == pass && -f $here/scenarios/$n.host.sh ]]; then
-            if ! TB_RESULT=$d bash "$here/scenarios/$n.host.sh" >"$d/host.log" 2>&1; then
+        if [[ $v == pass ]] && host=$(scenario_file "$n" host); then
+            if ! TB_RESULT=$d bash "$host" >"$d/host.log" 2>&1; then
                 v=fail
             fi
         fi
