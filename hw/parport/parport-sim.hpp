@@ -38,6 +38,8 @@ struct parport_sim_target final
     /** Answer twice: toggle the response again @ref twice_gap_ns after the first answer. */
     bool answer_twice = false;
     std::int64_t twice_gap_ns = 2000;
+    /** Keep the truth of the first N edges the target sees (see parport_sim::truths()). */
+    std::size_t truth_capacity = 0;
 };
 
 /** @brief The emulated port's own properties. */
@@ -48,6 +50,8 @@ struct parport_sim_port final
     std::int64_t read_cost_ns = 0;
     /** Status bits 0-2 are unused; real chips read them as anything. Tests set them. */
     std::uint8_t status_unused_bits = 0x07;
+    /** No port at this address: every read returns 0xff, writes vanish (a wrong base). */
+    bool absent = false;
 };
 
 /**
@@ -62,7 +66,9 @@ struct parport_sim_port final
  * stimulus) and drives the level of one near status pin (@p near_in: the response). It is
  * either a target thread (parport_sim_target::thread) that toggles near_in after a modelled
  * delay counted from the write that changed near_out, or the test itself through
- * far_drive(). Raising nACK while the IRQ-enable bit (control 0x10) is set counts an
+ * far_drive(). Every change of near_out is queued with the time of the write that made it,
+ * so the target answers each edge, even a pulse shorter than its own wake-up, each at its
+ * modelled delay. Raising nACK while the IRQ-enable bit (control 0x10) is set counts an
  * interrupt and performs an armed PPWCTLONIRQ, as the ppdev IRQ handler would.
  *
  * The same parport_lines code runs on it as on raw I/O and ppdev (make_parport_sim_io()).
@@ -88,9 +94,11 @@ public:
     parport_sim(const parport_sim&) = delete;
     parport_sim& operator=(const parport_sim&) = delete;
 
-    /** @brief Keep the truth of the first @p n edges; call before the first write. */
-    void record_truth(std::size_t n);
-    /** @brief Recorded truths; read after the activity stopped. */
+    /**
+     * @brief The truth of the first parport_sim_target::truth_capacity edges the target saw
+     * (falling edges ignored by a rising-only target are not recorded). Read it once the
+     * activity has stopped.
+     */
     const std::vector<truth>& truths() const noexcept { return truth_; }
 
     // Register file, used by the io adapter (hot path: no allocation).
@@ -119,11 +127,23 @@ public:
     std::uint64_t lost() const noexcept { return lost_.load(); }
     std::uint64_t irqs() const noexcept { return irqs_total_.load(); }       ///< interrupts raised
     std::uint64_t writes() const noexcept { return gen_.load(); }            ///< register writes
+    /** @brief True while a PPWCTLONIRQ is armed and no interrupt has consumed it. */
+    bool irq_armed() const noexcept;
+    /** @brief True when the target has no edge queued or being answered. */
+    bool settled() const noexcept;
 
 private:
     void target_loop() noexcept;
     void wait_until(std::int64_t t_ns) noexcept;
     void touched(std::int64_t now_ns) noexcept;
+    bool pop_edge(std::int64_t& t_ns, bool& level) noexcept;
+
+    struct edge final
+    {
+        std::int64_t t_ns;
+        bool level;
+    };
+    static constexpr std::size_t edge_slots = 256;
 
     parport_pin out_, in_;
     parport_sim_target target_;
@@ -132,11 +152,19 @@ private:
     alignas(64) std::atomic<std::uint8_t> data_{0};
     std::atomic<std::uint8_t> control_{0};
     std::atomic<std::int64_t> last_write_ns_{0};
+    mutable std::mutex edge_mutex_;
+    edge edges_q_[edge_slots] = {}; // guarded by edge_mutex_
+    std::size_t edge_head_ = 0, edge_count_ = 0;
+    bool out_level_ = false;        // guarded by edge_mutex_: near_out after the last write
+    bool busy_ = false;             // guarded by edge_mutex_: an edge is being answered
+    std::atomic<std::uint64_t> overflow_{0};
     alignas(64) std::atomic<std::uint32_t> gen_{0};
+    std::atomic<bool> sleeping_{false};
+    static_assert(sizeof(std::atomic<std::uint32_t>) == 4, "futex word");
     alignas(64) std::atomic<std::uint8_t> status_{0};
     alignas(64) std::atomic<bool> running_{true};
 
-    std::mutex irq_mutex_;
+    mutable std::mutex irq_mutex_;
     std::condition_variable irq_cv_;
     int irq_pending_ = 0;          // guarded by irq_mutex_
     bool irq_armed_ = false;       // guarded by irq_mutex_
@@ -144,7 +172,6 @@ private:
 
     std::atomic<std::uint64_t> edges_{0}, ignored_{0}, answers_{0}, lost_{0}, irqs_total_{0};
     std::vector<truth> truth_;
-    std::size_t truth_cap_ = 0;
     std::thread thread_;
 };
 
