@@ -34,10 +34,29 @@ struct group {
 
 /** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
  *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
-void pool(run_catalog& cat, group& g)
+/** @brief The run's floor minimum when correcting, else 0 (see docs/commands/report.md). */
+std::int64_t floor_of(const run_catalog& cat, const run_info& r, bool corrected)
+{
+    if (!corrected || r.meta.kind == "floor")
+        return 0;
+    const run_info* f = cat.floor_for(r);
+    return f ? f->summary.min_ns : 0;
+}
+
+/** @brief The run's summary with every latency figure lowered by @p f (stddev unchanged). */
+db::summary_row shifted(db::summary_row s, std::int64_t f)
+{
+    for (auto* v : {&s.min_ns, &s.max_ns, &s.warm_max_ns, &s.p50_ns, &s.p99_ns, &s.p999_ns,
+                    &s.p9999_ns, &s.p999999_ns})
+        *v -= f;
+    s.mean_ns -= double(f);
+    return s;
+}
+
+void pool(run_catalog& cat, group& g, bool corrected)
 {
     if (g.runs.size() == 1) {
-        g.s = g.runs[0]->summary;
+        g.s = shifted(g.runs[0]->summary, floor_of(cat, *g.runs[0], corrected));
         g.has_stats = g.runs[0]->has_stats;
         g.threshold_ns = g.runs[0]->meta.threshold_ns;
         return;
@@ -47,7 +66,8 @@ void pool(run_catalog& cat, group& g)
     bool first = true;
     auto& s = g.s;
     for (const auto* r : g.runs) {
-        const auto& x = r->summary;
+        const std::int64_t f = floor_of(cat, *r, corrected);
+        const auto x = shifted(r->summary, f);
         s.samples += x.samples;
         s.stimuli += x.stimuli;
         s.lost += x.lost;
@@ -71,7 +91,7 @@ void pool(run_catalog& cat, group& g)
         sum += x.mean_ns * double(x.samples);
         sumsq += (x.stddev_ns * x.stddev_ns + x.mean_ns * x.mean_ns) * double(x.samples);
         for (const auto& b : cat.histogram(*r))
-            h.record_n(b.lo_ns, b.count);
+            h.record_n(b.lo_ns - f, b.count);
     }
     g.has_stats = !first && s.samples > 0;
     if (!g.has_stats)
@@ -379,20 +399,24 @@ int compare_command(int argc, char** argv)
     selection_options sel;
     std::string by = "run", cols, preset_name = "default", unit, fmt = "text", sort = "start";
     int decimals = -1;
+    bool corrected = false;
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()("by", po::value(&by)->default_value(by),
-                       "one row per run, or per label (the runs of a label pooled)")(
-        "preset", po::value(&preset_name)->default_value(preset_name),
-        "column set: default, opersys, tbm or rt_eval (see below)")(
-        "columns", po::value(&cols),
-        "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)")(
-        "unit", po::value(&unit), "latency unit: ns or us (default: the preset's)")(
-        "decimals", po::value(&decimals), "decimals of latencies (default: the preset's)")(
-        "sort", po::value(&sort)->default_value(sort),
-        "row order: start (first run's start time), label, or a figure such as avg or -max")(
-        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    auto add = desc.add_options();
+    add("by", po::value(&by)->default_value(by),
+        "one row per run, or per label (the runs of a label pooled)");
+    add("preset", po::value(&preset_name)->default_value(preset_name),
+        "column set: default, opersys, tbm or rt_eval (see below)");
+    add("columns", po::value(&cols),
+        "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)");
+    add("unit", po::value(&unit), "latency unit: ns or us (default: the preset's)");
+    add("decimals", po::value(&decimals), "decimals of latencies (default: the preset's)");
+    add("sort", po::value(&sort)->default_value(sort),
+        "row order: start (first run's start time), label, or a figure such as avg or -max");
+    add("floor-corrected", po::bool_switch(&corrected),
+        "subtract each run's floor minimum (a floor run in its file) from its latency figures");
+    add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;
@@ -446,7 +470,7 @@ int compare_command(int argc, char** argv)
         it->runs.push_back(r);
     }
     for (auto& g : groups)
-        pool(cat, g);
+        pool(cat, g, corrected);
     if (sort != "start") {
         const bool desc_order = !sort.empty() && sort[0] == '-';
         const std::string key = desc_order ? sort.substr(1) : sort;
@@ -481,6 +505,23 @@ int compare_command(int argc, char** argv)
             t.add_row(std::move(row));
         }
         t.print(std::cout, f);
+    }
+    if (corrected) {
+        std::string with, without;
+        for (const auto* r : runs) {
+            if (r->meta.kind == "floor")
+                continue;
+            if (const run_info* fl = cat.floor_for(*r))
+                with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
+                        format_latency(double(fl->summary.min_ns), c.unit) + " " +
+                        unit_name(c.unit) + " (floor run " + std::to_string(fl->id) + ")";
+            else
+                without += (without.empty() ? "" : ", ") + std::to_string(r->id);
+        }
+        if (!with.empty())
+            print_note(std::cout, f, "floor-corrected: run " + with);
+        if (!without.empty())
+            print_note(std::cout, f, "NOT corrected, no floor run on their backend: " + without);
     }
     std::string partial;
     for (const auto* r : runs)

@@ -406,12 +406,13 @@ int export_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()("format", po::value(&fmt)->default_value(fmt), "json or csv")(
-        "what", po::value(&what_text),
+    auto add = desc.add_options();
+    add("format", po::value(&fmt)->default_value(fmt), "json or csv");
+    add("what", po::value(&what_text),
         "what to export, comma-separated: summary, histogram, intervals, worst, exceedances, "
         "events, raw, or all (everything but raw). CSV takes exactly one. "
-        "Default: all for json, intervals for csv")("output,o", po::value(&output),
-                                                    "output file (default: standard output)");
+        "Default: all for json, intervals for csv");
+    add("output,o", po::value(&output), "output file (default: standard output)");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;

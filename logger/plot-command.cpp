@@ -249,21 +249,21 @@ int plot_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()("runs", po::value(&sel.sel.runs)->multitoken()->composing(),
-                       "several run ids at once")(
-        "labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once")(
-        "kind", po::value(&o.kind)->default_value(o.kind),
+    auto add = desc.add_options();
+    add("runs", po::value(&sel.sel.runs)->multitoken()->composing(), "several run ids at once");
+    add("labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once");
+    add("kind", po::value(&o.kind)->default_value(o.kind),
         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
-        "wall-clock time) or cdf (fraction of samples above each latency, log y)")(
-        "output,o", po::value(&o.output), "output file, *.svg or *.png (required)")(
-        "size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT")(
-        "unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us")(
-        "bin", po::value(&bin),
-        "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)")(
-        "title", po::value(&o.title), "plot title (default: says what is plotted)")(
-        "linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log")(
-        "logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)")(
-        "script", po::bool_switch(&print_script),
+        "wall-clock time) or cdf (fraction of samples above each latency, log y)");
+    add("output,o", po::value(&o.output), "output file, *.svg or *.png (required)");
+    add("size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT");
+    add("unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us");
+    add("bin", po::value(&bin),
+        "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)");
+    add("title", po::value(&o.title), "plot title (default: says what is plotted)");
+    add("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log");
+    add("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)");
+    add("script", po::bool_switch(&print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);

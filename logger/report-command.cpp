@@ -426,14 +426,15 @@ int report_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")(
-        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv")(
-        "top", po::value(&o.top)->default_value(o.top), "worst samples to list")(
-        "timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
-        "at most this many timeline rows; consecutive intervals are merged (0: one per interval)")(
-        "floor", po::value(&o.floor)->default_value(o.floor),
-        "floor run to correct with: auto (a floor run in the same file), none, or a run id")(
-        "list", po::bool_switch(&list), "list the runs of the file(s) and stop");
+    auto add = desc.add_options();
+    add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
+    add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    add("top", po::value(&o.top)->default_value(o.top), "worst samples to list");
+    add("timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
+        "at most this many timeline rows; consecutive intervals are merged (0: one per interval)");
+    add("floor", po::value(&o.floor)->default_value(o.floor),
+        "floor run to correct with: auto (a floor run in the same file), none, or a run id");
+    add("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;

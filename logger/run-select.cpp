@@ -403,12 +403,13 @@ std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs)
 void add_selection_options(boost::program_options::options_description& desc, selection_options& o)
 {
     namespace po = boost::program_options;
-    desc.add_options()("db", po::value(&o.dbs)->composing(),
-                       "database file; repeat to combine files (default: irqloop.db)")(
-        "run", po::value(&o.sel.runs)->composing(),
-        "run id, or uuid (a unique prefix of >= 4 characters will do); repeatable")(
-        "label", po::value(&o.sel.labels)->composing(), "every run with this label; repeatable")(
-        "last", po::bool_switch(&o.sel.last),
+    auto add = desc.add_options();
+    add("db", po::value(&o.dbs)->composing(),
+        "database file; repeat to combine files (default: irqloop.db)");
+    add("run", po::value(&o.sel.runs)->composing(),
+        "run id, or uuid (a unique prefix of >= 4 characters will do); repeatable");
+    add("label", po::value(&o.sel.labels)->composing(), "every run with this label; repeatable");
+    add("last", po::bool_switch(&o.sel.last),
         "only the most recently started of the selected runs");
 }
 

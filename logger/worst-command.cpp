@@ -22,11 +22,11 @@ int worst_command(int argc, char** argv)
     po::options_description desc("options");
     desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
-    desc.add_options()(
-        "top", po::value(&top)->default_value(top),
-        "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)")(
-        "unit", po::value(&unit)->default_value(unit), "latency unit: ns or us")(
-        "format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    auto add = desc.add_options();
+    add("top", po::value(&top)->default_value(top),
+        "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)");
+    add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
+    add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     po::positional_options_description pos;
     pos.add("db", -1);
     po::variables_map vm;

@@ -304,3 +304,42 @@ TEST_CASE("report, worst and compare tables change with the value they show", "[
         }
     }
 }
+
+TEST_CASE("compare --floor-corrected lowers every latency figure by the floor run's minimum",
+          "[report]")
+{
+    const auto& db = golden_db();
+    const std::vector<std::string> base = {"compare",  "--db",      db,
+                                           "--run",    "3",         "--unit",
+                                           "ns",       "--columns", "label,min,avg,p99,max,stddev",
+                                           "--format", "csv"};
+    auto raw = run_cmd(compare_command, base);
+    auto args = base;
+    args.push_back("--floor-corrected");
+    auto cor = run_cmd(compare_command, args);
+    REQUIRE(raw.status == 0);
+    REQUIRE(cor.status == 0);
+    SQLite::Database sql(db, SQLite::OPEN_READONLY);
+    const auto f = sql.execAndGet("SELECT min_ns FROM runs WHERE id = 1").getInt64();
+    auto row = [](const std::string& out) {
+        std::istringstream in(out);
+        std::string header, line;
+        std::getline(in, header);
+        std::getline(in, line);
+        std::vector<double> v;
+        std::istringstream cells(line);
+        std::string cell;
+        std::getline(cells, cell, ','); // label
+        while (std::getline(cells, cell, ','))
+            v.push_back(std::stod(cell));
+        return v;
+    };
+    const auto r = row(raw.out), c = row(cor.out);
+    REQUIRE(r.size() == 5);
+    REQUIRE(c.size() == 5);
+    for (int i = 0; i < 4; ++i)
+        CHECK(r[i] - c[i] == double(f));
+    CHECK(r[4] == c[4]); // stddev
+    CHECK(cor.out.find("# floor-corrected: run 3 - " + std::to_string(f) + " ns (floor run 1)") !=
+          std::string::npos);
+}
