@@ -216,6 +216,7 @@ void table::print(std::ostream& out, table_format fmt) const
         break;
     case table_format::markdown:
         print_markdown(out, headers_, aligns_, rows_);
+        out << '\n'; // a GFM table runs on into the next line unless a blank line ends it
         break;
     case table_format::csv:
         print_csv(out, headers_, rows_);
