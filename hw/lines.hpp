@@ -88,6 +88,14 @@ public:
     virtual bool far_end_answers_both_edges() const noexcept { return true; }
 
     /**
+     * @brief True when the far end sets the response to the stimulus level ("follow")
+     * instead of flipping it on each edge ("toggle", lpptest's way and the default). A
+     * following far end lets the logger reject a late answer to an earlier edge. Backends
+     * take it from the spec key `answer=toggle|follow`.
+     */
+    virtual bool far_end_follows() const noexcept { return false; }
+
+    /**
      * @brief Open a third, output-only line that the logger raises when a sample exceeds
      * --trigger-above, so that the target can freeze its trace buffer (see the kernel
      * responder). @p line uses the backend's own line syntax.

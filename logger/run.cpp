@@ -159,6 +159,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
     sc.rearm_cycles = clk.from_ns(std::max(1000.0, static_cast<double>(opt.interval_ns) / 2));
     sc.seed = opt.seed;
     sc.both_edges = wire.far_end_answers_both_edges();
+    sc.far_end_follows = sc.both_edges && wire.far_end_follows();
     sc.trigger_above_cycles = opt.trigger_above_ns ? clk.from_ns(static_cast<double>(opt.trigger_above_ns)) : 0;
 
     spsc_ring<sample> ring(opt.ring_samples);
@@ -231,6 +232,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
         r.metadata.emplace_back("logger.drive_ns", std::to_string(out.drive_ns));
         r.metadata.emplace_back("logger.quiet_ns", std::to_string(quiet_ns));
         r.metadata.emplace_back("logger.both_edges", sc.both_edges ? "yes" : "no");
+        r.metadata.emplace_back("logger.answer", sc.far_end_follows ? "follow" : "toggle");
         r.metadata.emplace_back("logger.clock_invariant", clk.invariant ? "yes" : "no");
         r.metadata.emplace_back("logger.clock_agreement_ppm", std::to_string(clk.agreement_ppm));
         r.metadata.emplace_back("logger.keep_disturbed", opt.keep_disturbed ? "yes" : "no");

@@ -42,27 +42,41 @@ sampler::sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config&
         cfg_.seed = 1;
 }
 
-bool sampler::resync(const std::atomic<bool>& stop, int& baseline) noexcept
+int sampler::settle(const std::atomic<bool>& stop, bool& changed) noexcept
 {
     int level = wire_.sense();
-    bool changed = false;
+    changed = false;
     std::uint64_t still_since = hw::cycles();
-    while (hw::cycles() - still_since < cfg_.quiet_cycles) {
+    while (level >= 0 && hw::cycles() - still_since < cfg_.quiet_cycles &&
+           !stop.load(std::memory_order_relaxed)) {
         int v = wire_.sense();
-        if (v < 0)
-            return false;
         if (v != level) {
             level = v;
             changed = true;
             still_since = hw::cycles();
         }
-        if (stop.load(std::memory_order_relaxed))
-            break;
     }
+    return level;
+}
+
+int sampler::resync(const std::atomic<bool>& stop, int& driven) noexcept
+{
+    bool changed = false;
+    int level = settle(stop, changed);
+    if (level < 0)
+        return -1;
     if (changed)
         counters_.late.fetch_add(1, std::memory_order_relaxed);
-    baseline = level;
-    return level >= 0;
+    if (cfg_.far_end_follows && level != driven) {
+        // The target missed the edge: bring the stimulus to the response's level without
+        // measuring. A following target answers that edge with the level it already shows.
+        wire_.drive(level != 0);
+        driven = level;
+        level = settle(stop, changed);
+        if (level < 0)
+            return -1;
+    }
+    return level;
 }
 
 sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
@@ -70,9 +84,10 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
     std::uint64_t rng = cfg_.seed;
     int driven = 0;
     wire_.drive(false);
-    int baseline = wire_.sense();
+    int baseline = resync(stop, driven);
     if (baseline < 0)
         return sampler_end::line_failure;
+    counters_.late.store(0, std::memory_order_relaxed); // what settled before the first stimulus
 
     start_ = hw::cycles();
     const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
@@ -83,6 +98,18 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
     while (true) {
         if (cfg_.samples && seq >= cfg_.samples)
             return sampler_end::done;
+        // Read the idle level before the pacing spin, so that its cost stays out of the
+        // measurement. A following target must show the driven level; if it does not, a
+        // late answer or a missed edge has put it out of step, and it is re-synchronised.
+        baseline = wire_.sense();
+        if (baseline < 0)
+            return sampler_end::line_failure;
+        if (cfg_.far_end_follows && baseline != driven) {
+            counters_.late.fetch_add(1, std::memory_order_relaxed);
+            baseline = resync(stop, driven);
+            if (baseline < 0)
+                return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
+        }
         // The spin's last reading is the stimulus time: one clock read fewer per sample.
         const std::uint64_t t0 = spin_until(next, stop);
         if (t0 == 0 || stop.load(std::memory_order_relaxed))
@@ -93,6 +120,9 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         const bool rising = driven == 0;
         wire_.drive(rising);
         driven = rising ? 1 : 0;
+        // Toggling target: any change from the idle level. Following target: the driven
+        // level, so that a stale answer to an earlier edge is never taken for this one.
+        const int expected = cfg_.far_end_follows ? driven : !baseline;
 
         // The spin: every poll's gap is tracked, the largest is this sample's resolution.
         const std::uint64_t deadline = t0 + cfg_.timeout_cycles;
@@ -103,13 +133,13 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
             t = hw::cycles();
             max_gap = std::max(max_gap, t - last);
             last = t;
-            if (v != baseline || t > deadline)
+            if (v == expected || v < 0 || t > deadline)
                 break;
         }
         if (v < 0)
             return sampler_end::line_failure;
 
-        const bool lost = v == baseline;
+        const bool lost = v != expected;
         sample s;
         s.seq = seq++;
         s.t0_cycles = t0;
@@ -133,10 +163,8 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         if (lost) {
             counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
                                  std::memory_order_relaxed);
-            if (!resync(stop, baseline))
+            if (resync(stop, driven) < 0)
                 return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
-        } else {
-            baseline = v;
         }
 
         if (!cfg_.both_edges && driven == 1) {

@@ -23,6 +23,7 @@ struct sampler_config final
     std::uint64_t rearm_cycles = 0;     ///< single-edge targets: time the line stays low
     std::uint64_t seed = 1;             ///< jitter random sequence
     bool both_edges = true;             ///< false: only rising edges are measured
+    bool far_end_follows = false;       ///< the target sets the response to the stimulus level
     std::uint64_t trigger_above_cycles = 0; ///< raise the trigger line above this; 0 = off
 };
 
@@ -43,11 +44,15 @@ enum class sampler_end { done, stopped, line_failure };
  * @brief The hot loop: drive an edge, spin on sense() until the response changes or the
  * deadline passes, push one sample per stimulus into the ring.
  *
- * The response protocol is level based: the sampler compares against the level read before
- * the edge, so any answer (toggle or follow) counts and a missed edge costs one lost sample,
- * never a hang. After a loss it waits until the response line has been still for
- * quiet_cycles, taking that level as the new baseline; a change seen meanwhile is counted
- * as late.
+ * The response protocol is level based, for two kinds of far end:
+ * - a toggling target (lpptest's, the kernel responder) flips the response on each edge:
+ *   any change from the idle level read before the edge is the answer;
+ * - a following target (the simulated board, irqloop-responder --answer follow) sets the
+ *   response to the stimulus level: only that level is the answer, so a late answer to an
+ *   earlier edge can never pass for this one.
+ * A missed edge costs one lost sample, never a hang. After a loss the sampler waits until
+ * the response has been still for quiet_cycles (a change meanwhile counts as late); a
+ * following target that missed the edge is brought back in step with an unmeasured edge.
  *
  * Gaps are tracked from the end of drive(): drive() may be a syscall whose cost varies with
  * the far end (a gpiod ioctl; a futex wake of an event-mode shm responder), and that cost
@@ -72,7 +77,8 @@ public:
     std::uint64_t start_cycles() const noexcept { return start_; }
 
 private:
-    bool resync(const std::atomic<bool>& stop, int& baseline) noexcept;
+    int settle(const std::atomic<bool>& stop, bool& changed) noexcept;
+    int resync(const std::atomic<bool>& stop, int& driven) noexcept;
 
     hw::lines& wire_;
     spsc_ring<sample>& ring_;

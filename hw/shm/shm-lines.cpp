@@ -30,8 +30,8 @@ std::string segment(const std::string& name)
 
 } // namespace
 
-shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end)
-    : name_(name), role_(r), unlink_(unlink_at_end)
+shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end, bool follow)
+    : name_(name), role_(r), unlink_(unlink_at_end), follow_(follow)
 {
     const std::string what = "open shared-memory wire '" + name + "'";
     int fd = shm_open(segment(name).c_str(), O_RDWR | O_CREAT, 0600);
@@ -124,7 +124,7 @@ int shm_lines::wait_edge(std::int64_t timeout_ns) noexcept
 
 std::string shm_lines::describe() const
 {
-    return "shm:name=" + name_;
+    return "shm:name=" + name_ + (follow_ ? ",answer=follow" : "");
 }
 
 std::vector<metadata_item> shm_lines::metadata() const
@@ -142,7 +142,11 @@ std::unique_ptr<lines> open_shm_lines(spec& s, role r)
     if (name.empty())
         throw error("bad backend spec '" + s.text() + "'", "key 'name' is empty");
     bool unlink_at_end = s.take_bool("unlink", false);
-    return std::make_unique<shm_lines>(name, r, unlink_at_end);
+    std::string answer = s.take_string("answer", "toggle");
+    if (answer != "follow" && answer != "toggle")
+        throw irqloop::error("bad backend spec '" + s.text() + "'", "unknown value '" + answer + "' of key 'answer'",
+                             "use toggle or follow, as the responder's --answer");
+    return std::make_unique<shm_lines>(name, r, unlink_at_end, answer == "follow");
 }
 
 } // namespace irqloop::hw

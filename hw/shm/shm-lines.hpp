@@ -33,7 +33,8 @@ struct shm_wire final
  * @brief A wire in POSIX shared memory, so that a separate process (irqloop-responder) can
  * be the far end. Spec: `shm:name=NAME` (letters, digits, '-', '_'). Either side may create
  * the segment; it stays in /dev/shm after both exit (reuse it, or `unlink=yes` on the logger
- * removes it at the end).
+ * removes it at the end). `answer=follow` tells the logger that the responder runs with
+ * --answer follow (default toggle).
  *
  * The responder side supports wait_edge() through a futex on the stimulus word, which costs
  * the logger one futex wake per edge while a responder waits (an event-mode responder's
@@ -42,13 +43,14 @@ struct shm_wire final
 class shm_lines final : public lines
 {
 public:
-    shm_lines(const std::string& name, role r, bool unlink_at_end);
+    shm_lines(const std::string& name, role r, bool unlink_at_end, bool follow = false);
     ~shm_lines() override;
 
     void drive(bool high) noexcept override;
     int sense() noexcept override { return static_cast<int>(sensed_->load(std::memory_order_acquire)); }
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return role_ == role::responder; }
+    bool far_end_follows() const noexcept override { return follow_; }
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
@@ -56,6 +58,7 @@ private:
     std::string name_;
     role role_;
     bool unlink_;
+    bool follow_;
     shm_wire* wire_ = nullptr;
     std::atomic<std::uint32_t>* driven_ = nullptr;
     std::atomic<std::uint32_t>* sensed_ = nullptr;

@@ -11,8 +11,8 @@
 
 namespace irqloop::hw {
 
-sim_lines::sim_lines(latency_model model, bool both_edges, int cpu, int priority)
-    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu), priority_(priority)
+sim_lines::sim_lines(latency_model model, bool both_edges, int cpu, int priority, bool follow)
+    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu), priority_(priority), follow_(follow)
 {
 }
 
@@ -104,7 +104,7 @@ void sim_lines::target_loop() noexcept
             gap = std::max(gap, c2 - c);
             c = c2;
         }
-        out ^= 1;
+        out = follow_ ? level : out ^ 1;
         response_.store(out, std::memory_order_release);
         last_poll = cycles();
         if (t) {
@@ -116,7 +116,8 @@ void sim_lines::target_loop() noexcept
 
 std::string sim_lines::describe() const
 {
-    std::string d = "sim:" + model_.describe() + ",edges=" + (both_edges_ ? "both" : "rising");
+    std::string d = "sim:" + model_.describe() + ",edges=" + (both_edges_ ? "both" : "rising") +
+                    ",answer=" + (follow_ ? "follow" : "toggle");
     if (cpu_ >= 0)
         d += ",cpu=" + std::to_string(cpu_);
     if (priority_ > 0)
@@ -145,10 +146,17 @@ std::unique_ptr<lines> open_sim_lines(spec& s, role r)
     int cpu = -1;
     if (s.has("cpu"))
         cpu = static_cast<int>(s.take_count("cpu", 0));
+    std::string answer = s.take_string("answer", edges == "both" ? "follow" : "toggle");
+    if (answer != "follow" && answer != "toggle")
+        throw irqloop::error("bad backend spec '" + s.text() + "'", "unknown value '" + answer + "' of key 'answer'",
+                             "use follow or toggle");
+    if (answer == "follow" && edges != "both")
+        throw irqloop::error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",
+                             "a single-edge target toggles its response");
     int priority = static_cast<int>(s.take_count("priority", 0));
     if (priority > 99)
         throw irqloop::error("bad backend spec '" + s.text() + "'", "key 'priority' must lie between 0 and 99");
-    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu, priority);
+    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu, priority, answer == "follow");
 }
 
 } // namespace irqloop::hw

@@ -20,8 +20,9 @@ namespace irqloop::hw {
  * after a delay drawn from a latency_model, spinning on the cycle clock. It knows every delay
  * it injected (the ground truth), so tests can compare measured against true.
  *
- * Spec: `sim[:model=...,mean=...,sd=...,spike_p=...,loss_p=...,seed=N,edges=both|rising,cpu=N,priority=N]`
- * (model keys: see latency_model). edges=rising makes a single-edge target (like the
+ * Spec: `sim[:model=...,mean=...,sd=...,spike_p=...,loss_p=...,seed=N,edges=both|rising,answer=follow|toggle,cpu=N,priority=N]`
+ * (model keys: see latency_model). answer=follow (default with edges=both) sets the response
+ * to the stimulus level; answer=toggle flips it on each answered edge. edges=rising makes a single-edge target (like the
  * parallel-port nACK): falling edges are not answered and the logger re-arms on them.
  * cpu pins the target thread; priority gives it SCHED_FIFO (0: SCHED_OTHER, the default).
  */
@@ -41,7 +42,7 @@ public:
                                       ///< own "disturbance", beyond the injected delay)
     };
 
-    sim_lines(latency_model model, bool both_edges, int cpu, int priority = 0);
+    sim_lines(latency_model model, bool both_edges, int cpu, int priority = 0, bool follow = true);
     ~sim_lines() override;
 
     void drive(bool high) noexcept override
@@ -54,6 +55,7 @@ public:
     }
     int sense() noexcept override { return response_.load(std::memory_order_acquire); }
     bool far_end_answers_both_edges() const noexcept override { return both_edges_; }
+    bool far_end_follows() const noexcept override { return follow_; }
     void start() override;
     void stop() noexcept override;
     std::string describe() const override;
@@ -79,6 +81,7 @@ private:
     bool both_edges_;
     int cpu_;
     int priority_;
+    bool follow_;
     alignas(64) std::atomic<int> stimulus_{0};
     std::atomic<std::uint64_t> stimulus_edges_{0};
     alignas(64) std::atomic<int> response_{0};

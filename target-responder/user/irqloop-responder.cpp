@@ -41,7 +41,7 @@ bool wanted(edge_filter f, int level)
 }
 
 // Busy-poll: the lowest latency a userspace responder can reach, at the cost of a CPU.
-int poll_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
+int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit)
 {
     int last = w.sense();
     int out = 0;
@@ -54,7 +54,7 @@ int poll_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
         if (v != last) {
             last = v;
             if (wanted(f, v)) {
-                out ^= 1;
+                out = follow ? v : out ^ 1;
                 w.drive(out);
                 if (c.handled.fetch_add(1, std::memory_order_relaxed) + 1 == limit)
                     return 0;
@@ -68,7 +68,7 @@ int poll_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
 }
 
 // Event: block until the kernel reports an edge (IRQ, then this thread's wake-up).
-int event_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
+int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit)
 {
     int out = 0;
     w.drive(false);
@@ -78,12 +78,14 @@ int event_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
             return -1;
         if (rc == 0)
             continue;
-        int v = f == edge_filter::both ? 1 : w.sense();
+        int v = f == edge_filter::both && !follow ? 1 : w.sense();
+        if (v < 0)
+            return -1;
         if (!wanted(f, v)) {
             c.ignored.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        out ^= 1;
+        out = follow ? v : out ^ 1;
         w.drive(out);
         if (c.handled.fetch_add(1, std::memory_order_relaxed) + 1 == limit)
             return 0;
@@ -93,7 +95,7 @@ int event_loop(hw::lines& w, edge_filter f, counters& c, std::uint64_t limit)
 
 int responder_main(int argc, char** argv)
 {
-    std::string hw_spec, mode = "event", edge = "both", count, duration, report = "1s";
+    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", count, duration, report = "1s";
     int priority = 80, cpu = -1;
     bool no_mlock = false, strict = false, quiet = false;
     po::options_description d("irqloop-responder: answer each stimulus edge by toggling the response line.\n\n"
@@ -105,6 +107,7 @@ int responder_main(int argc, char** argv)
         ("hw", po::value(&hw_spec)->required(), "backend spec; 'in' is the stimulus line, 'out' the response line")
         ("mode,m", po::value(&mode)->default_value(mode), "event: block on the kernel's edge event (IRQ + wake-up); poll: busy-read the line")
         ("edge", po::value(&edge)->default_value(edge), "stimulus edges to answer: both, rising or falling")
+        ("answer", po::value(&answer)->default_value(answer), "toggle: flip the response on each edge (lpptest's way); follow: set it to the stimulus level (tell the logger with answer=follow in its spec)")
         ("count,c", po::value(&count), "exit after answering this many edges (K/M/G)")
         ("duration,D", po::value(&duration), "exit after this long (ns/us/ms/s/m/h/d)")
         ("priority,p", po::value(&priority)->default_value(priority), "SCHED_FIFO priority; 0 = SCHED_OTHER")
@@ -132,6 +135,9 @@ int responder_main(int argc, char** argv)
                     : edge == "rising"  ? edge_filter::rising
                     : edge == "falling" ? edge_filter::falling
                                         : throw error("bad value for --edge", "'" + edge + "'", "use both, rising or falling");
+    if (answer != "toggle" && answer != "follow")
+        throw error("bad value for --answer", "'" + answer + "'", "use toggle or follow");
+    const bool follow = answer == "follow";
     std::uint64_t limit = count.empty() ? 0 : parse_count(count, "--count");
     std::int64_t duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
     std::int64_t report_ns = parse_duration_ns(report, "--report");
@@ -151,8 +157,8 @@ int responder_main(int argc, char** argv)
     rt.apply_to_this_thread();
     rt.check_strict();
     if (!quiet) {
-        std::fprintf(stderr, "irqloop-responder: %s, mode %s, edges %s; obtained %s\n", wire->describe().c_str(),
-                     mode.c_str(), edge.c_str(), rt.summary().c_str());
+        std::fprintf(stderr, "irqloop-responder: %s, mode %s, edges %s, answer %s; obtained %s\n",
+                     wire->describe().c_str(), mode.c_str(), edge.c_str(), answer.c_str(), rt.summary().c_str());
         for (const auto& m : rt.misses())
             std::fprintf(stderr, "irqloop-responder: warning: not obtained: %s\n", m.c_str());
     }
@@ -187,7 +193,7 @@ int responder_main(int argc, char** argv)
         }
     });
     wire->start();
-    int rc = mode == "poll" ? poll_loop(*wire, f, c, limit) : event_loop(*wire, f, c, limit);
+    int rc = mode == "poll" ? poll_loop(*wire, f, follow, c, limit) : event_loop(*wire, f, follow, c, limit);
     finished.store(true);
     reporter.join();
     auto err = wire->error();

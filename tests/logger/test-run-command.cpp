@@ -81,7 +81,7 @@ TEST_CASE("run: a target that never answers ends promptly with every sample lost
     temp_dir dir;
     const std::string db = dir / "lost.db";
     auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms", "--db", db,
-                      "--progress", "none", "--priority", "0"});
+                      "--progress", "none"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.seconds < 10);
