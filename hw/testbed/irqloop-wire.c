@@ -13,7 +13,10 @@
  * test can emulate a slow target and know the truth:
  *   delay_ns  per-wire delay applied to every change (array, writable);
  *   spike_ns  per-wire extra delay applied to the next change only, then
- *             cleared (array, writable): a one-off spike.
+ *             cleared (array, writable): a one-off spike. Setting a line to
+ *             the level it already has is no change and leaves it armed.
+ * For error paths, input_only (a bitmask of lines, writable) makes lines
+ * refuse output direction, as input-only pins of real controllers do.
  * A change made while an earlier one is still in flight on the same wire is
  * merged with it: the far end sees the final level once, when the pending
  * timer fires, as a glitch-filtered wire would.
@@ -42,6 +45,10 @@ static unsigned long spike_ns[WIRE_MAX_PAIRS];
 static unsigned int spike_ns_count;
 module_param_array(spike_ns, ulong, &spike_ns_count, 0644);
 MODULE_PARM_DESC(spike_ns, "per wire: extra delay for the next change only, in ns (then reset to 0)");
+
+static unsigned long input_only;
+module_param(input_only, ulong, 0644);
+MODULE_PARM_DESC(input_only, "bitmask of lines that refuse output direction (-EINVAL)");
 
 struct wire_pair {
 	struct hrtimer timer;
@@ -142,8 +149,15 @@ static void wire_set(struct gpio_chip *gc, unsigned int offset, int value)
 	u64 delay;
 
 	raw_spin_lock_irqsave(&w->lock, flags);
+	if (test_bit(offset, w->level) == !!value) {
+		/* No change: nothing travels, and an armed spike stays armed. */
+		raw_spin_unlock_irqrestore(&w->lock, flags);
+		return;
+	}
 	assign_bit(offset, w->level, value);
-	delay = READ_ONCE(delay_ns[n]) + xchg(&spike_ns[n], 0);
+	delay = READ_ONCE(delay_ns[n]);
+	if (delay || READ_ONCE(spike_ns[n]))
+		delay += xchg(&spike_ns[n], 0);
 	if (w->dying) {
 		/* nothing may reach the IRQ domain any more */
 	} else if (delay) {
@@ -193,10 +207,12 @@ static int wire_direction_output(struct gpio_chip *gc, unsigned int offset,
 	struct wire_chip *w = gpiochip_get_data(gc);
 	unsigned long flags;
 
+	if (READ_ONCE(input_only) & BIT(offset))
+		return -EINVAL;
+	wire_set(gc, offset, value);
 	raw_spin_lock_irqsave(&w->lock, flags);
 	clear_bit(offset, w->is_input);
 	raw_spin_unlock_irqrestore(&w->lock, flags);
-	wire_set(gc, offset, value);
 	return 0;
 }
 

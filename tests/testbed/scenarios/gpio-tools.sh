@@ -43,11 +43,12 @@ done
 tb_pass "levels cross the wire"
 
 echo "--- every toggle is one edge event at the far end, in order"
-# The wire starts low (wire0a was never driven). 20 values 1,0,1,... are 20 edges.
+# The wire starts low (wire0a was never driven). 20 values 1,0,1,... are 20 edges, 20 ms
+# apart: closer edges may merge in the IRQ thread on a busy host, as on real hardware.
 gpiomon -c "$chip" --idle-timeout 10s -n 20 -F '%e %l' wire0b >mon.txt &
 mon=$!
 wait_consumer wire0b gpiomon
-periods=$(printf '2ms,%.0s' $(seq 19))0
+periods=$(printf '20ms,%.0s' $(seq 19))0
 timeout 60 gpioset -c "$chip" -t "$periods" wire0a=1 || tb_fail "gpioset toggling failed"
 i=0
 while kill -0 $mon 2>/dev/null && [ $i -lt 100 ]; do
@@ -55,7 +56,7 @@ while kill -0 $mon 2>/dev/null && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 kill $mon 2>/dev/null && tb_fail "gpiomon saw fewer than 20 events: $(wc -l <mon.txt)"
-head -n 4 mon.txt
+cat mon.txt
 expected=$(for i in $(seq 10); do echo '1 wire0b'; echo '2 wire0b'; done)
 [ "$(cat mon.txt)" = "$expected" ] || tb_fail "events are not 20 alternating rising/falling edges"
 tb_pass "20 toggles, 20 edges, rising and falling alternating"
