@@ -63,8 +63,8 @@ gpiod_line_id find_gpiod_line(const std::string& text, const std::string& defaul
  * ppoll() and reads pending events into a buffer allocated at open. A line already held by
  * another consumer is refused at open, naming that consumer.
  *
- * The cost of one sense() is measured at open (2000 reads) and reported in metadata() as
- * `gpiod.poll_cost_ns`, next to chip labels and line names.
+ * The cost of one sense() is measured at open (median of 20 batches of 100 reads) and reported
+ * in metadata() as `gpiod.poll_cost_ns`, next to chip labels and line names.
  */
 class gpiod_lines final : public lines
 {
@@ -107,7 +107,7 @@ public:
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
-    /** @brief Mean cost of one sense() measured at open, in ns. */
+    /** @brief Cost of one sense() measured at open, in ns. */
     double poll_cost_ns() const noexcept { return poll_cost_ns_; }
 
     const gpiod_line_id& out_line() const noexcept { return out_; }
