@@ -63,6 +63,9 @@ void request_ports(unsigned base)
     if (err == EPERM && locked_down())
         throw error(what, "the kernel is in lockdown mode, which forbids port I/O even to root",
                     "use ppdev instead: parport:dev=/dev/parport0,...");
+    if (err == ENOSYS)
+        throw error(what, "this kernel has no ioperm() (built without CONFIG_X86_IOPL_IOPERM)",
+                    "use ppdev instead: parport:dev=/dev/parport0,...");
     if (err == EPERM || err == EACCES)
         throw_from_errno(err, what,
                          "run as root (CAP_SYS_RAWIO), or use ppdev, which needs only access to "
