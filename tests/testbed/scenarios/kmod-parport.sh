@@ -15,8 +15,9 @@ trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" ||
 	tb_fail "irqloop_responder.ko was built without parallel-port mode"
 pp=/lib/modules/$TB_KVER/kernel/drivers/parport
-if [ ! -f $pp/parport_pc.ko ]; then
-	echo "SKIP: parport_pc.ko is not in the guest"
+lp=$(find /lib/modules/"$TB_KVER" -name lp.ko | head -n1)
+if [ ! -f $pp/parport_pc.ko ] || [ -z "$lp" ]; then
+	echo "SKIP: parport_pc.ko or lp.ko is not in the guest (run-testbed.sh --guest-modules parport_pc,lp)"
 	exit 4
 fi
 [ -d /sys/module/parport ] || insmod $pp/parport.ko || tb_fail "cannot load parport.ko"
@@ -32,10 +33,32 @@ dmesg | grep -qF 'irqloop_responder: parport=0: no such port (modprobe parport_p
 	tb_fail "dmesg lacks the missing-port reason"
 tb_pass "no parport0: refused"
 
+# expect_refused ERRNO_TEXT DMESG_TEXT: loading parport=0 fails that way, with that reason.
+expect_refused()
+{
+	dmesg -c >/dev/null
+	msg=$(insmod "$ko" parport=0 2>&1) && tb_fail "loaded although: $2"
+	echo "$msg"
+	dmesg | grep 'irqloop_responder: ' | tail -n 1
+	echo "$msg" | grep -qF "$1" || tb_fail "insmod did not fail with '$1'"
+	dmesg | grep -qF "irqloop_responder: $2" || tb_fail "dmesg lacks '$2'"
+	tb_pass "'$1' and '$2'"
+}
+
+echo "--- a port without an interrupt: -EINVAL"
+insmod $pp/parport_pc.ko io=0x378 irq=none || tb_fail "cannot load parport_pc.ko"
+expect_refused "Invalid argument" "parport=0: parport0 has no interrupt (modprobe parport_pc io=0x378 irq=7)"
+rmmod parport_pc || tb_fail "cannot unload parport_pc"
+
 insmod $pp/parport_pc.ko io=0x378 irq=7 || tb_fail "cannot load parport_pc.ko"
 dmesg | grep parport0
 [ -d /sys/class/parport/parport0 ] || grep -q parport0 /proc/interrupts ||
 	tb_fail "parport_pc found no port at 0x378 (is QEMU's isa-parallel device there?)"
+
+echo "--- the port held by lp: -EBUSY"
+insmod "$lp" || tb_fail "cannot load lp.ko"
+expect_refused "Device or resource busy" "parport=0: cannot register on parport0 (in use by lp or ppdev?)"
+rmmod lp || tb_fail "cannot unload lp"
 
 echo "--- claim parport0 and answer nACK"
 insmod "$ko" parport=0 || tb_fail "cannot load in parallel-port mode"
