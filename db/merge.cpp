@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <vector>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
-namespace {
+namespace
+{
 
 /** The columns of @p schema.@p table, in order. */
 std::vector<std::string> columns(sqlite3* db, const std::string& schema, const char* table)
@@ -28,14 +30,13 @@ std::vector<std::string> columns(sqlite3* db, const std::string& schema, const c
 
 bool same_file(const std::string& a, const std::string& b)
 {
-    struct stat sa{}, sb{};
+    struct stat sa = {}, sb = {};
     return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
            sa.st_ino == sb.st_ino;
 }
 
 /** Detaches the source on every way out; a failure to detach only leaks a handle. */
-struct attachment final
-{
+struct attachment final {
     sqlite3* db;
     ~attachment() { sqlite3_exec(db, "DETACH DATABASE merge_src", nullptr, nullptr, nullptr); }
 };

@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <string>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /** @brief What merge_into() did, run by run. */
-struct merge_result final
-{
+struct merge_result final {
     std::uint64_t copied = 0;          ///< runs copied, under new ids
     std::uint64_t already_present = 0; ///< runs whose uuid @p dst already holds: skipped
     std::uint64_t still_running = 0;   ///< runs marked running in the source: skipped

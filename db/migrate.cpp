@@ -7,7 +7,8 @@
 
 #include <SQLiteCpp/Exception.h>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 std::span<const migration> shipped_migrations() noexcept
 {

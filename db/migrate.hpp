@@ -12,11 +12,11 @@
  * NNNN takes a file from version NNNN-1 to NNNN). New and old files thus travel the same road,
  * so every shipped step runs in every test that creates a database.
  */
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /** @brief One step: SQL that takes a file from version to_version-1 to to_version. */
-struct migration final
-{
+struct migration final {
     int to_version;
     const char* name; ///< file stem, e.g. "0002-add-notes", for messages
     const char* sql;  ///< run inside the step's transaction; must not set user_version itself

@@ -10,9 +10,11 @@
 #include <cctype>
 #include <initializer_list>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
-namespace {
+namespace
+{
 
 constexpr const char* run_columns =
     "id, status, coalesce(end_unix_ns, 0), uuid, label, kind, start_unix_ns, command_line, "
@@ -143,8 +145,8 @@ std::optional<run_record> find_run(store& s, const std::string& which)
     if (which.empty())
         return std::nullopt;
     if (which == "last")
-        return first(select_runs(s, "ORDER BY start_unix_ns DESC, id DESC LIMIT 1",
-                                 [](sql::statement&) {}));
+        return first(
+            select_runs(s, "ORDER BY start_unix_ns DESC, id DESC LIMIT 1", [](sql::statement&) {}));
     bool digits = which.size() <= 18;
     for (char ch : which)
         digits = digits && std::isdigit(static_cast<unsigned char>(ch));
@@ -152,11 +154,11 @@ std::optional<run_record> find_run(store& s, const std::string& which)
         if (auto r = get_run(s, std::stoll(which)))
             return r;
     if (which.size() >= 8) {
-        auto v = select_runs(s, "WHERE substr(uuid, 1, ?2) = ?1 ORDER BY id",
-                             [&](sql::statement& q) {
-                                 q.bind(1, std::string_view(which));
-                                 q.bind(2, static_cast<std::int64_t>(which.size()));
-                             });
+        auto v =
+            select_runs(s, "WHERE substr(uuid, 1, ?2) = ?1 ORDER BY id", [&](sql::statement& q) {
+                q.bind(1, std::string_view(which));
+                q.bind(2, static_cast<std::int64_t>(which.size()));
+            });
         if (v.size() > 1)
             throw error("find run '" + which + "'",
                         "it is the start of " + std::to_string(v.size()) + " run uuids",

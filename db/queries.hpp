@@ -17,11 +17,11 @@
  * Latency columns stored as NULL (no samples yet) read back as 0. Failures throw
  * irqloop::error (status exit_failure).
  */
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /** @brief A run as stored: its metadata, where it stands, and its cumulative summary. */
-struct run_record final
-{
+struct run_record final {
     std::int64_t id = 0;
     std::string status;           ///< running, complete, interrupted, failed
     std::int64_t end_unix_ns = 0; ///< last commit while running; the end once finished

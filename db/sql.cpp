@@ -7,7 +7,8 @@
 #include <cstring>
 #include <utility>
 
-namespace irqloop::db::sql {
+namespace irqloop::db::sql
+{
 
 statement::statement(sqlite3* db, std::string_view text) : db_(db)
 {
@@ -22,10 +23,7 @@ statement::~statement()
     sqlite3_finalize(stmt_);
 }
 
-statement::statement(statement&& o) noexcept
-    : db_(o.db_), stmt_(std::exchange(o.stmt_, nullptr))
-{
-}
+statement::statement(statement&& o) noexcept : db_(o.db_), stmt_(std::exchange(o.stmt_, nullptr)) {}
 
 statement& statement::operator=(statement&& o) noexcept
 {
@@ -60,8 +58,8 @@ void statement::bind(int i, double v)
 
 void statement::bind(int i, std::string_view v)
 {
-    check_bind(db_, sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
-                                      SQLITE_TRANSIENT));
+    check_bind(db_,
+               sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
 }
 
 void statement::bind_null(int i)

@@ -12,7 +12,8 @@
  * and IMMEDIATE write transactions. Failures throw SQLite::Exception (code and message of the
  * connection); the public db/ functions turn those into irqloop::error with context.
  */
-namespace irqloop::db::sql {
+namespace irqloop::db::sql
+{
 
 /** @brief A prepared statement, finalized on destruction. Move-only. */
 class statement final

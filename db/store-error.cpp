@@ -6,7 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 void throw_store_error(const std::string& what, const SQLite::Exception& e, sqlite3* db)
 {

@@ -6,7 +6,8 @@
 
 #include <string>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /**
  * @brief Turn an SQLite failure into irqloop::error (status exit_failure) with a hint for the

@@ -17,9 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
-namespace {
+namespace
+{
 
 constexpr int busy_timeout_ms = 5000;
 
@@ -59,7 +61,7 @@ const char* const other_file_hint = "irqloop leaves other files alone; choose an
 verdict check_path(const std::string& path, store::mode m)
 {
     const bool rw = m == store::mode::read_write;
-    struct stat st{};
+    struct stat st = {};
     if (::stat(path.c_str(), &st) != 0) {
         int err = errno;
         if (err != ENOENT)
@@ -67,7 +69,7 @@ verdict check_path(const std::string& path, store::mode m)
         if (!rw)
             refuse(path, "no such file", "check the path, or record a run into it first");
         const std::string dir = parent_dir(path);
-        struct stat dst{};
+        struct stat dst = {};
         if (::stat(dir.c_str(), &dst) != 0 || !S_ISDIR(dst.st_mode))
             refuse(path, "directory '" + dir + "' does not exist",
                    "create it first, or choose another --db path");
@@ -99,11 +101,12 @@ verdict check_path(const std::string& path, store::mode m)
     } else if (!header_sane(header)) {
         refuse(path, "the file is corrupt (its SQLite header is damaged)",
                "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows");
-    } else if (std::uint32_t id = be32(header + 68); id != 0 && id != std::uint32_t(store::application_id)) {
+    } else if (std::uint32_t id = be32(header + 68);
+               id != 0 && id != std::uint32_t(store::application_id)) {
         // A WAL file's header may lag behind its WAL, but a foreign id never turns into ours.
         char buf[96];
-        std::snprintf(buf, sizeof buf, "an SQLite database of another program (application_id 0x%08X)",
-                      id);
+        std::snprintf(buf, sizeof buf,
+                      "an SQLite database of another program (application_id 0x%08X)", id);
         refuse(path, buf, other_file_hint);
     }
     if (rw) {
@@ -112,8 +115,9 @@ verdict check_path(const std::string& path, store::mode m)
                    "open it read-only (irqloop report), or copy it to a writable place");
         const std::string dir = parent_dir(path);
         if (::access(dir.c_str(), W_OK | X_OK) != 0)
-            refuse(path, "cannot create its -wal and -shm files in '" + dir +
-                             "': " + std::strerror(errno),
+            refuse(path,
+                   "cannot create its -wal and -shm files in '" + dir +
+                       "': " + std::strerror(errno),
                    "copy it to a writable directory");
     }
     return n == 0 ? verdict::create : verdict::open;
@@ -126,22 +130,22 @@ verdict check_path(const std::string& path, store::mode m)
  */
 SQLite::Database open_read_only(const std::string& path)
 {
-    if (::access(parent_dir(path).c_str(), W_OK) != 0 && ::access((path + "-wal").c_str(), F_OK) != 0)
+    if (::access(parent_dir(path).c_str(), W_OK) != 0 &&
+        ::access((path + "-wal").c_str(), F_OK) != 0)
         return SQLite::Database(sql::file_uri(path, "immutable=1"),
                                 SQLite::OPEN_READONLY | SQLite::OPEN_URI, busy_timeout_ms);
     return SQLite::Database(path, SQLite::OPEN_READONLY, busy_timeout_ms);
 }
 
 /** Removes the empty -wal and the -shm the probe created, unless the file is accepted. */
-struct probe_side_files
-{
+struct probe_side_files {
     std::string wal, shm;
     bool had_wal = ::access(wal.c_str(), F_OK) == 0;
     bool had_shm = ::access(shm.c_str(), F_OK) == 0;
     bool keep = false;
     ~probe_side_files()
     {
-        struct stat st{};
+        struct stat st = {};
         if (keep || had_wal || ::stat(wal.c_str(), &st) != 0 || st.st_size != 0)
             return;
         ::unlink(wal.c_str());
@@ -150,8 +154,7 @@ struct probe_side_files
     }
 };
 
-struct probe_result
-{
+struct probe_result {
     std::int64_t application_id = 0;
     std::int64_t user_version = 0;
     std::int64_t objects = 0;
@@ -185,7 +188,7 @@ probe_result probe(const std::string& path)
 /** Probe with an exclusive OFD lock on byte @p byte of @p fd; true if it was free. */
 bool ofd_lock(int fd, std::int64_t byte, short type, int cmd)
 {
-    struct flock fl{};
+    struct flock fl = {};
     fl.l_type = type;
     fl.l_whence = SEEK_SET;
     fl.l_start = byte;
@@ -195,8 +198,7 @@ bool ofd_lock(int fd, std::int64_t byte, short type, int cmd)
 
 } // namespace
 
-struct store::impl
-{
+struct store::impl {
     std::string path;
     store::mode m;
     SQLite::Database db;
@@ -211,7 +213,8 @@ struct store::impl
     impl(const std::string& p, store::mode mode)
         : path(p), m(mode),
           db(mode == store::mode::read_write
-                 ? SQLite::Database(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms)
+                 ? SQLite::Database(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                    busy_timeout_ms)
                  : open_read_only(p))
     {
     }
@@ -251,8 +254,9 @@ void store::impl::initialise()
     if (db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt64() == 0) {
         sql::exec(handle(), generated::schema_sql);
         SQLite::Statement info(db, "INSERT INTO irqloop_info (key, value) VALUES (?, ?)");
-        for (auto [k, v] : {std::pair<const char*, std::string>{"created_by", std::string("irqloop ") + version},
-                            {"created_schema_version", "1"}}) {
+        for (auto [k, v] :
+             {std::pair<const char*, std::string>{"created_by", std::string("irqloop ") + version},
+              {"created_schema_version", "1"}}) {
             info.bind(1, k);
             info.bind(2, v);
             info.exec();
@@ -296,13 +300,12 @@ void store::impl::recover()
         while (s.step())
             running.push_back(s.int64(0));
     }
-    sql::statement mark(handle(),
-                        "UPDATE runs SET status = 'interrupted', end_unix_ns = coalesce("
-                        "(SELECT max(end_unix_ns) FROM intervals WHERE run_id = ?1), "
-                        "end_unix_ns, start_unix_ns) WHERE id = ?1");
-    sql::statement note(handle(),
-                        "INSERT INTO events (run_id, unix_ns, seq, kind, value, detail) "
-                        "SELECT id, end_unix_ns, stimuli, 'warning', 0, ?2 FROM runs WHERE id = ?1");
+    sql::statement mark(handle(), "UPDATE runs SET status = 'interrupted', end_unix_ns = coalesce("
+                                  "(SELECT max(end_unix_ns) FROM intervals WHERE run_id = ?1), "
+                                  "end_unix_ns, start_unix_ns) WHERE id = ?1");
+    sql::statement note(
+        handle(), "INSERT INTO events (run_id, unix_ns, seq, kind, value, detail) "
+                  "SELECT id, end_unix_ns, stimuli, 'warning', 0, ?2 FROM runs WHERE id = ?1");
     std::vector<std::int64_t> marked;
     for (auto id : running) {
         // Taking the byte proves no live process holds it; give it back at once.
@@ -335,14 +338,16 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
         probe_result p = probe(path);
         if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
             if (!rw)
-                refuse(path, "an SQLite database without irqloop data", "record a run into it first");
+                refuse(path, "an SQLite database without irqloop data",
+                       "record a run into it first");
             v = verdict::create;
         } else if (p.application_id != application_id) {
             char buf[96];
             std::snprintf(buf, sizeof buf,
                           "an SQLite database that is not irqloop's (application_id 0x%08X, "
                           "%lld schema objects)",
-                          static_cast<unsigned>(p.application_id), static_cast<long long>(p.objects));
+                          static_cast<unsigned>(p.application_id),
+                          static_cast<long long>(p.objects));
             refuse(path, buf, other_file_hint);
         } else if (p.user_version > target) {
             refuse(path,
@@ -434,23 +439,24 @@ std::int64_t store::begin_run(const run_row& r)
         for (const std::string* t : {&r.uuid, &r.label, &r.kind})
             s.bind(++i, std::string_view(*t));
         s.bind(++i, r.start_unix_ns);
-        for (const std::string* t : {&r.command_line, &r.version, &r.uname, &r.hostname,
-                                     &r.backend, &r.clock_source})
+        for (const std::string* t :
+             {&r.command_line, &r.version, &r.uname, &r.hostname, &r.backend, &r.clock_source})
             s.bind(++i, std::string_view(*t));
         s.bind(++i, r.clock_hz);
         s.bind(++i, r.clock_read_ns);
-        for (std::int64_t n : {r.interval_ns, r.jitter_ns, r.timeout_ns, r.threshold_ns,
-                               r.gap_limit_ns, r.stats_interval_ns,
-                               static_cast<std::int64_t>(r.warmup_samples),
-                               static_cast<std::int64_t>(r.samples_requested), r.duration_ns})
+        for (std::int64_t n :
+             {r.interval_ns, r.jitter_ns, r.timeout_ns, r.threshold_ns, r.gap_limit_ns,
+              r.stats_interval_ns, static_cast<std::int64_t>(r.warmup_samples),
+              static_cast<std::int64_t>(r.samples_requested), r.duration_ns})
             s.bind(++i, n);
         for (const std::string* t : {&r.rt_settings, &r.target, &r.load})
             s.bind(++i, std::string_view(*t));
         s.run();
         const std::int64_t id = sqlite3_last_insert_rowid(impl_->handle());
 
-        auto& md = impl_->prepared(impl_->insert_metadata,
-                                   "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
+        auto& md =
+            impl_->prepared(impl_->insert_metadata,
+                            "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
         for (const auto& [k, v] : r.metadata) {
             md.reset();
             md.bind(1, id);
@@ -476,7 +482,8 @@ std::int64_t store::begin_run(const run_row& r)
     }
 }
 
-namespace {
+namespace
+{
 
 void bind_or_null(sql::statement& s, int i, std::int64_t v, bool have)
 {
@@ -551,9 +558,9 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             "p999999_ns = ?21, end_unix_ns = ?22 WHERE id = ?1");
         su.bind(1, run_id);
         int i = 1;
-        for (std::uint64_t n : {sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed,
-                                sm.overflows, sm.above_threshold, sm.exceedances_dropped,
-                                sm.rising, sm.falling})
+        for (std::uint64_t n :
+             {sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
+              sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling})
             su.bind(++i, static_cast<std::int64_t>(n));
         bind_or_null(su, ++i, sm.min_ns, any);
         bind_or_null(su, ++i, sm.max_ns, any);
@@ -595,8 +602,9 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
         auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
         dh.bind(1, run_id);
         dh.run();
-        auto& sh = d.prepared(d.insert_histogram,
-                              "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
+        auto& sh =
+            d.prepared(d.insert_histogram,
+                       "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
         for (const auto& b : c.histogram) {
             sh.reset();
             sh.bind(1, run_id);
@@ -613,8 +621,8 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
 
 void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
 {
-    const std::string what = "append raw samples of run " + std::to_string(run_id) + " to '" +
-                             impl_->path + "'";
+    const std::string what =
+        "append raw samples of run " + std::to_string(run_id) + " to '" + impl_->path + "'";
     impl_->require_writable(what);
     if (rows.empty())
         return;
@@ -664,7 +672,8 @@ void store::finish_run(std::int64_t run_id, const std::string& status, std::int6
     auto& d = *impl_;
     try {
         sql::write_transaction tx(d.handle());
-        auto& s = d.prepared(d.finish, "UPDATE runs SET status = ?2, end_unix_ns = ?3 WHERE id = ?1");
+        auto& s =
+            d.prepared(d.finish, "UPDATE runs SET status = ?2, end_unix_ns = ?3 WHERE id = ?1");
         s.bind(1, run_id);
         s.bind(2, std::string_view(status));
         s.bind(3, end_unix_ns);
@@ -684,7 +693,7 @@ bool writer_alive(const std::string& db_path, std::int64_t run_id)
     int fd = ::open(store::lock_path(db_path).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    struct flock fl{};
+    struct flock fl = {};
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
     fl.l_start = run_id;

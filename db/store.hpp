@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /** @brief Everything one --stats-interval boundary commits, in one transaction. */
-struct interval_commit final
-{
+struct interval_commit final {
     interval_row interval;
     summary_row summary;                     ///< cumulative, replaces the run's figures
     std::span<const sample_row> exceedances; ///< new exceedances since the last commit

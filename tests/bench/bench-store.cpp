@@ -14,8 +14,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <ctime>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,7 +24,8 @@ using namespace irqloop;
 using namespace irqloop::db;
 using clk = std::chrono::steady_clock;
 
-namespace {
+namespace
+{
 
 double seconds_since(clk::time_point t0)
 {
@@ -100,9 +101,9 @@ try {
             const std::size_t n = std::min<long long>(batch, raw_rows - done);
             const double g0 = cpu_seconds();
             for (std::size_t k = 0; k < n; ++k)
-                rows[k] = sample_row{static_cast<std::uint64_t>(done + k), 0,
-                                     static_cast<std::int64_t>(body(rng)), static_cast<std::int64_t>(20 + (k & 31)),
-                                     static_cast<std::uint32_t>(k & 1)};
+                rows[k] = sample_row{
+                    static_cast<std::uint64_t>(done + k), 0, static_cast<std::int64_t>(body(rng)),
+                    static_cast<std::int64_t>(20 + (k & 31)), static_cast<std::uint32_t>(k & 1)};
             gen_cpu += cpu_seconds() - g0;
             s.append_raw(raw_id, std::span(rows).first(n));
             done += n;
@@ -147,8 +148,8 @@ try {
                 b.count += 1 + (rng() & 1023);
             for (auto& e : exc) {
                 seq += 1000;
-                e = sample_row{seq, t_run + static_cast<std::int64_t>(seq) * 12'500,
-                               tail(rng) / 10, 40, 1};
+                e = sample_row{seq, t_run + static_cast<std::int64_t>(seq) * 12'500, tail(rng) / 10,
+                               40, 1};
             }
             for (std::size_t k = 0; k < worst.size(); ++k)
                 worst[k] = sample_row{seq - k, t_run + static_cast<std::int64_t>(seq - k) * 12'500,
@@ -157,9 +158,21 @@ try {
                 e = event_row{t_run + static_cast<std::int64_t>(seq) * 12'500, seq, "lost", 1,
                               "no response"};
             interval_commit c;
-            c.interval = interval_row{static_cast<std::uint64_t>(i), t_run + i * 10'000'000'000LL,
-                                      t_run + (i + 1) * 10'000'000'000LL, 800'000, 3000,
-                                      3'000'000, 8000, 1000, 8000, 11'000, 14'000, 800, 1, 0, 0};
+            c.interval = interval_row{static_cast<std::uint64_t>(i),
+                                      t_run + i * 10'000'000'000LL,
+                                      t_run + (i + 1) * 10'000'000'000LL,
+                                      800'000,
+                                      3000,
+                                      3'000'000,
+                                      8000,
+                                      1000,
+                                      8000,
+                                      11'000,
+                                      14'000,
+                                      800,
+                                      1,
+                                      0,
+                                      0};
             c.summary.samples = 800'000ull * (i + 1);
             c.summary.max_ns = 3'000'000;
             c.summary.end_unix_ns = c.interval.end_unix_ns;

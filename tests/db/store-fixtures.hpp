@@ -10,9 +10,9 @@
 
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,7 +21,8 @@
 #include <sys/mount.h>
 #include <vector>
 
-namespace irqloop::db::test {
+namespace irqloop::db::test
+{
 
 /** @brief A fresh directory under $TMPDIR (or /tmp), removed with everything in it. */
 class temp_dir final
@@ -102,8 +103,7 @@ inline void write_file(const std::string& path, const std::string& bytes)
 }
 
 /** @brief Output (stdout and stderr) and exit status of a shell command. */
-struct command_result
-{
+struct command_result {
     int status = -1;
     std::string output;
 };
@@ -180,8 +180,7 @@ inline run_row sample_run(const std::string& uuid, const std::string& label,
 }
 
 /** @brief Owns the rows an interval_commit points to. */
-struct commit_data
-{
+struct commit_data {
     interval_row interval;
     summary_row summary;
     std::vector<sample_row> exceedances;
@@ -200,14 +199,15 @@ struct commit_data
  * per interval, one exceedance per interval of 25 us + idx, figures derived from idx so that
  * every column differs between intervals.
  */
-inline commit_data simple_commit(std::uint64_t idx, std::int64_t start, std::int64_t step_ns = 10'000'000'000)
+inline commit_data simple_commit(std::uint64_t idx, std::int64_t start,
+                                 std::int64_t step_ns = 10'000'000'000)
 {
     commit_data c;
     const std::int64_t i = static_cast<std::int64_t>(idx);
     const std::int64_t t0 = start + i * step_ns;
-    c.interval = interval_row{idx, t0, t0 + step_ns, 1000, 4000 + i, 25'000 + i, 5000.5 + i,
-                              300.25 + i, 4900 + i, 9000 + i, 15'000 + i, 1, 2 + idx, 3 + idx,
-                              idx};
+    c.interval = interval_row{idx,        t0,         t0 + step_ns, 1000,     4000 + i,
+                              25'000 + i, 5000.5 + i, 300.25 + i,   4900 + i, 9000 + i,
+                              15'000 + i, 1,          2 + idx,      3 + idx,  idx};
     auto n = idx + 1;
     c.summary.samples = 1000 * n;
     c.summary.stimuli = 1005 * n;
@@ -243,8 +243,7 @@ inline commit_data simple_commit(std::uint64_t idx, std::int64_t start, std::int
 }
 
 /** @brief Ids of the runs populate() writes. */
-struct populated
-{
+struct populated {
     std::int64_t idle = 0, load = 0, floor = 0;
 };
 
@@ -284,8 +283,8 @@ inline populated populate(store& s)
     }
     s.finish_run(p.load, "interrupted", t + hour + 20'000'000'000);
 
-    p.floor = s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor",
-                                     t - hour, "floor"));
+    p.floor =
+        s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor", t - hour, "floor"));
     s.commit_interval(p.floor, simple_commit(0, t - hour).view());
     s.finish_run(p.floor, "complete", t - hour + 10'000'000'000);
     return p;

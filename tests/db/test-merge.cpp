@@ -12,7 +12,8 @@ using namespace irqloop::db;
 using namespace irqloop::db::test;
 using Catch::Matchers::ContainsSubstring;
 
-namespace {
+namespace
+{
 
 constexpr std::int64_t t_start = 1'790'000'000'000'000'000;
 

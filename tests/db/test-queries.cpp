@@ -22,7 +22,7 @@ TEST_CASE("find_run accepts last, an id, a uuid or its prefix, and a label", "[d
     CHECK(find_run(s, "0f1e2d3c-0000-4000-8000-00000000000a")->id == a);
     CHECK(find_run(s, "9a8b7c6d")->id == c);
     CHECK_THROWS_AS(find_run(s, "0f1e2d3c"), irqloop::error); // two runs start so
-    CHECK(find_run(s, "idle")->id == b);                       // the latest with that label
+    CHECK(find_run(s, "idle")->id == b);                      // the latest with that label
     CHECK(find_run(s, "load")->id == c);
     CHECK(!find_run(s, "nothing"));
     CHECK(!find_run(s, "999"));

@@ -12,10 +12,10 @@ using namespace irqloop;
 using namespace irqloop::db;
 using namespace irqloop::db::test;
 
-namespace {
-
-struct sql_block
+namespace
 {
+
+struct sql_block {
     int line = 0; ///< first line of the block in the document
     std::string text;
 };

@@ -16,7 +16,8 @@ using namespace irqloop::db;
 using namespace irqloop::db::test;
 using Catch::Matchers::ContainsSubstring;
 
-namespace {
+namespace
+{
 
 constexpr std::int64_t t_start = 1'790'000'000'000'000'000; // 2026-09-21
 
@@ -53,8 +54,7 @@ irqloop::error require_refused(const std::string& path, store::mode m = store::m
 }
 
 /** A child process that writes a run with @p n intervals, then waits to be killed. */
-struct child_writer
-{
+struct child_writer {
     pid_t pid = -1;
     std::int64_t run_id = 0;
 
@@ -121,11 +121,14 @@ TEST_CASE("store creates the schema in a new file: WAL, application_id, version,
         for (const char* t : {"irqloop_info", "runs", "run_metadata", "intervals", "histogram",
                               "worst", "exceedances", "events", "raw_samples"})
             CHECK(scalar(s, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
-                                        "AND name = '") + t + "'") == 1);
+                                        "AND name = '") +
+                                t + "'") == 1);
         for (const char* v : {"run_summary", "worst_cases", "interval_maxima"})
             CHECK(scalar(s, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'view' "
-                                        "AND name = '") + v + "'") == 1);
-        CHECK(s.database().execAndGet("SELECT value FROM irqloop_info WHERE key = 'created_by'")
+                                        "AND name = '") +
+                                v + "'") == 1);
+        CHECK(s.database()
+                  .execAndGet("SELECT value FROM irqloop_info WHERE key = 'created_by'")
                   .getString()
                   .starts_with("irqloop "));
     }
@@ -210,8 +213,9 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another application_id, even without tables")
     {
         const auto path = dir.file("app.db");
-        REQUIRE(run_command("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'")
-                    .status == 0);
+        REQUIRE(
+            run_command("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
+            0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("0x000004D2"));
     }
@@ -306,10 +310,12 @@ TEST_CASE("store refuses a path it cannot write and creates nothing", "[db]")
         const auto existing = fs.file("kept.db");
         {
             store s(existing);
-            s.finish_run(s.begin_run(sample_run("uuid-ro", "ro", t_start)), "complete", t_start + 1);
+            s.finish_run(s.begin_run(sample_run("uuid-ro", "ro", t_start)), "complete",
+                         t_start + 1);
         }
-        REQUIRE(run_command("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'")
-                    .status == 0);
+        REQUIRE(
+            run_command("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
+            0);
         if (!fs.make_read_only())
             SKIP("cannot remount the tmpfs read-only");
         auto e = require_refused(fs.file("new.db"));
@@ -606,7 +612,9 @@ TEST_CASE("append_raw stores every sample in order, one transaction per call", "
     for (std::uint64_t i = 0; i < 100'000; ++i)
         rows.push_back(sample_row{i, 0, i % 97 == 0 ? -1 : std::int64_t(4000 + i % 1000),
                                   std::int64_t(30 + i % 7),
-                                  i % 97 == 0 ? std::uint32_t(flag_lost) : i % 2 ? std::uint32_t(flag_rising) : 0u});
+                                  i % 97 == 0 ? std::uint32_t(flag_lost)
+                                  : i % 2     ? std::uint32_t(flag_rising)
+                                              : 0u});
     s.append_raw(id, std::span(rows).first(60'000));
     s.append_raw(id, std::span(rows).subspan(60'000));
     s.append_raw(id, {});
