@@ -199,3 +199,32 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
         CHECK(t[2][2] == b);
     }
 }
+
+TEST_CASE("compare lays out three labelled runs of the real sim board as the TBM table", "[report]")
+{
+    // The numbers of a sim run depend on how busy this machine is; the layout must not.
+    scratch dir;
+    const std::string db = dir.file("sim.db");
+    for (const auto& p : {tbm_old_vgic[0], tbm_old_vgic[1], tbm_old_vgic[2]}) {
+        const auto c = run_shell(std::string(IRQLOOP_BIN) + " run -q --hw 'sim:model=normal,mean=" +
+                                 std::to_string(int(p.avg)) + "ns,sd=60ns' -n 2000 -i 50us --db " +
+                                 db + " --label '" + p.label + "' --priority 0 --no-dma-latency");
+        INFO(c.out);
+        REQUIRE(c.status == 0);
+    }
+    auto c = run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset", "tbm",
+                                       "--format", "csv"});
+    INFO(c.err << c.out);
+    REQUIRE(c.status == 0);
+    const auto rows = parse_csv(c.out);
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[0] == std::vector<std::string>{"", "AVG", "MIN", "MAX", "WARM MAX"});
+    for (std::size_t i = 0; i < 3; ++i) {
+        REQUIRE(rows[i + 1].size() == 5);
+        CHECK(rows[i + 1][0] == tbm_old_vgic[i].label);
+        for (std::size_t k = 1; k < 5; ++k) // integers in ns
+            CHECK(rows[i + 1][k].find_first_not_of("0123456789") == std::string::npos);
+        CHECK(std::stoll(rows[i + 1][2]) <= std::stoll(rows[i + 1][1]));
+        CHECK(std::stoll(rows[i + 1][1]) <= std::stoll(rows[i + 1][3]));
+    }
+}
