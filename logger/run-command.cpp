@@ -143,6 +143,7 @@ int run_like(int argc, char** argv, bool floor)
 {
     raw_options o;
     if (floor) {
+        o.hw = "sim:model=fixed,value=0"; // the simulated board as a bare jumper
         o.label = "floor";
         o.samples = "1M";
         o.interval = "10us";

@@ -65,7 +65,7 @@ void sim_lines::target_loop() noexcept
 {
     const double cycles_per_ns = process_clock().hz / 1e9;
     std::uint64_t edges_handled = stimulus_edges_.load(std::memory_order_acquire);
-    int level = stimulus_.load(std::memory_order_acquire);
+    int level = 0;
     int out = response_.load(std::memory_order_relaxed);
     ready_.store(true, std::memory_order_release);
     std::uint32_t spins = 0;
@@ -81,8 +81,11 @@ void sim_lines::target_loop() noexcept
                 return;
             continue;
         }
-        ++edges_handled; // one edge at a time, in order, even if several are pending
-        level ^= 1;
+        // Like an IRQ's pending bit: edges that came while the target was busy or preempted
+        // collapse into one event, answered for the line's present level. Answering each
+        // queued edge in turn would send answers to stimuli the logger has already given up.
+        edges_handled = edges;
+        level = stimulus_.load(std::memory_order_acquire);
         const bool rising = level != 0;
         if (!both_edges_ && !rising)
             continue; // a single-edge target ignores the re-arm edge

@@ -47,8 +47,8 @@ public:
 
     void drive(bool high) noexcept override
     {
-        // Edges are counted as well as levels: like an edge-triggered IRQ latch, the target
-        // cannot miss a short pulse (the single-edge re-arm) while its thread is preempted.
+        // Edges are counted as well as levels: like an edge-triggered IRQ's pending bit, the
+        // target cannot miss a short pulse (the single-edge re-arm) while it is preempted.
         const int v = high ? 1 : 0;
         if (stimulus_.exchange(v, std::memory_order_acq_rel) != v)
             stimulus_edges_.fetch_add(1, std::memory_order_release);
