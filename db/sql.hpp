@@ -44,7 +44,7 @@ public:
 
     /** @brief Step once: true when a row is ready, false when done. @throws SQLite::Exception */
     bool step();
-    /** @brief Step a statement that returns no rows. @throws SQLite::Exception */
+    /** @brief Step a statement that returns no rows, then reset it. @throws SQLite::Exception */
     void run();
 
     std::int64_t int64(int col) const noexcept;

@@ -271,7 +271,6 @@ void store::impl::insert_events(std::int64_t run_id, std::span<const event_row> 
     auto& s = prepared(insert_event, "INSERT INTO events (run_id, unix_ns, seq, kind, value, "
                                      "detail) VALUES (?, ?, ?, ?, ?, ?)");
     for (const auto& e : rows) {
-        s.reset();
         s.bind(1, run_id);
         s.bind(2, e.unix_ns);
         s.bind(3, static_cast<std::int64_t>(e.seq));
@@ -377,7 +376,9 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
             if (jm != "wal")
                 refuse(path, "cannot use write-ahead logging (journal mode stays '" + jm + "')",
                        "put the file on a local file system");
-            sql::exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+            // journal_size_limit: a large --raw batch must not leave a WAL of that size behind.
+            sql::exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+                         "PRAGMA journal_size_limit = 67108864");
             if (v == verdict::create)
                 impl_->initialise();
             migrate(h, steps, path);
@@ -458,7 +459,6 @@ std::int64_t store::begin_run(const run_row& r)
             impl_->prepared(impl_->insert_metadata,
                             "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
         for (const auto& [k, v] : r.metadata) {
-            md.reset();
             md.bind(1, id);
             md.bind(2, std::string_view(k));
             md.bind(3, std::string_view(v));
@@ -579,7 +579,6 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                               "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
                               "flags) VALUES (?, ?, ?, ?, ?, ?)");
         for (const auto& r : c.exceedances) {
-            se.reset();
             bind_sample(se, run_id, r);
             se.run();
         }
@@ -593,7 +592,6 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                               "rank) VALUES (?, ?, ?, ?, ?, ?, ?)");
         std::int64_t rank = 0;
         for (const auto& r : c.worst) {
-            sw.reset();
             bind_sample(sw, run_id, r);
             sw.bind(7, ++rank);
             sw.run();
@@ -606,7 +604,6 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             d.prepared(d.insert_histogram,
                        "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
         for (const auto& b : c.histogram) {
-            sh.reset();
             sh.bind(1, run_id);
             sh.bind(2, b.lo_ns);
             sh.bind(3, b.hi_ns);
@@ -632,7 +629,6 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
         auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
                                            "gap_ns, flags) VALUES (?, ?, ?, ?, ?)");
         for (const auto& r : rows) {
-            s.reset();
             s.bind(1, run_id);
             s.bind(2, static_cast<std::int64_t>(r.seq));
             s.bind(3, r.latency_ns);
