@@ -203,3 +203,27 @@ TEST_CASE("a run with no committed sample reports dashes, not zeros, and is mark
           "irqloop: plot histogram: the selected runs have no samples yet (plot a run that "
           "recorded at least one interval)\n");
 }
+
+TEST_CASE("a bare run id that repeats across files is refused with the uuid hint", "[report]")
+{
+    scratch dir;
+    std::vector<std::string> dbs;
+    for (int f = 0; f < 2; ++f) {
+        dbs.push_back(dir.file("l" + std::to_string(f) + ".db"));
+        irqloop::db::store st(dbs.back());
+        run_spec s;
+        s.uuid = "00000000-0000-4000-8000-00000000070" + std::to_string(f);
+        s.label = "l" + std::to_string(f);
+        s.samples = 100;
+        s.seed = 700 + std::uint64_t(f);
+        record_run(st, s);
+    }
+    auto c = irqloop_cli("report --db " + dbs[0] + " --db " + dbs[1] + " --run 1");
+    CHECK(c.status == 2);
+    CHECK(c.out == "irqloop: select run '1': 2 runs match in " + dbs[0] + ", " + dbs[1] +
+                       " (ids repeat across files: give the run's uuid)\n");
+    c = irqloop_cli("report --db " + dbs[0] + " --db " + dbs[1] +
+                    " --run 00000000-0000-4000-8000-000000000701 --format csv");
+    CHECK(c.status == 0);
+    CHECK(c.out.find("label,l1\n") != std::string::npos);
+}
