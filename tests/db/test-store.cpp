@@ -722,3 +722,58 @@ TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
     }
     CHECK(integrity(path) == "ok");
 }
+
+TEST_CASE("a run killed before its first commit is recovered with its start as its end", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("early.db");
+    std::int64_t id = 0;
+    {
+        child_writer w(path, 0);
+        id = w.run_id;
+    }
+    store s(path);
+    CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
+    auto r = get_run(s, id).value();
+    CHECK(r.status == "interrupted");
+    CHECK(r.end_unix_ns == t_start);
+    CHECK(intervals(s, id).empty());
+}
+
+TEST_CASE("loggers creating the same new file at once all get it, with one schema", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("race.db");
+    constexpr int writers = 4;
+    std::vector<pid_t> pids;
+    for (int k = 0; k < writers; ++k) {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int rc = 0;
+            try {
+                store s(path);
+                auto id =
+                    s.begin_run(sample_run("uuid-race-" + std::to_string(k), "race", t_start));
+                s.commit_interval(id, simple_commit(0, t_start).view());
+                s.finish_run(id, "complete", t_start + 1);
+            } catch (...) {
+                rc = 3;
+            }
+            ::_exit(rc);
+        }
+        pids.push_back(pid);
+    }
+    for (pid_t pid : pids) {
+        int st = 0;
+        REQUIRE(::waitpid(pid, &st, 0) == pid);
+        CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+    }
+    store s(path, store::mode::read_only);
+    auto runs = list_runs(s);
+    CHECK(runs.size() == writers);
+    for (const auto& r : runs)
+        CHECK(r.status == "complete");
+    CHECK(s.database().execAndGet("SELECT count(*) FROM irqloop_info").getInt() == 2);
+    CHECK(integrity(path) == "ok");
+}
