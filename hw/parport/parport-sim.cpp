@@ -140,7 +140,9 @@ int parport_sim::read_control() noexcept
 {
     if (port_.absent)
         return 0xff;
-    return control_.load(std::memory_order_acquire);
+    // parport_pc reports the four control lines only (PPRCONTROL): IRQ enable stays hidden.
+    const std::uint8_t c = control_.load(std::memory_order_acquire);
+    return port_.flavour == parport_sim_flavour::ppdev ? (c & ctl_lines) : c;
 }
 
 int parport_sim::write_control(std::uint8_t v) noexcept

@@ -18,7 +18,8 @@ namespace irqloop::hw {
 /** @brief Which real access method the simulated port imitates (see parport_io). */
 enum class parport_sim_flavour {
     raw,   ///< control writes land whole (bits 4 and 5 too); no interrupt wait
-    ppdev, ///< control writes keep only bits 0-3; the IRQ is enabled (PPCLAIM) and waitable
+    ppdev, ///< control reads and writes see bits 0-3 only; the IRQ is enabled (PPCLAIM) and
+           ///< waitable
 };
 
 /** @brief How the simulated target at the far end of the cable behaves. */
@@ -113,6 +114,8 @@ public:
 
     /** @brief The far end sets the level of near_in (and may raise the interrupt). */
     void far_drive(bool high) noexcept;
+    /** @brief The whole control register, bits 4-7 included (ppdev reads hide them). */
+    std::uint8_t control_latch() const noexcept { return control_.load(); }
     /** @brief The electrical level of any near pin as the far end would see it. */
     bool near_level(const parport_pin& p) const noexcept;
 

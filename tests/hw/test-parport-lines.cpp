@@ -329,13 +329,13 @@ TEST_CASE("parport logger disables the port IRQ where the access method allows i
     // Raw I/O writes the whole control register: the logger turns the IRQ off, so response
     // edges do not interrupt its own loop.
     auto raw = make_rig("D3", "nACK", parport_sim_flavour::raw, t);
-    CHECK((raw.sim->read_control() & 0x10) == 0);
-    CHECK((raw.sim->read_control() & 0x20) == 0); // data lines driven, not reversed
+    CHECK((raw.sim->control_latch() & 0x10) == 0);
+    CHECK((raw.sim->control_latch() & 0x20) == 0); // data lines driven, not reversed
     raw.sim->far_drive(true);
     CHECK(raw.sim->irqs() == 0);
     // ppdev masks bit 4 (PPCLAIM enabled it): the interrupt stays on, as documented.
     auto pp = make_rig("D3", "nACK", parport_sim_flavour::ppdev, t);
-    CHECK((pp.sim->read_control() & 0x10) != 0);
+    CHECK((pp.sim->control_latch() & 0x10) != 0);
     pp.sim->far_drive(true);
     CHECK(pp.sim->irqs() == 1);
 }
@@ -384,7 +384,7 @@ TEST_CASE("parport responder waits for the nACK interrupt through the ppdev flav
     t.thread = false; // the test plays the logger
     auto r = make_rig("D3", "nACK", parport_sim_flavour::ppdev, t, role::responder);
     REQUIRE(r.pair->has_edge_events());
-    CHECK((r.sim->read_control() & 0x10) != 0);
+    CHECK((r.sim->control_latch() & 0x10) != 0);
     CHECK(r.pair->wait_edge(1'000'000) == 0); // nothing yet: timeout
 
     std::atomic<int> got{-2};

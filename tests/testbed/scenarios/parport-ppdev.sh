@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The parport backend against Debian's parport_pc and ppdev, on QEMU's second emulated ISA
+# parallel port (0x278, IRQ 3; its output goes to a chardev file that parport-ppdev.host.sh
+# reads). tests/testbed/CMakeLists.txt adds that port with --qemu-arg; the first one (0x378,
+# -parallel null) belongs to kmod-parport. QEMU emulates registers and a printer handshake,
+# not wires: nothing loops data back into status, so no latency is measured here.
+. /testbed/guest-lib.sh
+tb_need irqloop-tests irqloop-responder modprobe
+trap 'rmmod lp ppdev parport_pc 2>/dev/null' EXIT
+
+# kmod-parport may have left parport_pc with 0x378 only: load it again with both ports.
+rmmod lp ppdev parport_pc 2>/dev/null
+modprobe parport_pc io=0x378,0x278 irq=7,3 || tb_fail "cannot load parport_pc"
+modprobe ppdev || tb_fail "cannot load ppdev"
+dmesg | grep -E 'parport|ppdev'
+if [ ! -c /dev/parport1 ]; then
+	echo "SKIP: no /dev/parport1: QEMU was started without the second parallel port" \
+		"(-device isa-parallel,index=1,irq=3, see tests/testbed/CMakeLists.txt)"
+	exit 4
+fi
+ls -l /dev/parport*
+echo "parport1: irq $(cat /proc/sys/dev/parport/parport1/irq)," \
+	"modes $(cat /proc/sys/dev/parport/parport1/modes)"
+grep parport /proc/ioports /proc/interrupts
+
+# run_tests LOG FILTER: the Catch2 tests, which SKIP unless the port variables are set.
+run_tests()
+{
+	_log=$1
+	shift
+	irqloop-tests "$@" >"$_log" 2>&1
+	_rc=$?
+	cat "$_log"
+	return $_rc
+}
+
+echo "--- ppdev and raw port I/O tests on the emulated port (0x3bc has no port)"
+export IRQLOOP_TEST_PPDEV=/dev/parport1 IRQLOOP_TEST_PARPORT_BASE=0x278
+export IRQLOOP_TEST_NO_PORT_BASE=0x3bc IRQLOOP_TEST_QEMU_LPT=1
+run_tests "$TB_TMP/tests.log" "[parport]" || tb_fail "parport tests failed"
+# Every real-port test ran except the one that needs lp loaded.
+grep -q 'test cases:.* 1 skipped' "$TB_TMP/tests.log" || tb_fail "more than one test skipped"
+tb_pass "parport tests, real-port ones included"
+grep -E '^(ppdev|raw) ' "$TB_TMP/tests.log" | while read -r line; do tb_note "$line"; done
+
+echo "--- lp registered on the port: our exclusive claim is refused in one line"
+modprobe lp || tb_fail "cannot load lp"
+grep -l . /proc/sys/dev/parport/parport1/devices/* 2>/dev/null
+IRQLOOP_TEST_PPDEV_HELD=1 run_tests "$TB_TMP/held.log" "[ppdev-hw]" ||
+	tb_fail "lp-held tests failed"
+grep -q 'test cases:.* 1 passed' "$TB_TMP/held.log" || tb_fail "the lp-held test did not run"
+tb_expect_error 2 "port busy: another driver holds it" \
+	irqloop-responder --hw parport:dev=/dev/parport1 --mode poll
+rmmod lp || tb_fail "cannot unload lp"
+
+echo "--- bad pin, missing ppdev"
+tb_expect_error 2 "unknown pin 'D9'" irqloop-responder --hw parport:dev=/dev/parport1,out=D9
+rmmod ppdev || tb_fail "cannot unload ppdev"
+tb_expect_error 2 "modprobe ppdev parport_pc" \
+	irqloop-responder --hw parport:dev=/dev/parport1 --mode poll
