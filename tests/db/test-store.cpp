@@ -777,3 +777,58 @@ TEST_CASE("loggers creating the same new file at once all get it, with one schem
     CHECK(s.database().execAndGet("SELECT count(*) FROM irqloop_info").getInt() == 2);
     CHECK(integrity(path) == "ok");
 }
+
+TEST_CASE("SIGKILL at any point of a commit leaves only whole intervals", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("torn.db");
+    const int delays_ms[] = {3, 11, 29, 47, 83};
+    for (int delay : delays_ms) {
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            ::close(fds[0]);
+            try {
+                store s(path);
+                auto id =
+                    s.begin_run(sample_run("uuid-torn-" + std::to_string(delay), "torn", t_start));
+                if (::write(fds[1], &id, sizeof id) != sizeof id)
+                    ::_exit(3);
+                for (std::uint64_t i = 0;; ++i) { // commit as fast as possible until killed
+                    auto c = simple_commit(i, t_start, 1000);
+                    for (std::int64_t b = 0; b < 2000; ++b)
+                        c.histogram.push_back(bucket_row{100'000 + b, 100'001 + b, i + 1});
+                    s.commit_interval(id, c.view());
+                }
+            } catch (...) {
+                ::_exit(3);
+            }
+        }
+        ::close(fds[1]);
+        std::int64_t id = 0;
+        REQUIRE(::read(fds[0], &id, sizeof id) == sizeof id);
+        ::close(fds[0]);
+        ::usleep(delay * 1000);
+        ::kill(pid, SIGKILL);
+        int st = 0;
+        ::waitpid(pid, &st, 0);
+        REQUIRE(WIFSIGNALED(st));
+
+        store s(path);
+        CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
+        auto r = get_run(s, id).value();
+        const auto iv = intervals(s, id);
+        const std::uint64_t k = iv.size();
+        INFO("killed after " << delay << " ms, " << k << " intervals committed");
+        for (std::uint64_t i = 0; i < k; ++i)
+            CHECK(iv[i].index == i);
+        CHECK(r.summary.samples == 1000 * k);
+        CHECK(worst(s, id).size() == k);
+        CHECK(histogram(s, id).size() == (k ? 2003u : 0u));
+        CHECK(exceedances(s, id).size() == k);
+        CHECK(r.status == "interrupted");
+    }
+    CHECK(integrity(path) == "ok");
+}
