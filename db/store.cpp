@@ -344,7 +344,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
             char buf[96];
             std::snprintf(buf, sizeof buf,
                           "an SQLite database that is not irqloop's (application_id 0x%08X, "
-                          "%lld schema objects)",
+                          "schema objects: %lld)",
                           static_cast<unsigned>(p.application_id),
                           static_cast<long long>(p.objects));
             refuse(path, buf, other_file_hint);
