@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <vector>
 
 namespace irqloop::db::test
