@@ -194,6 +194,8 @@ std::string parport_lines::describe() const
 {
     std::string d = std::string("parport:") + io_->where() + ",out=" + opt_.out.name +
                     ",in=" + opt_.in.name + ",edges=" + (opt_.both_edges ? "both" : "rising");
+    if (opt_.follow)
+        d += ",answer=follow";
     if (opt_.ctl_on_irq)
         d += std::string(",ctl_on_irq=") + opt_.ctl_on_irq->name;
     return d;
@@ -241,6 +243,14 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
         throw error("bad backend spec '" + s.text() + "'",
                     "unknown value '" + edges + "' of key 'edges'", "use rising or both");
     o.both_edges = edges == "both";
+    std::string answer = s.take_string("answer", "toggle");
+    if (answer != "toggle" && answer != "follow")
+        throw error("bad backend spec '" + s.text() + "'",
+                    "unknown value '" + answer + "' of key 'answer'", "use toggle or follow");
+    if (answer == "follow" && !o.both_edges)
+        throw error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",
+                    "a single-edge target can only toggle");
+    o.follow = answer == "follow";
     o.check = s.take_bool("check", true);
     if (!ctl.empty()) {
         if (r != role::responder || !dev)
@@ -275,6 +285,7 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
         parport_sim_target t;
         t.model = latency_model::from_spec(s);
         t.rising_only = !o.both_edges;
+        t.follow = o.follow;
         t.lose_every = s.take_count("lose_every", 0);
         t.answer_twice = s.take_bool("twice", false);
         t.twice_gap_ns = s.take_duration_ns("twice_gap", 2000);

@@ -25,6 +25,8 @@ struct parport_options final
      * rising one (an nACK interrupt responder, the default wiring).
      */
     bool both_edges = false;
+    /** The far end sets the response to the stimulus level instead of toggling it. */
+    bool follow = false;
     /**
      * Responder only: have the kernel toggle this control pin from its IRQ handler
      * (PPWCTLONIRQ), before the waiting thread even wakes. Must equal @ref out.
@@ -70,6 +72,7 @@ public:
     bool has_edge_events() const noexcept override;
     std::uint64_t missed_edges() const noexcept override { return missed_; }
     bool far_end_answers_both_edges() const noexcept override { return opt_.both_edges; }
+    bool far_end_follows() const noexcept override { return opt_.follow; }
     /** @brief Re-acquires raw port permission in the calling thread (ioperm is per thread). */
     void start() override;
     /** @brief Drives the out pin low. */
@@ -109,6 +112,8 @@ private:
  * - `edges=rising|both` (default rising: with the default cable the stimulus reaches the
  *   target's nACK, whose interrupt fires on the rising edge only; use both with a polling
  *   responder);
+ * - `answer=toggle|follow` (default toggle, lpptest's way: the target flips its line on each
+ *   edge it answers; follow, with edges=both only: it copies the stimulus level);
  * - `excl=yes|no` (ppdev: register exclusively, default yes, so that lp cannot interleave);
  * - `ctl_on_irq=PIN` (ppdev responder: PPWCTLONIRQ on this control pin, which becomes out);
  * - `check=yes|no` (read the data register back at open, default yes);

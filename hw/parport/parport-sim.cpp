@@ -278,7 +278,7 @@ void parport_sim::target_loop() noexcept
             lost_.fetch_add(1, std::memory_order_relaxed);
         } else {
             wait_until(t_edge + static_cast<std::int64_t>(d.delay_ns));
-            answer = !answer;
+            answer = target_.follow ? now : !answer;
             far_drive(answer);
             t.answer_ns = monotonic_raw_ns();
             answers_.fetch_add(1, std::memory_order_relaxed);

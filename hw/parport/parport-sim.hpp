@@ -32,6 +32,8 @@ struct parport_sim_target final
      * fires on the rising edge only, so it answers rising edges and ignores falling ones.
      */
     bool rising_only = false;
+    /** Answer with the stimulus level (follow) rather than by toggling the response. */
+    bool follow = false;
     /** Delay from the stimulus write to the answer, and random losses (loss_p). */
     latency_model model;
     /** Every Nth stimulus edge the target would answer gets no answer (0: never). */

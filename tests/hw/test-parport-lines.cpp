@@ -480,6 +480,21 @@ TEST_CASE("parport:sim= spec runs the parport code through the registry", "[parp
     l->stop();
 }
 
+TEST_CASE("parport answer=follow: the target copies the stimulus level", "[parport]")
+{
+    auto l = open_lines("parport:sim=raw,model=fixed,value=20us,edges=both,answer=follow,"
+                        "out=D5,in=BUSY",
+                        role::logger);
+    CHECK(l->far_end_follows());
+    CHECK(l->far_end_answers_both_edges());
+    CHECK(l->describe() == "parport:sim=raw,out=D5,in=BUSY,edges=both,answer=follow");
+    // The response ends at the level of the stimulus, whatever it was before.
+    for (bool level : {true, false, true}) {
+        CHECK(sample(*l, level, 2'000'000'000) >= 20'000);
+        CHECK(l->sense() == (level ? 1 : 0));
+    }
+}
+
 TEST_CASE("parport spec errors: method, edges, pins, ctl_on_irq", "[parport]")
 {
     auto status_of = [](const char* text, role r = role::logger) {
@@ -493,6 +508,8 @@ TEST_CASE("parport spec errors: method, edges, pins, ctl_on_irq", "[parport]")
     CHECK(status_of("parport") == exit_usage);
     CHECK(status_of("parport:base=0x378,dev=/dev/parport0") == exit_usage);
     CHECK(status_of("parport:sim=raw,edges=falling") == exit_usage);
+    CHECK(status_of("parport:sim=raw,answer=follow") == exit_usage); // needs edges=both
+    CHECK(status_of("parport:sim=raw,answer=echo,edges=both") == exit_usage);
     CHECK(status_of("parport:sim=raw,out=nACK") == exit_usage);
     CHECK(status_of("parport:sim=raw,in=D2") == exit_usage);
     CHECK(status_of("parport:sim=raw,out=D9") == exit_usage);
