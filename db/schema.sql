@@ -127,6 +127,8 @@ CREATE TABLE exceedances (
     flags      INTEGER NOT NULL,
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
+-- For "what happened around 03:20": up to --max-exceedances (1M) rows a run.
+CREATE INDEX exceedances_time ON exceedances (run_id, unix_ns);
 
 CREATE TABLE events (
     id      INTEGER PRIMARY KEY,
