@@ -5,7 +5,8 @@
 #include <memory>
 #include <string>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /**
  * @brief The narrow register interface of a parallel port: everything the parport backend

@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 constexpr std::uint8_t ctl_irq_enable = 0x10;
 constexpr std::uint8_t ctl_reverse = 0x20;
@@ -38,14 +40,16 @@ parport_lines::parport_lines(std::unique_ptr<parport_io> io, parport_options o)
 {
     const std::string what = std::string("open parallel port (") + io_->where() + ")";
     if (!opt_.out.is_output())
-        throw irqloop::error(what, std::string("pin ") + opt_.out.name + " is an input and cannot be 'out'",
-                    "out must be one of " + parport_pin_names(true));
+        throw irqloop::error(
+            what, std::string("pin ") + opt_.out.name + " is an input and cannot be 'out'",
+            "out must be one of " + parport_pin_names(true));
     if (opt_.in.reg != parport_register::status)
-        throw irqloop::error(what, std::string("pin ") + opt_.in.name + " is an output and cannot be 'in'",
-                    "in must be one of " + parport_pin_names(false));
+        throw irqloop::error(
+            what, std::string("pin ") + opt_.in.name + " is an output and cannot be 'in'",
+            "in must be one of " + parport_pin_names(false));
     if (opt_.ctl_on_irq && !(*opt_.ctl_on_irq == opt_.out))
         throw irqloop::error(what, "ctl_on_irq names another pin than out",
-                    "PPWCTLONIRQ drives the response: give the same control pin to both");
+                             "PPWCTLONIRQ drives the response: give the same control pin to both");
 
     int c = io_->read_control();
     if (c < 0)
@@ -68,9 +72,11 @@ parport_lines::parport_lines(std::unique_ptr<parport_io> io, parport_options o)
         if (back < 0)
             throw_from_errno(-back, what + ": read data register");
         if (back != data_)
-            throw irqloop::error(what, "no parallel port answers: the data register reads " + hex2(back) +
-                                  " after writing " + hex2(data_),
-                        "check the base in /proc/ioports or lspci -v; check=no skips this test");
+            throw irqloop::error(
+                what,
+                "no parallel port answers: the data register reads " + hex2(back) +
+                    " after writing " + hex2(data_),
+                "check the base in /proc/ioports or lspci -v; check=no skips this test");
     }
     measure_costs();
     io_->clear_irq();
@@ -90,12 +96,14 @@ void parport_lines::measure_costs()
         std::int64_t t0 = monotonic_raw_ns();
         for (int i = 0; i < reads; ++i)
             if (int v = io_->read_status(); v < 0)
-                throw_from_errno(-v, std::string("read parallel-port status (") + io_->where() + ")");
+                throw_from_errno(-v,
+                                 std::string("read parallel-port status (") + io_->where() + ")");
         std::int64_t t1 = monotonic_raw_ns();
         // Rewriting the current value changes no pin: safe with the target connected.
         for (int i = 0; i < writes; ++i)
             if (int v = io_->write_data(data_); v < 0)
-                throw_from_errno(-v, std::string("write parallel-port data (") + io_->where() + ")");
+                throw_from_errno(-v,
+                                 std::string("write parallel-port data (") + io_->where() + ")");
         std::int64_t t2 = monotonic_raw_ns();
         r.push_back(static_cast<double>(t1 - t0) / reads);
         w.push_back(static_cast<double>(t2 - t1) / writes);
@@ -119,8 +127,8 @@ int parport_lines::write_out(std::uint8_t v) noexcept
 void parport_lines::drive(bool high) noexcept
 {
     std::uint8_t& sh = shadow();
-    const std::uint8_t next = opt_.out.bit_for_level(high) ? (sh | opt_.out.mask)
-                                                           : (sh & ~opt_.out.mask);
+    const std::uint8_t next =
+        opt_.out.bit_for_level(high) ? (sh | opt_.out.mask) : (sh & ~opt_.out.mask);
     if (next == sh)
         return; // already there, e.g. set by the kernel's PPWCTLONIRQ
     sh = next;
@@ -235,8 +243,8 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
     parport_options o;
     o.who = r;
     std::string ctl = s.take_string("ctl_on_irq", "");
-    o.out = parport_pin_by_name(
-        s.take_string("out", ctl.empty() ? parport_defaults::out_pin : ctl), "key 'out'");
+    o.out = parport_pin_by_name(s.take_string("out", ctl.empty() ? parport_defaults::out_pin : ctl),
+                                "key 'out'");
     o.in = parport_pin_by_name(s.take_string("in", parport_defaults::in_pin), "key 'in'");
     std::string edges = s.take_string("edges", "rising");
     if (edges != "rising" && edges != "both")
@@ -258,8 +266,9 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
                         "use it with irqloop-responder --hw parport:dev=/dev/parport0,...");
         o.ctl_on_irq = parport_pin_by_name(ctl, "key 'ctl_on_irq'");
         if (o.ctl_on_irq->reg != parport_register::control)
-            throw error(what, std::string("ctl_on_irq pin ") + o.ctl_on_irq->name +
-                                  " is not a control line",
+            throw error(what,
+                        std::string("ctl_on_irq pin ") + o.ctl_on_irq->name +
+                            " is not a control line",
                         "PPWCTLONIRQ sets control lines only: nSTROBE, nAUTOFD, nINIT, nSELECTIN");
     }
 

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /** @brief How a parport_lines pair is wired and used. */
-struct parport_options final
-{
-    parport_pin out;   ///< the pin this program drives: a data or control pin
-    parport_pin in;    ///< the pin this program senses: a status pin
+struct parport_options final {
+    parport_pin out; ///< the pin this program drives: a data or control pin
+    parport_pin in;  ///< the pin this program senses: a status pin
     role who = role::logger;
     /**
      * The far end answers both stimulus edges (a polling responder) rather than only the

@@ -7,9 +7,11 @@
 #include <cctype>
 #include <cstdio>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 using R = parport_register;
 
@@ -33,8 +35,7 @@ constexpr std::array<parport_pin, 17> pins = {{
     {"nSELECTIN", 17, R::control, 0x08, true},
 }};
 
-struct alias final
-{
+struct alias final {
     const char* name;
     const char* canonical;
 };

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /** @brief The three registers of a standard (SPP) parallel port, at base+0, +1, +2. */
 enum class parport_register : std::uint8_t { data = 0, status = 1, control = 2 };
@@ -32,13 +33,12 @@ enum class parport_register : std::uint8_t { data = 0, status = 1, control = 2 }
  * Grounds are pins 18-25. "inverted" means the register bit is the complement of the
  * electrical level at the pin (the port has an inverter between them).
  */
-struct parport_pin final
-{
-    const char* name = nullptr;  ///< canonical name, e.g. "nACK"
-    unsigned db25 = 0;           ///< pin number on the DB-25 connector
+struct parport_pin final {
+    const char* name = nullptr; ///< canonical name, e.g. "nACK"
+    unsigned db25 = 0;          ///< pin number on the DB-25 connector
     parport_register reg = parport_register::data;
-    std::uint8_t mask = 0;       ///< the bit in @ref reg
-    bool inverted = false;       ///< register bit == !pin level
+    std::uint8_t mask = 0; ///< the bit in @ref reg
+    bool inverted = false; ///< register bit == !pin level
 
     /** @brief True for pins this port can drive (data and control). */
     bool is_output() const noexcept { return reg != parport_register::status; }

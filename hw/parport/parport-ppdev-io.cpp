@@ -14,9 +14,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 // The devices the parport layer has registered on port N (lp, another ppdev...), from
 // /proc/sys/dev/parport/parportN/devices: names the culprit when PPEXCL is refused.

@@ -15,9 +15,11 @@
 #define IRQLOOP_HAVE_PORT_IO 0
 #endif
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 std::string hex(unsigned v)
 {

@@ -11,9 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 constexpr std::uint8_t ctl_irq_enable = 0x10;
 constexpr std::uint8_t ctl_lines = 0x0f;
@@ -42,8 +44,8 @@ parport_sim::parport_sim(parport_pin near_out, parport_pin near_in, parport_sim_
     : out_(near_out), in_(near_in), target_(std::move(target)), port_(port)
 {
     if (!out_.is_output())
-        throw error("set up the parallel-port simulator", std::string(out_.name) +
-                                                              " is an input, not an output");
+        throw error("set up the parallel-port simulator",
+                    std::string(out_.name) + " is an input, not an output");
     if (in_.reg != parport_register::status)
         throw error("set up the parallel-port simulator",
                     std::string(in_.name) + " is not a status (input) pin");
@@ -71,15 +73,13 @@ void parport_sim::touched(std::int64_t now_ns) noexcept
     {
         std::lock_guard lock(edge_mutex_);
         const bool level = near_level(out_);
-        if (level != out_level_) {
-            out_level_ = level;
-            if (!target_.thread)
-                ; // the test plays the far end and reads levels itself
-            else if (edge_count_ == edge_slots)
-                overflow_.fetch_add(1, std::memory_order_relaxed);
-            else
-                edges_q_[(edge_head_ + edge_count_++) % edge_slots] = {now_ns, level};
-        }
+        // Without a target thread the test plays the far end and reads levels itself.
+        const bool edge = level != out_level_ && target_.thread;
+        out_level_ = level;
+        if (edge && edge_count_ == edge_slots)
+            overflow_.fetch_add(1, std::memory_order_relaxed);
+        else if (edge)
+            edges_q_[(edge_head_ + edge_count_++) % edge_slots] = {now_ns, level};
     }
     gen_.fetch_add(1, std::memory_order_seq_cst);
     // A futex wake costs a system call: only when the target thread sleeps. Both sides use
@@ -210,9 +210,9 @@ void parport_sim::far_drive(bool high) noexcept
         if (irq_armed_) {
             // What ppdev's IRQ handler does: write the control lines, then count the IRQ.
             std::uint8_t now = control_.load(std::memory_order_relaxed);
-            control_.store(static_cast<std::uint8_t>((now & ~ctl_lines) |
-                                                     (irq_control_ & ctl_lines)),
-                           std::memory_order_release);
+            control_.store(
+                static_cast<std::uint8_t>((now & ~ctl_lines) | (irq_control_ & ctl_lines)),
+                std::memory_order_release);
             irq_armed_ = false;
             touched(monotonic_raw_ns());
         }
@@ -258,8 +258,8 @@ void parport_sim::target_loop() noexcept
             if (gen_.load(std::memory_order_seq_cst) == gen) {
                 // The timeout only bounds the damage of a bug; wake-ups come from touched().
                 timespec ts = {0, 20'000'000};
-                syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&gen_), FUTEX_WAIT_PRIVATE,
-                        gen, &ts, nullptr, 0);
+                syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&gen_), FUTEX_WAIT_PRIVATE, gen,
+                        &ts, nullptr, 0);
             }
             sleeping_.store(false, std::memory_order_relaxed);
             gen = gen_.load(std::memory_order_acquire);
@@ -294,7 +294,8 @@ void parport_sim::target_loop() noexcept
     }
 }
 
-namespace {
+namespace
+{
 
 class sim_io final : public parport_io
 {

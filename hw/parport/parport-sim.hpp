@@ -13,7 +13,8 @@
 #include <thread>
 #include <vector>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /** @brief Which real access method the simulated port imitates (see parport_io). */
 enum class parport_sim_flavour {
@@ -23,8 +24,7 @@ enum class parport_sim_flavour {
 };
 
 /** @brief How the simulated target at the far end of the cable behaves. */
-struct parport_sim_target final
-{
+struct parport_sim_target final {
     /** False: no target thread; the test plays the far end itself with far_drive(). */
     bool thread = true;
     /**
@@ -46,8 +46,7 @@ struct parport_sim_target final
 };
 
 /** @brief The emulated port's own properties. */
-struct parport_sim_port final
-{
+struct parport_sim_port final {
     parport_sim_flavour flavour = parport_sim_flavour::raw;
     /** Busy time added to every register read, to imitate a bus cycle (~1 us on ISA). */
     std::int64_t read_cost_ns = 0;
@@ -80,8 +79,7 @@ class parport_sim final
 {
 public:
     /** @brief What happened to one stimulus edge the target saw (for ground-truth tests). */
-    struct truth final
-    {
+    struct truth final {
         std::int64_t edge_ns;   ///< CLOCK_MONOTONIC_RAW of the write that made the edge
         std::int64_t answer_ns; ///< when the response changed, 0 when not answered
         bool rising;
@@ -126,12 +124,15 @@ public:
     const parport_pin& near_out() const noexcept { return out_; }
     const parport_pin& near_in() const noexcept { return in_; }
 
-    std::uint64_t edges_seen() const noexcept { return edges_.load(); }      ///< near_out changes
-    std::uint64_t edges_ignored() const noexcept { return ignored_.load(); } ///< falling, rising_only
-    std::uint64_t answers() const noexcept { return answers_.load(); }       ///< incl. second ones
+    std::uint64_t edges_seen() const noexcept { return edges_.load(); } ///< near_out changes
+    std::uint64_t edges_ignored() const noexcept
+    {
+        return ignored_.load();
+    }                                                                  ///< falling, rising_only
+    std::uint64_t answers() const noexcept { return answers_.load(); } ///< incl. second ones
     std::uint64_t lost() const noexcept { return lost_.load(); }
-    std::uint64_t irqs() const noexcept { return irqs_total_.load(); }       ///< interrupts raised
-    std::uint64_t writes() const noexcept { return gen_.load(); }            ///< register writes
+    std::uint64_t irqs() const noexcept { return irqs_total_.load(); } ///< interrupts raised
+    std::uint64_t writes() const noexcept { return gen_.load(); }      ///< register writes
     /** @brief True while a PPWCTLONIRQ is armed and no interrupt has consumed it. */
     bool irq_armed() const noexcept;
     /** @brief True when the target has no edge queued or being answered. */
@@ -143,8 +144,7 @@ private:
     void touched(std::int64_t now_ns) noexcept;
     bool pop_edge(std::int64_t& t_ns, bool& level) noexcept;
 
-    struct edge final
-    {
+    struct edge final {
         std::int64_t t_ns;
         bool level;
     };
@@ -160,8 +160,8 @@ private:
     mutable std::mutex edge_mutex_;
     edge edges_q_[edge_slots] = {}; // guarded by edge_mutex_
     std::size_t edge_head_ = 0, edge_count_ = 0;
-    bool out_level_ = false;        // guarded by edge_mutex_: near_out after the last write
-    bool busy_ = false;             // guarded by edge_mutex_: an edge is being answered
+    bool out_level_ = false; // guarded by edge_mutex_: near_out after the last write
+    bool busy_ = false;      // guarded by edge_mutex_: an edge is being answered
     std::atomic<std::uint64_t> overflow_{0};
     alignas(64) std::atomic<std::uint32_t> gen_{0};
     std::atomic<bool> sleeping_{false};

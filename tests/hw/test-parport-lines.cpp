@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The parport line pair on the far-end simulator, in both of its flavours (raw I/O and ppdev
 // register semantics): the same parport_lines code that runs on a real port.
+#include "cycle-clock.hpp"
 #include "error.hpp"
 #include "parport/parport-defaults.hpp"
 #include "parport/parport-lines.hpp"
 #include "parport/parport-sim.hpp"
 #include "registry.hpp"
 #include "spec.hpp"
-#include "cycle-clock.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
@@ -18,7 +18,8 @@
 using namespace irqloop;
 using namespace irqloop::hw;
 
-namespace {
+namespace
+{
 
 parport_pin pin(const char* name)
 {
@@ -67,8 +68,7 @@ void settle(parport_sim& sim)
     REQUIRE(sim.settled());
 }
 
-struct rig final
-{
+struct rig final {
     std::shared_ptr<parport_sim> sim;
     std::unique_ptr<parport_lines> pair;
 };
@@ -99,12 +99,10 @@ const char* flavour_name(parport_sim_flavour f)
 
 } // namespace
 
-TEST_CASE("parport pin names resolve to the standard SPP register bits and inversions",
-          "[parport]")
+TEST_CASE("parport pin names resolve to the standard SPP register bits and inversions", "[parport]")
 {
     // The table of the IEEE 1284 SPP port, written out here independently of the code's own.
-    struct want
-    {
+    struct want {
         const char* name;
         unsigned db25;
         parport_register reg;
@@ -168,18 +166,16 @@ TEST_CASE("parport drive() sets the pin's electrical level through the register 
           "[parport]")
 {
     auto fl = GENERATE(parport_sim_flavour::raw, parport_sim_flavour::ppdev);
-    struct out_case
-    {
+    struct out_case {
         const char* name;
         bool reg_is_data;
         unsigned mask;
         bool inverted;
     };
-    auto c = GENERATE(out_case{"D3", true, 0x08, false}, out_case{"D6", true, 0x40, false},
-                      out_case{"nSTROBE", false, 0x01, true},
-                      out_case{"nAUTOFD", false, 0x02, true},
-                      out_case{"nINIT", false, 0x04, false},
-                      out_case{"nSELECTIN", false, 0x08, true});
+    auto c =
+        GENERATE(out_case{"D3", true, 0x08, false}, out_case{"D6", true, 0x40, false},
+                 out_case{"nSTROBE", false, 0x01, true}, out_case{"nAUTOFD", false, 0x02, true},
+                 out_case{"nINIT", false, 0x04, false}, out_case{"nSELECTIN", false, 0x08, true});
     INFO(flavour_name(fl) << " " << c.name);
     parport_sim_target t;
     t.thread = false;
@@ -205,8 +201,7 @@ TEST_CASE("parport sense() returns the input pin's level whatever the status inv
           "[parport]")
 {
     auto fl = GENERATE(parport_sim_flavour::raw, parport_sim_flavour::ppdev);
-    struct in_case
-    {
+    struct in_case {
         const char* name;
         unsigned mask;
         bool inverted;
@@ -228,8 +223,7 @@ TEST_CASE("parport sense() returns the input pin's level whatever the status inv
 TEST_CASE("parport logger measures a simulated target on several pin pairs", "[parport]")
 {
     auto fl = GENERATE(parport_sim_flavour::raw, parport_sim_flavour::ppdev);
-    struct pair_case
-    {
+    struct pair_case {
         const char* out;
         const char* in;
     };
@@ -377,8 +371,7 @@ TEST_CASE("parport refuses an input as out and an output as in", "[parport]")
     CHECK_THROWS_AS(parport_lines(make_parport_sim_io(sim), o), irqloop::error);
 }
 
-TEST_CASE("parport responder waits for the nACK interrupt through the ppdev flavour",
-          "[parport]")
+TEST_CASE("parport responder waits for the nACK interrupt through the ppdev flavour", "[parport]")
 {
     parport_sim_target t;
     t.thread = false; // the test plays the logger
@@ -428,8 +421,8 @@ TEST_CASE("parport ctl_on_irq: the IRQ handler toggles the control pin, drive() 
 {
     parport_sim_target t;
     t.thread = false;
-    auto sim = std::make_shared<parport_sim>(
-        pin("nSTROBE"), pin("nACK"), t, parport_sim_port{parport_sim_flavour::ppdev});
+    auto sim = std::make_shared<parport_sim>(pin("nSTROBE"), pin("nACK"), t,
+                                             parport_sim_port{parport_sim_flavour::ppdev});
     parport_options o;
     o.out = pin("nSTROBE");
     o.in = pin("nACK");

@@ -28,7 +28,8 @@
 using namespace irqloop;
 using namespace irqloop::hw;
 
-namespace {
+namespace
+{
 
 std::string env(const char* name)
 {
