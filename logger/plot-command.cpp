@@ -167,7 +167,8 @@ std::string timeline_script(run_catalog& cat, const std::vector<const run_info*>
     const auto names = series_names(runs);
     std::ostringstream s;
     s << preamble(o, "latency per stats interval, and samples above the threshold");
-    s << "set xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
+    // Three series per run: the key goes under the plot, off the data.
+    s << "set key below\nset xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
       << "set xlabel 'logger wall-clock time (UTC)'\n"
       << "set ylabel 'latency (" << unit_name(o.unit) << ")'\n";
     if (!o.linear)
