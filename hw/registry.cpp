@@ -24,7 +24,10 @@ const std::vector<backend_entry>& backends()
 #else
          nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
 #endif
-        {"parport", "PC parallel port, raw port I/O or ppdev",
+        {"parport",
+         "PC parallel port: base=ADDR (raw port I/O, root), dev=/dev/parportN (ppdev) or "
+         "sim=raw|ppdev; pins by name (out=D3,in=nACK), edges=rising|both; "
+         "docs/backends/parport.md",
          "parport:base=0x378,out=D3,in=nACK",
 #if IRQLOOP_HAVE_PARPORT
          open_parport_lines, nullptr},
