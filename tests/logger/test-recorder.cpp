@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// The recorder through the real store: windows, WARM MAX, exceedances, top-K, events, and
+// histogram percentiles against the exact ones from the raw samples.
+#include "histogram.hpp"
+#include "queries.hpp"
+#include "recorder.hpp"
+#include "run-process.hpp"
+#include "store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <algorithm>
+#include <catch2/catch_test_macros.hpp>
+#include <cmath>
+#include <random>
+
+using namespace irqloop;
+
+namespace {
+
+logger::recorder_config config()
+{
+    logger::recorder_config c;
+    c.clock.hz = 1e9; // cycles are ns
+    c.clock.source = "synthetic";
+    c.threshold_ns = 30'000;
+    c.warmup_samples = 10;
+    c.stats_interval_ns = 1'000'000'000;
+    c.top_k = 5;
+    c.max_exceedances = 3;
+    c.anchor_unix_ns = 1'700'000'000'000'000'000;
+    c.anchor_cycles = 0;
+    return c;
+}
+
+db::run_row run_row()
+{
+    db::run_row r;
+    r.uuid = "00000000-0000-4000-8000-000000000001";
+    r.kind = "measure";
+    r.command_line = "test";
+    r.version = "test";
+    r.uname = "test";
+    r.hostname = "test";
+    r.backend = "synthetic";
+    r.clock_source = "synthetic";
+    r.clock_hz = 1e9;
+    r.start_unix_ns = 1'700'000'000'000'000'000;
+    return r;
+}
+
+logger::sample smp(std::uint64_t seq, std::uint64_t t0, std::uint64_t lat, std::uint32_t flags = 0)
+{
+    return {seq, t0, lat, 30, flags};
+}
+
+} // namespace
+
+TEST_CASE("recorder: windows are cut on sample time and hold their own figures", "[recorder][run]")
+{
+    test::temp_dir dir;
+    db::store st(dir / "r.db");
+    auto id = st.begin_run(run_row());
+    logger::recorder rec(config(), &st, id);
+    std::vector<logger::sample> v;
+    // Window 0: 20 samples, the first 10 are warm-up, one of them the run's max.
+    for (std::uint64_t i = 0; i < 20; ++i)
+        v.push_back(smp(i, i * 10'000'000, i == 3 ? 90'000 : 5'000 + i, db::flag_rising));
+    // Window 1 (starts at 1 s): four above threshold (cap 3), one lost, one disturbed.
+    const std::uint64_t s1 = 1'000'000'000;
+    v.push_back(smp(20, s1 + 1, 40'000));
+    v.push_back(smp(21, s1 + 2, 50'000));
+    v.push_back(smp(22, s1 + 3, 60'000));
+    v.push_back(smp(23, s1 + 4, 70'000));
+    v.push_back(smp(24, s1 + 5, 0, db::flag_lost));
+    v.push_back(smp(25, s1 + 6, 999'000, db::flag_disturbed));
+    v.push_back(smp(26, s1 + 7, 6'000));
+    rec.add(v);
+    rec.finish(s1 + 500'000'000);
+    st.finish_run(id, "complete", 0);
+
+    auto iv = db::intervals(st, id);
+    REQUIRE(iv.size() == 2);
+    CHECK(iv[0].samples == 20);
+    CHECK(iv[0].max_ns == 90'000);
+    CHECK(iv[0].min_ns == 5'000);
+    CHECK(iv[0].start_unix_ns == 1'700'000'000'000'000'000);
+    CHECK(iv[0].end_unix_ns == 1'700'000'001'000'000'000);
+    CHECK(iv[1].samples == 5);
+    CHECK(iv[1].above_threshold == 4);
+    CHECK(iv[1].lost == 1);
+    CHECK(iv[1].disturbed == 1);
+    CHECK(iv[1].max_ns == 70'000);
+
+    auto s = rec.summary();
+    CHECK(s.samples == 25);
+    CHECK(s.stimuli == 27);
+    CHECK(s.max_ns == 90'000);      // the warm-up counts for MAX ...
+    CHECK(s.warm_max_ns == 70'000); // ... but not for WARM MAX; disturbed counts for neither
+    CHECK(s.above_threshold == 5);
+    CHECK(s.exceedances_dropped == 2);
+    CHECK(s.rising == 20);
+    CHECK(s.falling == 5);
+
+    auto w = db::worst(st, id);
+    REQUIRE(w.size() == 5);
+    CHECK(w[0].latency_ns == 90'000);
+    CHECK(w[0].seq == 3);
+    CHECK((w[0].flags & db::flag_warmup) != 0);
+    CHECK(w[1].latency_ns == 70'000);
+    CHECK(w[4].latency_ns == 40'000);
+    CHECK(w[0].unix_ns == 1'700'000'000'030'000'000);
+
+    auto ex = db::exceedances(st, id);
+    CHECK(ex.size() == 3);
+    auto ev = db::events(st, id);
+    auto count_kind = [&](const char* k) {
+        return std::count_if(ev.begin(), ev.end(), [&](const db::event_row& e) { return e.kind == k; });
+    };
+    CHECK(count_kind("lost") == 1);
+    CHECK(count_kind("disturbed") == 1);
+}
+
+TEST_CASE("recorder: histogram percentiles match the exact ones from the raw samples", "[recorder][run]")
+{
+    test::temp_dir dir;
+    db::store st(dir / "p.db");
+    auto id = st.begin_run(run_row());
+    auto cfg = config();
+    cfg.raw = true;
+    cfg.top_k = 1000;
+    cfg.max_exceedances = 1'000'000;
+    cfg.stats_interval_ns = 10'000'000'000;
+    logger::recorder rec(cfg, &st, id);
+    std::mt19937_64 rng(42);
+    std::lognormal_distribution<double> base(std::log(8000.0), 0.3);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<logger::sample> batch;
+    const std::uint64_t n = 400'000;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        double v = u(rng) < 1e-3 ? 60'000 + u(rng) * 140'000 : base(rng);
+        batch.push_back(smp(i, i * 10'000, static_cast<std::uint64_t>(v)));
+    }
+    rec.add(batch);
+    rec.finish(n * 10'000);
+    st.finish_run(id, "complete", 0);
+
+    std::vector<std::int64_t> exact;
+    db::for_each_raw(st, id, [&](const db::sample_row& r) { exact.push_back(r.latency_ns); });
+    REQUIRE(exact.size() == n);
+    std::sort(exact.begin(), exact.end());
+    auto exact_at = [&](double p) {
+        // ceil(p/100 * n), but 99.9/100 * n may land a few ulps above the integer it means.
+        auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n) - 1e-6));
+        return exact[std::max<std::size_t>(rank, 1) - 1];
+    };
+    auto s = rec.summary();
+    const double err = logger::histogram::relative_error();
+    const std::pair<double, std::int64_t> checks[] = {
+        {50, s.p50_ns}, {99, s.p99_ns}, {99.9, s.p999_ns}, {99.99, s.p9999_ns}, {99.9999, s.p999999_ns}};
+    for (auto [p, got] : checks) {
+        auto want = exact_at(p);
+        INFO("p" << p << ": histogram " << got << " ns, exact " << want << " ns");
+        CHECK(got >= want);
+        CHECK(static_cast<double>(got - want) <= err * static_cast<double>(want) + 1);
+    }
+    // The stored run row carries the same figures.
+    SQLite::Database d(dir / "p.db", SQLite::OPEN_READONLY);
+    CHECK(d.execAndGet("SELECT p999_ns FROM runs").getInt64() == s.p999_ns);
+    CHECK(d.execAndGet("SELECT count(*) FROM raw_samples").getInt64() == static_cast<std::int64_t>(n));
+}
