@@ -183,8 +183,8 @@ void print_summary(const run_info& r, const run_info* floor, const report_option
                        "): the logger's own share of every sample; stddev is unchanged.");
 }
 
-void print_histogram(const std::vector<db::bucket_row>& buckets, const report_options& o,
-                     std::ostream& out)
+void print_histogram(const run_info& r, const std::vector<db::bucket_row>& buckets,
+                     const report_options& o, std::ostream& out)
 {
     const auto bins = rebin_report(buckets);
     if (bins.empty()) {
@@ -202,12 +202,24 @@ void print_histogram(const std::vector<db::bucket_row>& buckets, const report_op
     t.add_column("to" + u);
     t.add_column("count");
     t.add_column("%");
+    t.add_column("marks", table::align::left);
     if (o.fmt != table_format::csv)
         t.add_column("log10 scale", table::align::left);
-    for (const auto& b : bins) {
-        std::vector<std::string> row{format_latency(double(b.lo_ns), o.unit),
-                                     format_latency(double(b.hi_ns), o.unit), format_count(b.count),
-                                     format_percent(100.0 * double(b.count) / double(total))};
+    // Where the summary's figures fall: the bin holding each of them.
+    const std::pair<const char*, std::int64_t> figures[] = {
+        {"p50", r.summary.p50_ns},          {"p99", r.summary.p99_ns},
+        {"p99.9", r.summary.p999_ns},       {"p99.99", r.summary.p9999_ns},
+        {"threshold", r.meta.threshold_ns}, {"max", r.summary.max_ns}};
+    for (std::size_t i = 0; i < bins.size(); ++i) {
+        const auto& b = bins[i];
+        const bool last = i + 1 == bins.size();
+        std::string marks;
+        for (const auto& [name, v] : figures)
+            if (r.has_stats && v >= b.lo_ns && (v < b.hi_ns || (last && v >= b.hi_ns)))
+                marks += (marks.empty() ? "" : " ") + std::string(name);
+        std::vector<std::string> row{
+            format_latency(double(b.lo_ns), o.unit), format_latency(double(b.hi_ns), o.unit),
+            format_count(b.count), format_percent(100.0 * double(b.count) / double(total)), marks};
         if (o.fmt != table_format::csv)
             row.push_back(log_bar(b.count, top));
         t.add_row(std::move(row));
@@ -403,7 +415,7 @@ void report_one(run_catalog& cat, const run_info& r, const report_options& o, st
     print_summary(r, floor, o, out);
     gap();
     print_heading(out, o.fmt, "histogram (log10 bars; linear bins up to p99, then doubling)");
-    print_histogram(cat.histogram(r), o, out);
+    print_histogram(r, cat.histogram(r), o, out);
     gap();
     print_heading(out, o.fmt, "timeline");
     print_timeline(r, cat.intervals(r), o, out);
