@@ -41,7 +41,7 @@ std::string registered_devices(unsigned port)
 class ppdev_io final : public parport_io
 {
 public:
-    ppdev_io(const std::string& device, bool exclusive) : device_(device)
+    ppdev_io(const std::string& device, bool exclusive) : device_(device), exclusive_(exclusive)
     {
         const std::string what = "open parallel port " + device;
         fd_ = ::open(device.c_str(), O_RDWR | O_CLOEXEC);
@@ -123,7 +123,7 @@ public:
     }
 
     const char* method() const noexcept override { return "ppdev"; }
-    std::string where() const override { return "dev=" + device_; }
+    std::string where() const override { return "dev=" + device_ + (exclusive_ ? "" : ",excl=no"); }
 
 private:
     int read_reg(unsigned long req) noexcept
@@ -147,6 +147,7 @@ private:
     }
 
     std::string device_;
+    bool exclusive_;
     int fd_ = -1;
     bool claimed_ = false;
 };
