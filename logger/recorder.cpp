@@ -63,6 +63,7 @@ struct recorder::state
     std::uint64_t interval_index = 0;
     std::uint64_t interval_end_cycles;
     std::uint64_t committed = 0;
+    std::uint64_t late_committed = 0;
 
     std::vector<db::sample_row> worst_heap; // min-heap by latency: the best of the worst on top
     std::vector<db::sample_row> new_exceedances;
@@ -245,6 +246,7 @@ struct recorder::state
             store->commit_interval(run_id, c);
         }
         ++committed;
+        late_committed = totals.late;
         new_exceedances.clear();
         new_events.clear();
         interval = moments{};
@@ -310,7 +312,15 @@ void recorder::close_idle(std::uint64_t now_cycles)
 void recorder::finish(std::uint64_t now_cycles)
 {
     s_->close_through(now_cycles);
-    s_->commit(s_->unix_at(now_cycles));
+    // A run that ends just past a window boundary leaves an empty window: commit it only if
+    // something happened in it (or nothing was committed yet), so reports show no empty row.
+    const auto& c = s_->cur;
+    const bool empty = c.samples == 0 && c.lost == 0 && c.disturbed == 0 && c.overflows == 0 &&
+                       s_->new_events.empty() && s_->lost_burst.count == 0 &&
+                       s_->disturbed_burst.count == 0 && s_->raw.empty() &&
+                       s_->totals.late == s_->late_committed;
+    if (!empty || s_->committed == 0)
+        s_->commit(s_->unix_at(now_cycles));
     s_->publish();
 }
 

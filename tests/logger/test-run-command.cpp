@@ -175,11 +175,13 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
     for (const char* mode : {"poll", "event"}) {
         DYNAMIC_SECTION("responder mode " << mode)
         {
-            background_process resp({responder_bin, "--hw", "shm:name=" + name, "--mode", mode, "--priority", "0",
-                                     "--report", "0"},
+            // Both ends SCHED_FIFO: a loaded machine must not preempt the responder for a
+            // whole timeout; 20k samples at 20 us stay well under RT throttling.
+            background_process resp({responder_bin, "--hw", "shm:name=" + name + ",answer=follow", "--answer",
+                                     "follow", "--mode", mode, "--priority", "70", "--report", "0"},
                                     dir / (std::string("resp-") + mode + ".log"));
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            auto r = run_irqloop({"run", "--hw", "shm:name=" + name, "--samples", "20k", "--interval", "20us",
+            auto r = run_irqloop({"run", "--hw", "shm:name=" + name + ",answer=follow", "--samples", "20k", "--interval", "20us",
                               "--db", db, "--label", std::string("shm-") + mode, "--progress", "none"});
             INFO(r.out << r.err);
             CHECK(r.exit_code == 0);
@@ -190,7 +192,7 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
             // A shared, loaded machine can preempt the responder past the timeout now and then.
             CHECK(query_int(db, "SELECT lost" + where) <= 1000);
             CHECK(query_int(db, "SELECT samples" + where) > 10000);
-            CHECK(query_text(db, "SELECT backend" + where) == "shm:name=" + name);
+            CHECK(query_text(db, "SELECT backend" + where) == "shm:name=" + name + ",answer=follow");
         }
     }
     shm_unlink(("/irqloop-" + name).c_str());
