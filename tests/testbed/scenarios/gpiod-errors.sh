@@ -39,4 +39,12 @@ tb_expect_error 2 "cannot open /dev/$chip: Permission denied" \
 	su tbuser -s /bin/sh -c "irqloop run --no-db --samples 10 --hw gpiod:chip=$chip,out=0,in=3"
 tb_expect_error 2 "Permission denied" \
 	su tbuser -s /bin/sh -c "irqloop-responder --hw gpiod:chip=$chip,out=2,in=1"
+
+echo "--- the hint names the group that owns the device (Raspberry Pi OS: gpio)"
+grep -q '^gpio:' /etc/group || echo 'gpio:x:997:' >>/etc/group
+chgrp gpio "/dev/$chip" && chmod 0660 "/dev/$chip"
+ls -l "/dev/$chip"
+tb_expect_error 2 "add your user to group 'gpio', which owns /dev/$chip, or run as root" \
+	su tbuser -s /bin/sh -c "irqloop run --no-db --samples 10 --hw gpiod:chip=$chip,out=0,in=3"
+chgrp root "/dev/$chip" && chmod 0600 "/dev/$chip"
 tb_pass "every error case"
