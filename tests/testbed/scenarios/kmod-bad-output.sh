@@ -15,7 +15,7 @@ if [ ! -e $knob ]; then
 fi
 trap 'rmmod irqloop_responder 2>/dev/null; echo 0 >$knob' EXIT
 if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
+	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
 		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
 fi
 chip=irqloop-wire

@@ -11,7 +11,7 @@ ko=$TB_KMOD_DIR/irqloop_responder.ko
 trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 # The module links against parport.ko where the kernel has it (x86 Debian does).
 if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
+	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
 		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
 fi
 chip=irqloop-wire

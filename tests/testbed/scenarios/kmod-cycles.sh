@@ -11,7 +11,7 @@ sys=/sys/devices/platform/irqloop_responder
 # Never leave the module loaded for the next scenario, whatever happens here.
 trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name parport.ko | head -n1)" ||
+	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
 		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
 fi
 chip=irqloop-wire

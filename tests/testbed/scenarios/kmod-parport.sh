@@ -14,13 +14,16 @@ sys=/sys/devices/platform/irqloop_responder
 trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" ||
 	tb_fail "irqloop_responder.ko was built without parallel-port mode"
-pp=/lib/modules/$TB_KVER/kernel/drivers/parport
-lp=$(find /lib/modules/"$TB_KVER" -name lp.ko | head -n1)
-if [ ! -f $pp/parport_pc.ko ] || [ -z "$lp" ]; then
+# Debian's 6.1 modules are plain .ko files, 6.12's are .ko.xz: BusyBox insmod takes both.
+kmod_file() { find /lib/modules/"$TB_KVER" -name "$1.ko*" | head -n1; }
+parport=$(kmod_file parport)
+parport_pc=$(kmod_file parport_pc)
+lp=$(kmod_file lp)
+if [ -z "$parport_pc" ] || [ -z "$lp" ]; then
 	echo "SKIP: parport_pc.ko or lp.ko is not in the guest (run-testbed.sh --guest-modules parport_pc,lp)"
 	exit 4
 fi
-[ -d /sys/module/parport ] || insmod $pp/parport.ko || tb_fail "cannot load parport.ko"
+[ -d /sys/module/parport ] || insmod "$parport" || tb_fail "cannot load parport.ko"
 
 # outb PORT VALUE and inb PORT, through /dev/port (the guest is root).
 outb() { printf "\\$(printf %03o "$2")" | dd of=/dev/port bs=1 seek=$(($1)) count=1 2>/dev/null; }
@@ -46,11 +49,11 @@ expect_refused()
 }
 
 echo "--- a port without an interrupt: -EINVAL"
-insmod $pp/parport_pc.ko io=0x378 irq=none || tb_fail "cannot load parport_pc.ko"
+insmod "$parport_pc" io=0x378 irq=none || tb_fail "cannot load parport_pc.ko"
 expect_refused "Invalid argument" "parport=0: parport0 has no interrupt (modprobe parport_pc io=0x378 irq=7)"
 rmmod parport_pc || tb_fail "cannot unload parport_pc"
 
-insmod $pp/parport_pc.ko io=0x378 irq=7 || tb_fail "cannot load parport_pc.ko"
+insmod "$parport_pc" io=0x378 irq=7 || tb_fail "cannot load parport_pc.ko"
 dmesg | grep parport0
 [ -d /sys/class/parport/parport0 ] || grep -q parport0 /proc/interrupts ||
 	tb_fail "parport_pc found no port at 0x378 (is QEMU's isa-parallel device there?)"
