@@ -15,6 +15,7 @@ int worst_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int plot_command(int argc, char** argv);
 int export_command(int argc, char** argv);
+int merge_command(int argc, char** argv);
 int selftest_command(int argc, char** argv);
 
 } // namespace irqloop::logger
