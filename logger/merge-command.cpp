@@ -77,7 +77,9 @@ int merge_command(int argc, char** argv)
             db::store check(src, db::store::mode::read_only);
         } catch (const error& e) {
             // A source the store refuses is a wrong argument here, whatever the store's status.
-            throw error(e.what_failed(), e.why(), e.hint(), exit_usage);
+            throw error(e.what_failed(), e.why(),
+                        "check the path; merge reads the files 'irqloop run --db' writes",
+                        exit_usage);
         }
     }
 
