@@ -130,10 +130,10 @@ std::string sim_lines::describe() const
 
 std::vector<metadata_item> sim_lines::metadata() const
 {
+    // Only settings: metadata is stored when the run begins, before any edge.
     return {{"sim.model", model_.describe()},
             {"sim.edges", both_edges_ ? "both" : "rising"},
-            {"sim.edges_seen", std::to_string(edges_seen())},
-            {"sim.edges_lost", std::to_string(edges_lost())}};
+            {"sim.answer", follow_ ? "follow" : "toggle"}};
 }
 
 std::unique_ptr<lines> open_sim_lines(spec& s, role r)
