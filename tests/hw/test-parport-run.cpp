@@ -23,7 +23,7 @@ std::string query(const std::string& db, const std::string& sql)
 
 TEST_CASE("parport irqloop run on the simulator: single-edge samples, losses counted, poll "
           "cost stored",
-          "[parport]")
+          "[parport][cli]")
 {
     temp_dir dir;
     const std::string db = dir / "pp.db";
