@@ -98,24 +98,27 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
     while (true) {
         if (cfg_.samples && seq >= cfg_.samples)
             return sampler_end::done;
-        // Read the idle level before the pacing spin, so that its cost stays out of the
-        // measurement. A following target must show the driven level; if it does not, a
-        // late answer or a missed edge has put it out of step, and it is re-synchronised.
+        const std::uint64_t paced = spin_until(next, stop);
+        if (paced == 0 || stop.load(std::memory_order_relaxed))
+            return sampler_end::stopped;
+        if (paced >= end)
+            return sampler_end::done;
+        // The idle level, read after pacing and just before the edge (but before t0, so its
+        // cost stays out of the measurement): a late answer to an earlier edge that lands
+        // during the pacing wait is caught here instead of passing for this edge's answer.
+        // A following target must show the driven level; if it does not, a late answer or a
+        // missed edge has put it out of step, and it is re-synchronised.
         baseline = wire_.sense();
         if (baseline < 0)
             return sampler_end::line_failure;
         if (cfg_.far_end_follows && baseline != driven) {
             counters_.late.fetch_add(1, std::memory_order_relaxed);
-            baseline = resync(stop, driven);
-            if (baseline < 0)
+            if (resync(stop, driven) < 0)
                 return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
+            next = hw::cycles();
+            continue;
         }
-        // The spin's last reading is the stimulus time: one clock read fewer per sample.
-        const std::uint64_t t0 = spin_until(next, stop);
-        if (t0 == 0 || stop.load(std::memory_order_relaxed))
-            return sampler_end::stopped;
-        if (t0 >= end)
-            return sampler_end::done;
+        const std::uint64_t t0 = hw::cycles();
 
         const bool rising = driven == 0;
         wire_.drive(rising);
