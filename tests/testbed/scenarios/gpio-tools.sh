@@ -19,6 +19,7 @@ done
 tb_pass "gpiodetect and gpioinfo"
 
 # wait_consumer LINE CONSUMER: until gpioinfo shows LINE held by CONSUMER (at most 10 s).
+# The kernel names the consumer before it arms edge detection: a monitor needs a moment more.
 wait_consumer()
 {
 	i=0
@@ -48,6 +49,7 @@ echo "--- every toggle is one edge event at the far end, in order"
 gpiomon -c "$chip" --idle-timeout 10s -n 20 -F '%e %l' wire0b >mon.txt &
 mon=$!
 wait_consumer wire0b gpiomon
+sleep 1
 periods=$(printf '20ms,%.0s' $(seq 19))0
 timeout 60 gpioset -c "$chip" -t "$periods" wire0a=1 || tb_fail "gpioset toggling failed"
 i=0
@@ -78,6 +80,7 @@ echo "wire2b right after wire2a went high: $early, 3.5 s later: $late"
 gpiomon -c "$chip" --idle-timeout 10s -n 1 -F '%E' wire2b >delay-mon.txt &
 mon=$!
 wait_consumer wire2b gpiomon
+sleep 1
 gpioset -c "$chip" wire2a=0 &
 set_pid=$!
 wait $mon

@@ -5,5 +5,5 @@
 # thread, wake-up), through two wires: 100k samples, none lost. run.db is checked on the host.
 . /testbed/guest-lib.sh
 . /testbed/guest-loop.sh
-tb_loop event 100000 testbed-event --interval 0 --timeout 10s --stats-interval 2s
+tb_loop event 100000 testbed-event --interval 0 --timeout 1s --stats-interval 2s
 tb_pass "event-mode loop"

@@ -7,5 +7,5 @@
 . /testbed/guest-loop.sh
 tb_wire_delay 1 50000
 echo "delay_ns: $(cat /sys/module/irqloop_wire/parameters/delay_ns)"
-tb_loop event 5000 testbed-delay-50us --interval 0 --timeout 10s --stats-interval 2s
+tb_loop event 5000 testbed-delay-50us --interval 0 --timeout 1s --stats-interval 2s
 tb_pass "loop through a 50 us wire"
