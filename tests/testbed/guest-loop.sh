@@ -4,8 +4,8 @@
 #   wire 0 (lines 0 -> 1) carries the stimulus: logger out=0, responder in=1;
 #   wire 1 (lines 2 -> 3) carries the response: responder out=2, logger in=3.
 # Source after guest-lib.sh, then: tb_loop MODE SAMPLES LABEL [extra irqloop run options...]
-# Give a --timeout of seconds: QEMU's threads share a busy host, and a response that takes a
-# second there is slow, not lost (the responder's own count tells the two apart).
+# Give the longest --timeout (1 s): QEMU's threads share the host, and a starved host makes a
+# response slow, not lost (the responder's own count in responder.log tells the two apart).
 # Leaves run.db (+ -wal), logger.log and responder.log in $TB_OUT.
 
 # tb_wait_consumer LINE CONSUMER: until gpioinfo shows LINE of the chip held by CONSUMER.
