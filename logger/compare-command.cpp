@@ -417,10 +417,7 @@ int compare_command(int argc, char** argv)
     add("floor-corrected", po::bool_switch(&corrected),
         "subtract each run's floor minimum (a floor run in its file) from its latency figures");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    po::positional_options_description pos;
-    pos.add("db", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::variables_map vm = parse_selection_command(argc, argv, desc);
     if (vm.count("help")) {
         std::ostringstream more;
         more << "Print one row per run (or per label) of one or more database files, side by\n"

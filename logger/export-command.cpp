@@ -413,10 +413,7 @@ int export_command(int argc, char** argv)
         "events, raw, or all (everything but raw). CSV takes exactly one. "
         "Default: all for json, intervals for csv");
     add("output,o", po::value(&output), "output file (default: standard output)");
-    po::positional_options_description pos;
-    pos.add("db", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::variables_map vm = parse_selection_command(argc, argv, desc);
     if (vm.count("help")) {
         print_command_help(
             "irqloop export --format json|csv [--what intervals|worst|raw|all] [--run ID | "

@@ -447,10 +447,7 @@ int report_command(int argc, char** argv)
     add("floor", po::value(&o.floor)->default_value(o.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
     add("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
-    po::positional_options_description pos;
-    pos.add("db", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::variables_map vm = parse_selection_command(argc, argv, desc);
     if (vm.count("help")) {
         print_command_help(
             "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "

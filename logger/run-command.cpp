@@ -104,11 +104,6 @@ po::options_description describe_options(raw_options& o, bool floor)
     return d;
 }
 
-std::string option_name(const char* n)
-{
-    return std::string("--") + n;
-}
-
 void print_summary(const run_outcome& r, const run_options& opt)
 {
     const auto& s = r.summary;

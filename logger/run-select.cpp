@@ -413,6 +413,18 @@ void add_selection_options(boost::program_options::options_description& desc, se
         "only the most recently started of the selected runs");
 }
 
+boost::program_options::variables_map
+parse_selection_command(int argc, char** argv,
+                        const boost::program_options::options_description& desc)
+{
+    namespace po = boost::program_options;
+    po::positional_options_description pos;
+    pos.add("db", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    return vm;
+}
+
 void print_command_help(const char* usage, const char* about,
                         const boost::program_options::options_description& desc)
 {

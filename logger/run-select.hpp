@@ -3,6 +3,8 @@
 
 #include "rows.hpp"
 
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -10,10 +12,6 @@
 #include <string>
 #include <vector>
 
-namespace boost::program_options
-{
-class options_description;
-}
 
 namespace SQLite
 {
@@ -137,6 +135,14 @@ struct selection_options final {
  *        @p desc, storing into @p o. Help texts name the defaults.
  */
 void add_selection_options(boost::program_options::options_description& desc, selection_options& o);
+
+/**
+ * @brief Parse a reading command's arguments against @p desc, bare arguments counting as
+ *        --db files. Does not notify: the caller handles --help first.
+ */
+boost::program_options::variables_map
+parse_selection_command(int argc, char** argv,
+                        const boost::program_options::options_description& desc);
 
 /**
  * @brief Print "usage: irqloop CMD ..." and @p desc to stdout, for --help.

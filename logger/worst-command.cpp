@@ -27,10 +27,7 @@ int worst_command(int argc, char** argv)
         "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)");
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    po::positional_options_description pos;
-    pos.add("db", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::variables_map vm = parse_selection_command(argc, argv, desc);
     if (vm.count("help")) {
         print_command_help(
             "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
