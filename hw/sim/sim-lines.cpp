@@ -64,14 +64,14 @@ void sim_lines::stop() noexcept
 void sim_lines::target_loop() noexcept
 {
     const double cycles_per_ns = process_clock().hz / 1e9;
-    std::uint64_t edges_handled = stimulus_edges_.load(std::memory_order_acquire);
+    std::uint64_t edges_handled = stimulus_.load(std::memory_order_acquire);
     int level = 0;
     int out = response_.load(std::memory_order_relaxed);
     ready_.store(true, std::memory_order_release);
     std::uint32_t spins = 0;
     std::uint64_t last_poll = cycles();
     while (true) {
-        const std::uint64_t edges = stimulus_edges_.load(std::memory_order_acquire);
+        const std::uint64_t edges = stimulus_.load(std::memory_order_acquire);
         const std::uint64_t t_seen = cycles();
         const std::uint64_t detect_gap = t_seen - last_poll;
         last_poll = t_seen;
@@ -85,7 +85,7 @@ void sim_lines::target_loop() noexcept
         // collapse into one event, answered for the line's present level. Answering each
         // queued edge in turn would send answers to stimuli the logger has already given up.
         edges_handled = edges;
-        level = stimulus_.load(std::memory_order_acquire);
+        level = static_cast<int>(edges & 1u);
         const bool rising = level != 0;
         if (!both_edges_ && !rising)
             continue; // a single-edge target ignores the re-arm edge

@@ -47,11 +47,14 @@ public:
 
     void drive(bool high) noexcept override
     {
-        // Edges are counted as well as levels: like an edge-triggered IRQ's pending bit, the
-        // target cannot miss a short pulse (the single-edge re-arm) while it is preempted.
-        const int v = high ? 1 : 0;
-        if (stimulus_.exchange(v, std::memory_order_acq_rel) != v)
-            stimulus_edges_.fetch_add(1, std::memory_order_release);
+        // One word holds both the edge count and the level (its low bit): the target reads
+        // them together, and like an edge-triggered IRQ's pending bit it cannot miss a short
+        // pulse (the single-edge re-arm) while it is preempted. Only this thread writes it;
+        // the locked add still matters: it publishes the edge at once instead of leaving it
+        // in the store buffer while the spin starts.
+        const std::uint64_t c = stimulus_.load(std::memory_order_relaxed);
+        if ((c & 1u) != (high ? 1u : 0u))
+            stimulus_.fetch_add(1, std::memory_order_acq_rel);
     }
     int sense() noexcept override { return response_.load(std::memory_order_acquire); }
     bool far_end_answers_both_edges() const noexcept override { return both_edges_; }
@@ -82,8 +85,7 @@ private:
     int cpu_;
     int priority_;
     bool follow_;
-    alignas(64) std::atomic<int> stimulus_{0};
-    std::atomic<std::uint64_t> stimulus_edges_{0};
+    alignas(64) std::atomic<std::uint64_t> stimulus_{0}; ///< edges driven; low bit = level
     alignas(64) std::atomic<int> response_{0};
     alignas(64) std::atomic<bool> running_{false};
     std::atomic<bool> ready_{false};
