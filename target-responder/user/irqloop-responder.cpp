@@ -147,13 +147,13 @@ int responder_main(int argc, char** argv)
         throw error("start event mode on '" + wire->describe() + "'", "this backend cannot wait for edges",
                     "use --mode poll");
 
-    logger::rt_request req;
+    base::rt_request req;
     req.priority = priority;
     req.cpu = cpu;
     req.mlock = !no_mlock;
     req.dma_latency = true;
     req.strict = strict;
-    logger::rt_session rt(req);
+    base::rt_session rt(req);
     rt.apply_to_this_thread();
     rt.check_strict();
     if (!quiet) {

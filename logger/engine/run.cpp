@@ -122,7 +122,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
     out.clock = hw::process_clock(opt.force_tsc);
     const auto& clk = out.clock;
 
-    rt_session rt(opt.rt);
+    base::rt_session rt(opt.rt);
 
     wire.start();
     struct stopper

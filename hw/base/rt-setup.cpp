@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace irqloop::logger {
+namespace irqloop::base {
 
 rt_session::rt_session(const rt_request& req) : req_(req)
 {
@@ -87,4 +87,4 @@ std::string rt_session::summary() const
     return s;
 }
 
-} // namespace irqloop::logger
+} // namespace irqloop::base

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::logger {
+namespace irqloop::base {
 
 /** @brief The real-time settings the user asked for. */
 struct rt_request final
@@ -53,4 +53,4 @@ private:
     std::vector<std::string> misses_;
 };
 
-} // namespace irqloop::logger
+} // namespace irqloop::base

@@ -43,7 +43,7 @@ struct run_options final
     std::string command_line;
     std::int64_t trigger_above_ns = 0;      ///< 0 = no trigger line use
     std::string trigger_line;
-    rt_request rt;
+    base::rt_request rt;
     progress_mode progress = progress_mode::none;
 };
 
