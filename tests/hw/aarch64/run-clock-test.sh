@@ -12,8 +12,8 @@ for tool in "$cxx" qemu-aarch64; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$cxx" -std=c++20 -O2 -static -I"$src/hw" -o "$out/clock" \
-  "$src/tests/hw/aarch64/clock-main.cpp" "$src/hw/cycle-clock.cpp" "$src/hw/error.cpp"
+"$cxx" -std=c++20 -O2 -static -I"$src/hw" -I"$src/hw/base" -o "$out/clock" \
+  "$src/tests/hw/aarch64/clock-main.cpp" "$src/hw/cycle-clock.cpp" "$src/hw/base/error.cpp"
 file_kind=$(od -An -tx1 -j18 -N2 "$out/clock" | tr -d ' ')
 [[ $file_kind == b700 ]] || { echo "FAIL: not an aarch64 ELF (e_machine $file_kind)"; exit 1; }
 qemu-aarch64 "$out/clock"
