@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Helpers shared by the [db] tests: scratch directories, file snapshots, the sqlite3 shell,
+// Helpers shared by the [db] tests: a tmpfs, file snapshots, the sqlite3 shell,
 // and small runs with hand-picked figures.
 #pragma once
 
 #include "error.hpp"
+#include "run-process.hpp"
 #include "store.hpp"
+#include "temp-dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <array>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,37 +18,14 @@
 #include <optional>
 #include <string>
 #include <sys/mount.h>
-#include <sys/wait.h>
 #include <vector>
 
 namespace irqloop::db::test
 {
 
-/** @brief A fresh directory under $TMPDIR (or /tmp), removed with everything in it. */
-class temp_dir final
-{
-public:
-    temp_dir()
-    {
-        const char* base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/irqloop-db-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path_ = tmpl;
-    }
-    ~temp_dir()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-
-    std::string file(const std::string& name) const { return path_ + "/" + name; }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
+using irqloop::test::process_result;
+using irqloop::test::run_shell;
+using irqloop::test::temp_dir;
 
 /** @brief A tmpfs mounted on a fresh directory, unmounted on destruction. */
 class tmpfs_mount final
@@ -103,32 +79,13 @@ inline void write_file(const std::string& path, const std::string& bytes)
     REQUIRE(out.good());
 }
 
-/** @brief Output (stdout and stderr) and exit status of a shell command. */
-struct command_result {
-    int status = -1;
-    std::string output;
-};
-
-inline command_result run_command(const std::string& cmd)
-{
-    command_result r;
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> buf{};
-    while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p))
-        r.output.append(buf.data(), n);
-    int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
-
 /** @brief Run @p sql through the real sqlite3 shell on @p db (stops at the first error). */
-inline command_result sqlite3_shell(const std::string& db, const std::string& sql,
+inline process_result sqlite3_shell(const std::string& db, const std::string& sql,
                                     const std::string& scratch_dir)
 {
     const std::string script = scratch_dir + "/script.sql";
     write_file(script, sql);
-    return run_command("sqlite3 -bail -batch '" + db + "' < '" + script + "'");
+    return run_shell("sqlite3 -bail -batch '" + db + "' < '" + script + "'");
 }
 
 /** @brief PRAGMA integrity_check through a fresh read-only connection: "ok" when healthy. */

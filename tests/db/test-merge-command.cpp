@@ -25,10 +25,10 @@ std::string irqloop_cmd(const std::string& args)
 /** A short sim run into @p db under @p label; fails the test if the run does not complete. */
 void record(const std::string& db, const std::string& label)
 {
-    const auto r = run_command(irqloop_cmd("run --samples 2000 --interval 20us --progress none "
+    const auto r = run_shell(irqloop_cmd("run --samples 2000 --interval 20us --progress none "
                                            "--db '" +
                                            db + "' --label " + label));
-    INFO(r.output);
+    INFO(r.out);
     REQUIRE(r.status == 0);
 }
 
@@ -70,11 +70,11 @@ TEST_CASE("irqloop merge copies the runs of two recorded files once, keeping lab
     REQUIRE(rb.size() == 2);
     REQUIRE(ra[0].histogram_samples > 0);
 
-    auto r = run_command(irqloop_cmd("merge --db '" + all + "' '" + a + "' '" + b + "'"));
-    INFO(r.output);
+    auto r = run_shell(irqloop_cmd("merge --db '" + all + "' '" + a + "' '" + b + "'"));
+    INFO(r.out);
     REQUIRE(r.status == 0);
-    CHECK(r.output.find(a + ": copied 1 run, skipped 0\n") != std::string::npos);
-    CHECK(r.output.find(b + ": copied 2 runs, skipped 0\n") != std::string::npos);
+    CHECK(r.out.find(a + ": copied 1 run, skipped 0\n") != std::string::npos);
+    CHECK(r.out.find(b + ": copied 2 runs, skipped 0\n") != std::string::npos);
 
     const auto merged = runs_of(all);
     REQUIRE(merged.size() == 3);
@@ -90,12 +90,12 @@ TEST_CASE("irqloop merge copies the runs of two recorded files once, keeping lab
 
     SECTION("merging the same files again copies nothing new")
     {
-        auto again = run_command(irqloop_cmd("merge --db '" + all + "' '" + b + "' '" + a + "'"));
-        INFO(again.output);
+        auto again = run_shell(irqloop_cmd("merge --db '" + all + "' '" + b + "' '" + a + "'"));
+        INFO(again.out);
         REQUIRE(again.status == 0);
-        CHECK(again.output.find(b + ": copied 0 runs, skipped 2 (2 already in " + all + ")\n") !=
+        CHECK(again.out.find(b + ": copied 0 runs, skipped 2 (2 already in " + all + ")\n") !=
               std::string::npos);
-        CHECK(again.output.find(a + ": copied 0 runs, skipped 1 (1 already in " + all + ")\n") !=
+        CHECK(again.out.find(a + ": copied 0 runs, skipped 1 (1 already in " + all + ")\n") !=
               std::string::npos);
         CHECK(runs_of(all).size() == 3);
     }
@@ -103,10 +103,10 @@ TEST_CASE("irqloop merge copies the runs of two recorded files once, keeping lab
     SECTION("a later run of a source is the only one copied")
     {
         record(a, "A2");
-        auto more = run_command(irqloop_cmd("merge --db '" + all + "' '" + a + "'"));
-        INFO(more.output);
+        auto more = run_shell(irqloop_cmd("merge --db '" + all + "' '" + a + "'"));
+        INFO(more.out);
         REQUIRE(more.status == 0);
-        CHECK(more.output == a + ": copied 1 run, skipped 1 (1 already in " + all + ")\n");
+        CHECK(more.out == a + ": copied 1 run, skipped 1 (1 already in " + all + ")\n");
         const auto m = runs_of(all);
         REQUIRE(m.size() == 4);
         CHECK(m[3].label == "A2");
@@ -114,10 +114,10 @@ TEST_CASE("irqloop merge copies the runs of two recorded files once, keeping lab
 
     SECTION("the reading commands see the merged runs")
     {
-        auto cmp = run_command(irqloop_cmd("compare --db '" + all + "' --label A --label B2"));
-        INFO(cmp.output);
+        auto cmp = run_shell(irqloop_cmd("compare --db '" + all + "' --label A --label B2"));
+        INFO(cmp.out);
         CHECK(cmp.status == 0);
-        CHECK(cmp.output.find("B2") != std::string::npos);
+        CHECK(cmp.out.find("B2") != std::string::npos);
     }
 }
 
@@ -131,23 +131,23 @@ TEST_CASE("irqloop merge refuses a text file or a missing source with exit 2 and
 
     SECTION("an existing destination stays byte for byte")
     {
-        REQUIRE(run_command(irqloop_cmd("merge --db '" + all + "' '" + a + "'")).status == 0);
+        REQUIRE(run_shell(irqloop_cmd("merge --db '" + all + "' '" + a + "'")).status == 0);
         const auto before = file_bytes(all);
         REQUIRE(before);
         // The good source comes first: validation of every source precedes any copy.
-        auto r = run_command(irqloop_cmd("merge --db '" + all + "' '" + a + "' '" + text + "'"));
-        INFO(r.output);
+        auto r = run_shell(irqloop_cmd("merge --db '" + all + "' '" + a + "' '" + text + "'"));
+        INFO(r.out);
         CHECK(r.status == 2);
-        CHECK(r.output.rfind("irqloop: open database '" + text + "': ", 0) == 0);
-        CHECK(r.output.find("copied") == std::string::npos);
+        CHECK(r.out.rfind("irqloop: open database '" + text + "': ", 0) == 0);
+        CHECK(r.out.find("copied") == std::string::npos);
         CHECK(file_bytes(all) == before);
         CHECK(file_bytes(text) == "these are my notes, not a database\n");
     }
 
     SECTION("a missing destination is not created")
     {
-        auto r = run_command(irqloop_cmd("merge --db '" + all + "' '" + text + "'"));
-        INFO(r.output);
+        auto r = run_shell(irqloop_cmd("merge --db '" + all + "' '" + text + "'"));
+        INFO(r.out);
         CHECK(r.status == 2);
         CHECK_FALSE(std::filesystem::exists(all));
     }
@@ -155,29 +155,29 @@ TEST_CASE("irqloop merge refuses a text file or a missing source with exit 2 and
     SECTION("a missing source is named")
     {
         const auto missing = dir.file("nosuch.db");
-        auto r = run_command(irqloop_cmd("merge --db '" + all + "' '" + missing + "'"));
-        INFO(r.output);
+        auto r = run_shell(irqloop_cmd("merge --db '" + all + "' '" + missing + "'"));
+        INFO(r.out);
         CHECK(r.status == 2);
-        CHECK(r.output.find("'" + missing + "': no such file") != std::string::npos);
+        CHECK(r.out.find("'" + missing + "': no such file") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(all));
     }
 
     SECTION("the destination itself as a source")
     {
-        REQUIRE(run_command(irqloop_cmd("merge --db '" + all + "' '" + a + "'")).status == 0);
+        REQUIRE(run_shell(irqloop_cmd("merge --db '" + all + "' '" + a + "'")).status == 0);
         const auto before = file_bytes(all);
-        auto r = run_command(irqloop_cmd("merge --db '" + all + "' '" + all + "'"));
-        INFO(r.output);
+        auto r = run_shell(irqloop_cmd("merge --db '" + all + "' '" + all + "'"));
+        INFO(r.out);
         CHECK(r.status == 2);
-        CHECK(r.output.find("same file") != std::string::npos);
+        CHECK(r.out.find("same file") != std::string::npos);
         CHECK(file_bytes(all) == before);
     }
 
     SECTION("no source at all")
     {
-        auto r = run_command(irqloop_cmd("merge --db '" + all + "'"));
-        INFO(r.output);
+        auto r = run_shell(irqloop_cmd("merge --db '" + all + "'"));
+        INFO(r.out);
         CHECK(r.status == 2);
-        CHECK(r.output.find("irqloop: merge: no source file given") != std::string::npos);
+        CHECK(r.out.find("irqloop: merge: no source file given") != std::string::npos);
     }
 }

@@ -46,7 +46,7 @@ std::vector<sql_block> sql_blocks(const std::string& markdown)
 
 TEST_CASE("every SQL query in docs/querying.md runs in the sqlite3 shell", "[db]")
 {
-    if (run_command("sqlite3 -version").status != 0)
+    if (run_shell("sqlite3 -version").status != 0)
         SKIP("the sqlite3 shell is not installed (apt-get install sqlite3)");
     const auto doc = file_bytes(IRQLOOP_SOURCE_DIR "/docs/querying.md");
     REQUIRE(doc);
@@ -62,10 +62,10 @@ TEST_CASE("every SQL query in docs/querying.md runs in the sqlite3 shell", "[db]
     for (const auto& b : blocks) {
         INFO("docs/querying.md line " << b.line << ":\n" << b.text);
         auto r = sqlite3_shell(path, ".headers on\n.mode column\n" + b.text, dir.path());
-        INFO("sqlite3 said:\n" << r.output);
+        INFO("sqlite3 said:\n" << r.out);
         CHECK(r.status == 0);
-        CHECK(r.output.find("Error") == std::string::npos);
-        CHECK(!r.output.empty());
+        CHECK(r.out.find("Error") == std::string::npos);
+        CHECK(!r.out.empty());
     }
     CHECK(integrity(path) == "ok");
 }

@@ -104,7 +104,7 @@ TEST_CASE("db/schema.sql run by the sqlite3 shell makes a file irqloop accepts",
 {
     temp_dir dir;
     const auto path = dir.file("by-hand.db");
-    auto r = run_command("sqlite3 '" + path + "' < '" IRQLOOP_SOURCE_DIR "/db/schema.sql'");
+    auto r = run_shell("sqlite3 '" + path + "' < '" IRQLOOP_SOURCE_DIR "/db/schema.sql'");
     REQUIRE(r.status == 0);
     store s(path);
     CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == store::schema_version());

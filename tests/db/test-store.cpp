@@ -145,7 +145,7 @@ TEST_CASE("store initialises an empty file and an SQLite file without tables", "
         CHECK(scalar(s, "PRAGMA application_id") == store::application_id);
     }
     const auto bare = dir.file("bare.db");
-    REQUIRE(run_command("sqlite3 '" + bare + "' 'PRAGMA user_version = 0; VACUUM'").status == 0);
+    REQUIRE(run_shell("sqlite3 '" + bare + "' 'PRAGMA user_version = 0; VACUUM'").status == 0);
     REQUIRE(std::filesystem::file_size(bare) > 0);
     {
         store s(bare);
@@ -202,7 +202,7 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("tables and no application_id")
     {
         const auto path = dir.file("other.db");
-        REQUIRE(run_command("sqlite3 '" + path +
+        REQUIRE(run_shell("sqlite3 '" + path +
                             "' 'CREATE TABLE customers (name TEXT); INSERT INTO customers "
                             "VALUES (\"ada\")'")
                     .status == 0);
@@ -214,7 +214,7 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     {
         const auto path = dir.file("app.db");
         REQUIRE(
-            run_command("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
+            run_shell("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
             0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("0x000004D2"));
@@ -222,7 +222,7 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another program's WAL-mode file")
     {
         const auto path = dir.file("wal.db");
-        REQUIRE(run_command("sqlite3 '" + path +
+        REQUIRE(run_shell("sqlite3 '" + path +
                             "' 'PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t "
                             "VALUES (1)'")
                     .status == 0);
@@ -238,7 +238,7 @@ TEST_CASE("store refuses a file from a newer irqloop and leaves it untouched", "
         store s(path);
         s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), "complete", t_start + 1);
     }
-    REQUIRE(run_command("sqlite3 '" + path + "' 'PRAGMA user_version = 7'").status == 0);
+    REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA user_version = 7'").status == 0);
     auto e = require_refused(path);
     CHECK_THAT(e.why(), ContainsSubstring("newer irqloop"));
     CHECK_THAT(e.why(), ContainsSubstring("schema version 7"));
@@ -268,7 +268,7 @@ TEST_CASE("store refuses a corrupt file and leaves it untouched", "[db]")
             store s(path);
             s.begin_run(sample_run("uuid-damaged", "d", t_start));
         }
-        REQUIRE(run_command("sqlite3 '" + path + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
+        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
                 0);
         auto bytes = file_bytes(path).value();
         REQUIRE(bytes.size() > 4096);
@@ -314,7 +314,7 @@ TEST_CASE("store refuses a path it cannot write and creates nothing", "[db]")
                          t_start + 1);
         }
         REQUIRE(
-            run_command("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
+            run_shell("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
             0);
         if (!fs.make_read_only())
             SKIP("cannot remount the tmpfs read-only");

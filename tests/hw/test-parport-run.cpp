@@ -2,6 +2,7 @@
 // `irqloop run` through the parport code path, end to end, on the far-end simulator
 // (parport:sim=...): the real sampler, recorder and store with single-edge re-arming.
 #include "run-process.hpp"
+#include "temp-dir.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
@@ -32,7 +33,7 @@ TEST_CASE("parport irqloop run on the simulator: single-edge samples, losses cou
                           "-n", "400", "--interval", "200us", "-p", "0", "--no-mlock", "--db", db,
                           "-l", "parport-sim"});
     INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.status == 0);
     // Every sample is a rising stimulus: the re-arm edges are not measured.
     CHECK(r.out.find("falling 0") != std::string::npos);
     CHECK(query(db, "SELECT status FROM runs") == "complete");

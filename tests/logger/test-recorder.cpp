@@ -4,7 +4,7 @@
 #include "histogram.hpp"
 #include "queries.hpp"
 #include "recorder.hpp"
-#include "run-process.hpp"
+#include "temp-dir.hpp"
 #include "store.hpp"
 
 #include <SQLiteCpp/Database.h>

@@ -63,7 +63,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text)
 }
 
 /** @brief Models whose mean and minimum are the published ones; a cold first sample sets MAX. */
-std::string build_tbm_db(const scratch& dir)
+std::string build_tbm_db(const temp_dir& dir)
 {
     const std::string path = dir.file("tbm.db");
     irqloop::db::store st(path);
@@ -91,7 +91,7 @@ std::string build_tbm_db(const scratch& dir)
 TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns and order",
           "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = build_tbm_db(dir);
     auto c = run_cmd(compare_command, {"compare", "--db", db, "--by", "label", "--preset", "tbm",
                                        "--format", "csv"});
@@ -160,7 +160,7 @@ TEST_CASE("compare --preset tbm prints the published TBM table's rows, columns a
 
 TEST_CASE("compare pools the runs of one label and combines several database files", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     // Two loggers, two files; the same label on both sides becomes one row with two runs.
     for (int f = 0; f < 2; ++f) {
         irqloop::db::store st(dir.file("logger" + std::to_string(f) + ".db"));
@@ -203,7 +203,7 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
 TEST_CASE("compare lays out three labelled runs of the real sim board as the TBM table", "[report]")
 {
     // The numbers of a sim run depend on how busy this machine is; the layout must not.
-    scratch dir;
+    temp_dir dir;
     const std::string db = dir.file("sim.db");
     for (const auto& p : {tbm_old_vgic[0], tbm_old_vgic[1], tbm_old_vgic[2]}) {
         const auto c = run_shell(std::string(IRQLOOP_BIN) + " run -q --hw 'sim:model=normal,mean=" +

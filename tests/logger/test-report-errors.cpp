@@ -10,12 +10,12 @@ using namespace irqloop::logger::report_test;
 namespace
 {
 
-captured irqloop_cli(const std::string& args)
+process_result irqloop_cli(const std::string& args)
 {
     return run_shell(std::string(IRQLOOP_BIN) + " " + args);
 }
 
-std::string small_db(const scratch& dir)
+std::string small_db(const temp_dir& dir)
 {
     const std::string path = dir.file("small.db");
     irqloop::db::store st(path);
@@ -32,7 +32,7 @@ std::string small_db(const scratch& dir)
 
 TEST_CASE("an unknown run id or label is refused, naming what exists", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = small_db(dir);
     for (std::string cmd : {"report", "worst", "compare", "export"}) {
         DYNAMIC_SECTION(cmd)
@@ -59,7 +59,7 @@ TEST_CASE("an unknown run id or label is refused, naming what exists", "[report]
 
 TEST_CASE("an empty database and a missing file are refused with a hint", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string empty = dir.file("empty.db");
     {
         irqloop::db::store st(empty);
@@ -83,7 +83,7 @@ TEST_CASE("an empty database and a missing file are refused with a hint", "[repo
 
 TEST_CASE("a file that is not an irqloop database is refused by the store, untouched", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string txt = dir.file("notes.db");
     std::ofstream(txt) << "not a database\n";
     auto c = irqloop_cli("report --db " + txt);
@@ -97,7 +97,7 @@ TEST_CASE("a file that is not an irqloop database is refused by the store, untou
 
 TEST_CASE("a run still running reports as partial, with what was committed", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = dir.file("live.db");
     irqloop::db::store st(db); // kept open: its run lock says a writer is alive
     run_spec s;
@@ -120,7 +120,7 @@ TEST_CASE("a run still running reports as partial, with what was committed", "[r
 
 TEST_CASE("bad options of the reading commands exit 2 with the option named", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = small_db(dir);
     struct bad {
         std::string args, expect;
@@ -175,7 +175,7 @@ TEST_CASE("every reading command has --help with units and defaults", "[report]"
 TEST_CASE("a run with no committed sample reports dashes, not zeros, and is marked partial",
           "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = dir.file("nothing.db");
     {
         irqloop::db::store st(db);
@@ -206,7 +206,7 @@ TEST_CASE("a run with no committed sample reports dashes, not zeros, and is mark
 
 TEST_CASE("a bare run id that repeats across files is refused with the uuid hint", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     std::vector<std::string> dbs;
     for (int f = 0; f < 2; ++f) {
         dbs.push_back(dir.file("l" + std::to_string(f) + ".db"));

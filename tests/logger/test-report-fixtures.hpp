@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Helpers of the [report] tests: databases with known contents built through the real
-// recorder and store from deterministic synthetic samples, command capture, golden files.
+// recorder and store from deterministic synthetic samples, in-process command capture, golden
+// files.
 #pragma once
 
 #include "commands.hpp"
 #include "error.hpp"
 #include "recorder.hpp"
+#include "run-process.hpp"
 #include "store.hpp"
+#include "temp-dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,11 +20,14 @@
 #include <iostream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 namespace irqloop::logger::report_test
 {
+
+using irqloop::test::process_result;
+using irqloop::test::run_shell;
+using irqloop::test::temp_dir;
 
 /** @brief 2026-01-01 00:00:00 UTC: every fixture run starts at a fixed instant. */
 constexpr std::int64_t epoch_ns = 1'767'225'600'000'000'000;
@@ -247,14 +252,11 @@ inline void build_golden_db(const std::string& path)
     record_run(st, e);
 }
 
-/** @brief Run a command function in-process with @p args (args[0] is the command name). */
-struct captured final {
-    int status = 0;
-    std::string out;
-    std::string err; ///< irqloop::error message when the command threw
-};
-
-inline captured run_cmd(int (*fn)(int, char**), std::vector<std::string> args)
+/**
+ * @brief Run a command function in-process with @p args (args[0] is the command name): its
+ * status, what it printed to std::cout, and in `err` the irqloop::error message if it threw.
+ */
+inline process_result run_cmd(int (*fn)(int, char**), std::vector<std::string> args)
 {
     std::vector<char*> argv;
     for (auto& a : args)
@@ -262,7 +264,7 @@ inline captured run_cmd(int (*fn)(int, char**), std::vector<std::string> args)
     argv.push_back(nullptr);
     std::ostringstream out;
     auto* old = std::cout.rdbuf(out.rdbuf());
-    captured c;
+    process_result c;
     try {
         c.status = fn(int(args.size()), argv.data());
     } catch (const irqloop::error& e) {
@@ -326,44 +328,5 @@ inline void check_golden(const std::string& name, const std::string& actual)
         FAIL("output differs from " << path);
     }
 }
-
-/** @brief Run a shell command line, capturing stdout+stderr and the exit status. */
-inline captured run_shell(const std::string& cmd)
-{
-    captured c;
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-        c.out.append(buf, n);
-    const int st = ::pclose(p);
-    c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return c;
-}
-
-/** @brief A fresh scratch directory removed with its contents. */
-class scratch final
-{
-public:
-    scratch()
-    {
-        const char* base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/irqloop-report-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path_ = tmpl;
-    }
-    ~scratch()
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    scratch(const scratch&) = delete;
-    scratch& operator=(const scratch&) = delete;
-    std::string file(const std::string& name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
 
 } // namespace irqloop::logger::report_test

@@ -21,9 +21,9 @@ namespace
 {
 
 /** @brief The golden database, built once per test program run. */
-scratch& golden_dir()
+temp_dir& golden_dir()
 {
-    static scratch dir;
+    static temp_dir dir;
     return dir;
 }
 
@@ -93,7 +93,7 @@ const std::vector<golden_case>& cases()
  * @brief Run a case from inside the golden directory with a relative --db, so that column
  * widths do not depend on where $TMPDIR is; the JSON generator's version is masked.
  */
-captured run_case(const golden_case& gc)
+process_result run_case(const golden_case& gc)
 {
     golden_db();
     char cwd[4096];
@@ -102,7 +102,7 @@ captured run_case(const golden_case& gc)
     auto args = gc.args;
     args.push_back("--db");
     args.push_back("golden.db");
-    captured c;
+    process_result c;
     try {
         c = run_cmd(gc.fn, args);
     } catch (...) {
@@ -171,7 +171,7 @@ TEST_CASE("report shows floor-corrected figures as raw minus the floor run's min
 TEST_CASE("changing any number in the database changes the output", "[report]")
 {
     const auto& db = golden_db();
-    scratch dir;
+    temp_dir dir;
     const std::string copy = dir.file("tampered.db");
     // Everything, every run, raw samples included: every stored number must reach the JSON.
     const std::vector<std::string> all_json = {"export", "--what", "all,raw", "--run", "1", "--run",
@@ -231,7 +231,7 @@ TEST_CASE("changing any number in the database changes the output", "[report]")
 TEST_CASE("report, worst and compare tables change with the value they show", "[report]")
 {
     const auto& db = golden_db();
-    scratch dir;
+    temp_dir dir;
     const std::string copy = dir.file("tampered.db");
     struct tamper {
         const char* sql;

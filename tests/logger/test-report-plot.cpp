@@ -15,7 +15,7 @@ using namespace irqloop::logger::report_test;
 namespace
 {
 
-std::string two_run_db(const scratch& dir)
+std::string two_run_db(const temp_dir& dir)
 {
     const std::string path = dir.file("plot.db");
     irqloop::db::store st(path);
@@ -68,7 +68,7 @@ TEST_CASE("plot draws SVG histograms, timelines and CDFs that parse as XML with 
         SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
     if (!have("xmllint"))
         SKIP("xmllint is not installed (apt-get install libxml2-utils)");
-    scratch dir;
+    temp_dir dir;
     const std::string db = two_run_db(dir);
 
     SECTION("histogram: runs overlaid")
@@ -117,7 +117,7 @@ TEST_CASE("plot writes a PNG with the PNG signature and the requested size", "[r
 {
     if (find_gnuplot().empty())
         SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
-    scratch dir;
+    temp_dir dir;
     const std::string db = two_run_db(dir);
     const std::string out = dir.file("hist.png");
     auto c = run_cmd(plot_command, {"plot", "--db", db, "--kind", "histogram", "--size", "640x480",
@@ -138,7 +138,7 @@ TEST_CASE("plot writes a PNG with the PNG signature and the requested size", "[r
 
 TEST_CASE("plot without gnuplot fails with a hint and writes nothing", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = two_run_db(dir);
     const std::string out = dir.file("x.svg");
     ::setenv("IRQLOOP_GNUPLOT", "/nonexistent/gnuplot", 1);
@@ -152,7 +152,7 @@ TEST_CASE("plot without gnuplot fails with a hint and writes nothing", "[report]
 
 TEST_CASE("plot refuses an output that is neither .svg nor .png", "[report]")
 {
-    scratch dir;
+    temp_dir dir;
     const std::string db = two_run_db(dir);
     auto c = run_cmd(plot_command, {"plot", "--db", db, "-o", dir.file("x.jpg")});
     CHECK(c.status == irqloop::exit_usage);

@@ -2,6 +2,7 @@
 // `irqloop run` end to end through the real binary: bounds, bad input, lost responses,
 // signals, and the shm wire to a separate irqloop-responder process.
 #include "run-process.hpp"
+#include "temp-dir.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
@@ -69,7 +70,7 @@ TEST_CASE("run: bad options are refused with irqloop: what: why (hint) and exit 
         args.insert(args.begin(), {"run", "--db", db});
         auto r = run_irqloop(args);
         INFO("args: " << args[3] << " ...; stderr: " << r.err);
-        CHECK(r.exit_code == 2);
+        CHECK(r.status == 2);
         CHECK_THAT(r.err, StartsWith("irqloop: "));
         CHECK_THAT(r.err, ContainsSubstring(c.expect));
         CHECK_FALSE(std::filesystem::exists(db));
@@ -83,7 +84,7 @@ TEST_CASE("run: a target that never answers ends promptly with every sample lost
     auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms", "--db", db,
                       "--progress", "none"});
     INFO(r.out << r.err);
-    CHECK(r.exit_code == 0);
+    CHECK(r.status == 0);
     CHECK(r.seconds < 10);
     CHECK(query_int(db, "SELECT lost FROM runs") == 1000);
     CHECK(query_int(db, "SELECT samples FROM runs") == 0);
@@ -100,7 +101,7 @@ TEST_CASE("run: with a loss probability of 1e-3 the run completes and counts the
     auto r = run_irqloop({"run", "--hw", "sim:model=fixed,value=2us,loss_p=1e-3,seed=4,cpu=1,priority=70", "--cpu", "0", "--samples", "50k",
                       "--interval", "5us", "--timeout", "200us", "--db", db, "--progress", "none"});
     INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.status == 0);
     auto lost = query_int(db, "SELECT lost FROM runs");
     // Binomial(50000, 1e-3): mean 50, sd 7.1; 5 sd either side. A late answer (machine
     // preemption longer than the 200 us timeout) would add to it, hence the wider top.
@@ -116,7 +117,7 @@ TEST_CASE("run: --duration bounds the run by time", "[run][cli]")
     const std::string db = dir / "d.db";
     auto r = run_irqloop({"run", "--duration", "1500ms", "--interval", "50us", "--db", db, "--progress", "none"});
     INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.status == 0);
     CHECK(r.seconds < 10);
     auto stimuli = query_int(db, "SELECT stimuli FROM runs");
     CHECK(stimuli > 1000);
@@ -160,7 +161,7 @@ TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and 
     // Opening for writing recovers it: a second run into the same file.
     auto r = run_irqloop({"run", "--samples", "100", "--db", db, "--progress", "none"});
     INFO(r.err);
-    CHECK(r.exit_code == 0);
+    CHECK(r.status == 0);
     CHECK(query_text(db, "SELECT status FROM runs WHERE label = 'sigkill'") == "interrupted");
     CHECK(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 1") == intervals);
     CHECK(query_int(db, "SELECT samples FROM runs WHERE label = 'sigkill'") ==
@@ -184,7 +185,7 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
             auto r = run_irqloop({"run", "--hw", "shm:name=" + name + ",answer=follow", "--samples", "20k", "--interval", "20us",
                               "--db", db, "--label", std::string("shm-") + mode, "--progress", "none"});
             INFO(r.out << r.err);
-            CHECK(r.exit_code == 0);
+            CHECK(r.status == 0);
             resp.signal(SIGTERM);
             CHECK(resp.wait() == 0);
             const std::string where = " FROM runs WHERE label = 'shm-" + std::string(mode) + "'";

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "run-process.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <fcntl.h>
-#include <filesystem>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace irqloop::test {
+namespace irqloop::test
+{
 
-namespace {
+namespace
+{
 
 std::vector<char*> c_argv(const std::vector<std::string>& argv)
 {
@@ -29,18 +30,18 @@ int decode(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-} // namespace
-
-process_result run_process(const std::vector<std::string>& argv)
+process_result run(const std::vector<std::string>& argv, bool merge_err)
 {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
         throw std::runtime_error("pipe failed");
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = fork();
+    if (pid < 0)
+        throw std::runtime_error("fork failed");
     if (pid == 0) {
         dup2(out[1], 1);
-        dup2(err[1], 2);
+        dup2(merge_err ? out[1] : err[1], 2);
         auto v = c_argv(argv);
         execv(v[0], v.data());
         _exit(127);
@@ -52,11 +53,17 @@ process_result run_process(const std::vector<std::string>& argv)
     int open_fds = 2;
     char buf[4096];
     while (open_fds > 0) {
-        poll(fds, 2, -1);
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            throw std::runtime_error("poll failed");
+        }
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
                 continue;
             ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
             if (n <= 0) {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -68,12 +75,25 @@ process_result run_process(const std::vector<std::string>& argv)
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    r.exit_code = decode(status);
+    r.status = decode(status);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
 }
 
-background_process::background_process(const std::vector<std::string>& argv, const std::string& log_path)
+} // namespace
+
+process_result run_process(const std::vector<std::string>& argv)
+{
+    return run(argv, false);
+}
+
+process_result run_shell(const std::string& command_line)
+{
+    return run({"/bin/sh", "-c", command_line}, true);
+}
+
+background_process::background_process(const std::vector<std::string>& argv,
+                                       const std::string& log_path)
 {
     pid_ = fork();
     if (pid_ == 0) {
@@ -109,20 +129,6 @@ int background_process::wait()
     waitpid(pid_, &status, 0);
     reaped_ = true;
     return decode(status);
-}
-
-temp_dir::temp_dir()
-{
-    char tmpl[] = "/tmp/irqloop-test-XXXXXX";
-    if (!mkdtemp(tmpl))
-        throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-}
-
-temp_dir::~temp_dir()
-{
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
 }
 
 } // namespace irqloop::test
