@@ -22,6 +22,7 @@ struct command
 constexpr command commands[] = {
     {"calibrate", irqloop::logger::calibrate_command, "measure the logger's own floor (output jumpered to input)"},
     {"compare", irqloop::logger::compare_command, "side-by-side table of runs or labels (published formats)"},
+    {"doctor", irqloop::logger::doctor_command, "check that this machine is fit to log latency (preflight)"},
     {"export", irqloop::logger::export_command, "write runs as JSON or one table as CSV"},
     {"merge", irqloop::logger::merge_command, "copy the runs of other irqloop files into one (by uuid)"},
     {"plot", irqloop::logger::plot_command, "gnuplot histogram, timeline or tail CDF (SVG/PNG)"},

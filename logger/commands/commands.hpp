@@ -16,6 +16,7 @@ int compare_command(int argc, char** argv);
 int plot_command(int argc, char** argv);
 int export_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
+int doctor_command(int argc, char** argv);
 int selftest_command(int argc, char** argv);
 
 } // namespace irqloop::logger
