@@ -2,6 +2,7 @@
 #include "merge.hpp"
 
 #include "error.hpp"
+#include "rows.hpp"
 #include "sql.hpp"
 #include "store-error.hpp"
 
@@ -81,7 +82,7 @@ merge_result merge_into(store& dst, const std::string& src_path)
                 ++res.already_present;
                 continue;
             }
-            if (pick.text(1) == "running") {
+            if (parse_run_status(pick.text(1)) == run_status::running) {
                 ++res.still_running;
                 continue;
             }

@@ -36,11 +36,12 @@ run_record read_run(const sql::statement& q)
     run_record r;
     int c = 0;
     r.id = q.int64(c++);
-    r.status = q.text(c++);
+    r.status = parse_run_status(q.text(c++));
     r.end_unix_ns = q.int64(c++);
     auto& m = r.run;
-    for (std::string* t : {&m.uuid, &m.label, &m.kind})
-        *t = q.text(c++);
+    m.uuid = q.text(c++);
+    m.label = q.text(c++);
+    m.kind = parse_run_kind(q.text(c++));
     m.start_unix_ns = q.int64(c++);
     for (std::string* t :
          {&m.command_line, &m.version, &m.uname, &m.hostname, &m.backend, &m.clock_source})

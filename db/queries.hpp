@@ -23,7 +23,7 @@ namespace irqloop::db
 /** @brief A run as stored: its metadata, where it stands, and its cumulative summary. */
 struct run_record final {
     std::int64_t id = 0;
-    std::string status;           ///< running, complete, interrupted, failed
+    run_status status = run_status::running;
     std::int64_t end_unix_ns = 0; ///< last commit while running; the end once finished
     run_row run;                  ///< with metadata
     summary_row summary;          ///< summary.end_unix_ns == end_unix_ns

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,7 +12,8 @@
  * recorder's classes. All times are integers in nanoseconds: latencies on the logger's
  * calibrated cycle clock, wall-clock instants as Unix time (CLOCK_REALTIME).
  */
-namespace irqloop::db {
+namespace irqloop::db
+{
 
 /** @brief Sample flags, stored as an integer bit set in worst, exceedances and raw rows. */
 enum sample_flag : std::uint32_t {
@@ -21,19 +23,40 @@ enum sample_flag : std::uint32_t {
     flag_lost = 1u << 3,      ///< no response before the timeout (raw rows only)
 };
 
+/**
+ * @brief Where a run stands: runs.status. running from begin_run() until finish_run() sets one
+ * of the others; a run whose writer died is found running and marked interrupted on the next
+ * read-write open.
+ */
+enum class run_status { running, complete, interrupted, failed };
+
+/** @brief What a run measured: runs.kind. floor runs measure the logger's own share. */
+enum class run_kind { measure, floor, selftest };
+
+/** @brief The text stored in runs.status / runs.kind: "running", "measure", ... */
+std::string_view to_text(run_status s) noexcept;
+std::string_view to_text(run_kind k) noexcept;
+
+/**
+ * @brief The status or kind stored as @p text.
+ * @throws irqloop::error (exit_failure) for any other text, naming the text and the values
+ *         this irqloop knows (a file written by a newer irqloop, or edited by hand).
+ */
+run_status parse_run_status(std::string_view text);
+run_kind parse_run_kind(std::string_view text);
+
 /** @brief A run's metadata, written once when the run begins. */
-struct run_row final
-{
-    std::string uuid;            ///< RFC 4122 v4, unique across machines
-    std::string label;           ///< user's label for comparisons, may be empty
-    std::string kind;            ///< "measure", "floor" or "selftest"
+struct run_row final {
+    std::string uuid;  ///< RFC 4122 v4, unique across machines
+    std::string label; ///< user's label for comparisons, may be empty
+    run_kind kind = run_kind::measure;
     std::int64_t start_unix_ns = 0;
     std::string command_line;
-    std::string version;         ///< irqloop version
-    std::string uname;           ///< sysname release version machine
+    std::string version; ///< irqloop version
+    std::string uname;   ///< sysname release version machine
     std::string hostname;
-    std::string backend;         ///< canonical backend spec
-    std::string clock_source;    ///< "tsc", "cntvct", "monotonic_raw"
+    std::string backend;      ///< canonical backend spec
+    std::string clock_source; ///< "tsc", "cntvct", "monotonic_raw"
     double clock_hz = 0;
     double clock_read_ns = 0;
     std::int64_t interval_ns = 0;
@@ -45,9 +68,9 @@ struct run_row final
     std::uint64_t warmup_samples = 0;
     std::uint64_t samples_requested = 0; ///< 0 when bounded by duration or unbounded
     std::int64_t duration_ns = 0;        ///< 0 when bounded by samples or unbounded
-    std::string rt_settings;     ///< what was obtained, e.g. "sched=fifo:80 mlockall=yes cpu=1"
-    std::string target;          ///< free text: the target board and kernel
-    std::string load;            ///< free text: the load on the target
+    std::string rt_settings; ///< what was obtained, e.g. "sched=fifo:80 mlockall=yes cpu=1"
+    std::string target;      ///< free text: the target board and kernel
+    std::string load;        ///< free text: the load on the target
     std::vector<std::pair<std::string, std::string>> metadata; ///< backend extras
 };
 
@@ -56,20 +79,19 @@ struct run_row final
  * run cut short by SIGKILL still has a summary up to its last committed interval.
  * Latency statistics exclude lost samples, and disturbed ones unless the run keeps them.
  */
-struct summary_row final
-{
-    std::uint64_t samples = 0;          ///< samples in the statistics
-    std::uint64_t stimuli = 0;          ///< edges driven (samples + lost + disturbed excluded)
+struct summary_row final {
+    std::uint64_t samples = 0; ///< samples in the statistics
+    std::uint64_t stimuli = 0; ///< edges driven (samples + lost + disturbed excluded)
     std::uint64_t lost = 0;
-    std::uint64_t late = 0;             ///< responses that arrived after their timeout
+    std::uint64_t late = 0; ///< responses that arrived after their timeout
     std::uint64_t disturbed = 0;
-    std::uint64_t overflows = 0;        ///< samples dropped because the ring was full
+    std::uint64_t overflows = 0; ///< samples dropped because the ring was full
     std::uint64_t above_threshold = 0;
     std::uint64_t rising = 0;
     std::uint64_t falling = 0;
     std::int64_t min_ns = 0;
     std::int64_t max_ns = 0;
-    std::int64_t warm_max_ns = 0;       ///< max over samples after the warm-up
+    std::int64_t warm_max_ns = 0; ///< max over samples after the warm-up
     double mean_ns = 0;
     double stddev_ns = 0;
     std::int64_t p50_ns = 0;
@@ -77,14 +99,13 @@ struct summary_row final
     std::int64_t p999_ns = 0;
     std::int64_t p9999_ns = 0;
     std::int64_t p999999_ns = 0;
-    std::int64_t end_unix_ns = 0;       ///< time of the last commit
+    std::int64_t end_unix_ns = 0;          ///< time of the last commit
     std::uint64_t exceedances_dropped = 0; ///< above threshold but over --max-exceedances
 };
 
 /** @brief Statistics of one --stats-interval window. */
-struct interval_row final
-{
-    std::uint64_t index = 0;            ///< 0, 1, 2, ... within the run
+struct interval_row final {
+    std::uint64_t index = 0; ///< 0, 1, 2, ... within the run
     std::int64_t start_unix_ns = 0;
     std::int64_t end_unix_ns = 0;
     std::uint64_t samples = 0;
@@ -102,28 +123,25 @@ struct interval_row final
 };
 
 /** @brief One sample, for the worst, exceedances and raw tables. */
-struct sample_row final
-{
-    std::uint64_t seq = 0;              ///< stimulus number within the run, from 0
-    std::int64_t unix_ns = 0;           ///< logger wall-clock time of the stimulus
-    std::int64_t latency_ns = 0;        ///< -1 for a lost sample
-    std::int64_t gap_ns = 0;            ///< largest gap between two polls: this sample's resolution
-    std::uint32_t flags = 0;            ///< sample_flag bits
+struct sample_row final {
+    std::uint64_t seq = 0;       ///< stimulus number within the run, from 0
+    std::int64_t unix_ns = 0;    ///< logger wall-clock time of the stimulus
+    std::int64_t latency_ns = 0; ///< -1 for a lost sample
+    std::int64_t gap_ns = 0;     ///< largest gap between two polls: this sample's resolution
+    std::uint32_t flags = 0;     ///< sample_flag bits
 };
 
 /** @brief Something that happened during a run. */
-struct event_row final
-{
+struct event_row final {
     std::int64_t unix_ns = 0;
-    std::uint64_t seq = 0;              ///< sample number it relates to, or the count so far
-    std::string kind;                   ///< "lost", "late", "disturbed", "overflow", "signal", "warning", "error"
-    std::int64_t value = 0;             ///< kind-specific: a count, a gap in ns, a signal number
+    std::uint64_t seq = 0; ///< sample number it relates to, or the count so far
+    std::string kind; ///< "lost", "late", "disturbed", "overflow", "signal", "warning", "error"
+    std::int64_t value = 0; ///< kind-specific: a count, a gap in ns, a signal number
     std::string detail;
 };
 
 /** @brief A non-empty histogram bucket: count samples in [lo_ns, hi_ns). */
-struct bucket_row final
-{
+struct bucket_row final {
     std::int64_t lo_ns = 0;
     std::int64_t hi_ns = 0;
     std::uint64_t count = 0;

@@ -437,8 +437,9 @@ std::int64_t store::begin_run(const run_row& r)
             "VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
         int i = 0;
-        for (const std::string* t : {&r.uuid, &r.label, &r.kind})
-            s.bind(++i, std::string_view(*t));
+        s.bind(++i, std::string_view(r.uuid));
+        s.bind(++i, std::string_view(r.label));
+        s.bind(++i, to_text(r.kind));
         s.bind(++i, r.start_unix_ns);
         for (const std::string* t :
              {&r.command_line, &r.version, &r.uname, &r.hostname, &r.backend, &r.clock_source})
@@ -658,20 +659,20 @@ void store::append_events(std::int64_t run_id, std::span<const event_row> rows)
     }
 }
 
-void store::finish_run(std::int64_t run_id, const std::string& status, std::int64_t end_unix_ns)
+void store::finish_run(std::int64_t run_id, run_status status, std::int64_t end_unix_ns)
 {
     const std::string what = "finish run " + std::to_string(run_id) + " in '" + impl_->path + "'";
     impl_->require_writable(what);
-    if (status != "complete" && status != "interrupted" && status != "failed")
-        throw error(what, "bad final status '" + status + "'",
-                    "use complete, interrupted or failed", exit_failure);
+    if (status == run_status::running)
+        throw error(what, "bad final status 'running'", "use complete, interrupted or failed",
+                    exit_failure);
     auto& d = *impl_;
     try {
         sql::write_transaction tx(d.handle());
         auto& s =
             d.prepared(d.finish, "UPDATE runs SET status = ?2, end_unix_ns = ?3 WHERE id = ?1");
         s.bind(1, run_id);
-        s.bind(2, std::string_view(status));
+        s.bind(2, to_text(status));
         s.bind(3, end_unix_ns);
         s.run();
         if (sqlite3_changes(d.handle()) != 1)

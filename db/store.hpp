@@ -93,10 +93,10 @@ public:
     void append_events(std::int64_t run_id, std::span<const event_row> rows);
 
     /**
-     * @brief Set the final status ("complete", "interrupted", "failed") and end time, and
-     * release the run's lock.
+     * @brief Set the final status (complete, interrupted or failed; running is refused with
+     * exit_failure) and end time, and release the run's lock.
      */
-    void finish_run(std::int64_t run_id, const std::string& status, std::int64_t end_unix_ns);
+    void finish_run(std::int64_t run_id, run_status status, std::int64_t end_unix_ns);
 
     /** @brief The path given at open. */
     const std::string& path() const noexcept;

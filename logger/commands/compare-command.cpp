@@ -37,7 +37,7 @@ struct group {
 /** @brief The run's floor minimum when correcting, else 0 (see docs/commands/report.md). */
 std::int64_t floor_of(const run_catalog& cat, const run_info& r, bool corrected)
 {
-    if (!corrected || r.meta.kind == "floor")
+    if (!corrected || r.meta.kind == db::run_kind::floor)
         return 0;
     const run_info* f = cat.floor_for(r);
     return f ? f->summary.min_ns : 0;
@@ -180,10 +180,10 @@ const std::vector<column_def>& columns()
          [](const group& g, const context&) { return std::to_string(g.runs.size()); }},
         {"kind", "kind", false, "measure, floor or selftest",
          [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.kind; });
+             return join_runs(g, [](R r) { return std::string(db::to_text(r.meta.kind)); });
          }},
         {"status", "status", false, "complete, interrupted, running, failed",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return r.status; }); }},
+         [](const group& g, const context&) { return join_runs(g, [](R r) { return std::string(db::to_text(r.status)); }); }},
         {"target", "target", false, "the run's --target description",
          [](const group& g, const context&) {
              return join_runs(g, [](R r) { return r.meta.target; });
@@ -506,7 +506,7 @@ int compare_command(int argc, char** argv)
     if (corrected) {
         std::string with, without;
         for (const auto* r : runs) {
-            if (r->meta.kind == "floor")
+            if (r->meta.kind == db::run_kind::floor)
                 continue;
             if (const run_info* fl = cat.floor_for(*r))
                 with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
@@ -524,7 +524,7 @@ int compare_command(int argc, char** argv)
     for (const auto* r : runs)
         if (r->partial())
             partial +=
-                (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + r->status + ")";
+                (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + std::string(db::to_text(r->status)) + ")";
     if (!partial.empty())
         print_note(std::cout, f, "PARTIAL runs, figures up to their last commit: " + partial);
     return 0;

@@ -125,8 +125,8 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
     run.str("uuid", m.uuid);
     run.str("file", r.db_path);
     run.str("label", m.label);
-    run.str("kind", m.kind);
-    run.str("status", r.status);
+    run.str("kind", std::string(db::to_text(m.kind)));
+    run.str("status", std::string(db::to_text(r.status)));
     run.raw("partial", r.partial() ? "true" : "false");
     run.i("start_unix_ns", m.start_unix_ns);
     run.opt("end_unix_ns", r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0));
@@ -335,8 +335,8 @@ void write_csv(run_catalog& cat, const std::vector<const run_info*>& runs, const
         if (what == "summary") {
             const auto& s = r.summary;
             const bool st = r.has_stats;
-            row({r.meta.kind,
-                 r.status,
+            row({std::string(db::to_text(r.meta.kind)),
+                 std::string(db::to_text(r.status)),
                  std::to_string(r.meta.start_unix_ns),
                  r.end_unix_ns ? std::to_string(*r.end_unix_ns) : "-",
                  std::to_string(s.samples),

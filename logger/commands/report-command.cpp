@@ -54,8 +54,8 @@ void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out
             std::to_string(r.id),
             r.meta.uuid,
             r.meta.label,
-            r.meta.kind,
-            r.status,
+            std::string(db::to_text(r.meta.kind)),
+            std::string(db::to_text(r.status)),
             format_utc(r.meta.start_unix_ns, 0),
             format_count(r.summary.samples),
             format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns))
@@ -75,17 +75,17 @@ void print_metadata(const run_info& r, const run_info* floor, const report_optio
     t.add_column("field", table::align::left);
     t.add_column("value", table::align::left);
     const auto& m = r.meta;
-    std::string status = r.status;
-    if (r.status == "running")
+    std::string status(db::to_text(r.status));
+    if (r.status == db::run_status::running)
         status += db::writer_alive(r.db_path, r.id)
                       ? " (PARTIAL: still being recorded; figures up to the last commit)"
                       : " (PARTIAL: its logger died; figures up to the last commit)";
-    else if (r.status == "interrupted")
+    else if (r.status == db::run_status::interrupted)
         status += " (PARTIAL: stopped early; figures up to the last commit)";
     t.add_row({"run", std::to_string(r.id) + " of " + r.db_path});
     t.add_row({"uuid", m.uuid});
     t.add_row({"label", m.label});
-    t.add_row({"kind", m.kind});
+    t.add_row({"kind", std::string(db::to_text(m.kind))});
     t.add_row({"status", status});
     t.add_row({"start (UTC)", format_utc(m.start_unix_ns, 3)});
     if (r.end_unix_ns) {
@@ -374,14 +374,14 @@ void print_events(run_catalog& cat, const run_info& r, const report_options& o, 
 
 const run_info* pick_floor(run_catalog& cat, const run_info& r, const std::string& spec)
 {
-    if (spec == "none" || r.meta.kind == "floor")
+    if (spec == "none" || r.meta.kind == db::run_kind::floor)
         return nullptr;
     if (spec == "auto")
         return cat.floor_for(r);
     run_selector s;
     s.runs.push_back(spec);
     const run_info* f = select_runs(cat, s).front();
-    if (f->db_index != r.db_index || f->meta.kind != "floor" || !f->has_stats)
+    if (f->db_index != r.db_index || f->meta.kind != db::run_kind::floor || !f->has_stats)
         throw error("use floor run '" + spec + "'",
                     "it is not a floor run with samples in " + r.db_path,
                     "record one with 'irqloop calibrate', or use --floor none");
@@ -397,14 +397,14 @@ void report_one(run_catalog& cat, const run_info& r, const report_options& o, st
     if (!r.meta.label.empty())
         title += " '" + r.meta.label + "'";
     if (r.partial())
-        title += " [PARTIAL: " + r.status + "]";
+        title += " [PARTIAL: " + std::string(db::to_text(r.status)) + "]";
     if (md)
         out << "# " << title << "\n\n";
     else
         print_note(out, o.fmt, title);
     if (r.partial())
         print_note(out, o.fmt,
-                   "PARTIAL: this run is " + r.status +
+                   "PARTIAL: this run is " + std::string(db::to_text(r.status)) +
                        "; every figure below covers only the intervals committed before it "
                        "stopped (or so far).");
     gap();

@@ -114,7 +114,7 @@ void print_summary(const run_outcome& r, const run_options& opt)
     };
     std::printf("run %s%s: %s, %llu samples",
                 r.run_id ? std::to_string(r.run_id).c_str() : "-",
-                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(), r.status.c_str(),
+                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(), db::to_text(r.status).data(),
                 static_cast<unsigned long long>(s.samples));
     if (!opt.db_path.empty())
         std::printf(" -> %s", opt.db_path.c_str());
@@ -183,7 +183,7 @@ int run_like(int argc, char** argv, bool floor)
     opt.keep_disturbed = o.keep_disturbed;
     opt.force_tsc = o.force_tsc;
     opt.seed = parse_count(o.seed, "--seed");
-    opt.kind = floor ? "floor" : "measure";
+    opt.kind = floor ? db::run_kind::floor : db::run_kind::measure;
     opt.label = o.label;
     opt.target = o.target;
     opt.load = o.load;
@@ -227,13 +227,13 @@ int run_like(int argc, char** argv, bool floor)
         print_summary(r, opt);
     for (const auto& m : r.rt_misses)
         std::fprintf(stderr, "irqloop: warning: real-time setting not obtained: %s\n", m.c_str());
-    if (r.status == "failed") {
+    if (r.status == db::run_status::failed) {
         throw_from_errno(r.line_failure.errnum,
                          std::string("run: ") + (r.line_failure.op ? r.line_failure.op : "line access") +
                              " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
                          "check the wiring and the device; results so far are in the database", exit_failure);
     }
-    if (r.status == "interrupted") {
+    if (r.status == db::run_status::interrupted) {
         int sig = stop_signal ? static_cast<int>(stop_signal) : SIGINT;
         std::string where = opt.db_path.empty() ? "" : "; results so far are in " + opt.db_path + " as run " + std::to_string(r.run_id);
         std::fprintf(stderr, "irqloop: run: interrupted by %s after %llu stimuli (run marked interrupted%s)\n",

@@ -71,8 +71,8 @@ void load_runs(SQLite::Database& sql, const std::string& path, std::size_t index
         r.id = i64(col());
         r.meta.uuid = col().getString();
         r.meta.label = col().getString();
-        r.meta.kind = col().getString();
-        r.status = col().getString();
+        r.meta.kind = db::parse_run_kind(col().getString());
+        r.status = db::parse_run_status(col().getString());
         r.meta.start_unix_ns = i64(col());
         if (auto e = col(); !e.isNull())
             r.end_unix_ns = e.getInt64();
@@ -313,7 +313,7 @@ const run_info* run_catalog::floor_for(const run_info& run) const
     const run_info* before = nullptr;
     const run_info* after = nullptr;
     for (const auto& f : impl_->runs) {
-        if (f.meta.kind != "floor" || !f.has_stats || f.db_index != run.db_index ||
+        if (f.meta.kind != db::run_kind::floor || !f.has_stats || f.db_index != run.db_index ||
             backend_kind(f.meta.backend) != backend_kind(run.meta.backend))
             continue;
         if (f.meta.start_unix_ns <= run.meta.start_unix_ns)
@@ -383,7 +383,7 @@ std::vector<const run_info*> select_runs(const run_catalog& cat, const run_selec
     std::vector<const run_info*> out;
     const bool narrowed = !sel.runs.empty() || !sel.labels.empty();
     for (const auto& r : runs)
-        if (narrowed ? picked.count(&r) != 0 : r.meta.kind == "measure")
+        if (narrowed ? picked.count(&r) != 0 : r.meta.kind == db::run_kind::measure)
             out.push_back(&r);
     if (out.empty())
         throw error("read " + cat.describe(), "the database holds no measurement runs",

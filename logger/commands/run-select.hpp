@@ -31,14 +31,17 @@ struct run_info final {
     std::string db_path;      ///< the file it was read from
     std::size_t db_index = 0; ///< position of that file in the catalog
     std::int64_t id = 0;      ///< runs.id, unique only within its file
-    std::string status;       ///< running, complete, interrupted, failed
+    db::run_status status = db::run_status::running;
     std::optional<std::int64_t> end_unix_ns;
     db::run_row meta; ///< metadata, backend extras included
     db::summary_row summary;
     bool has_stats = false; ///< false while no sample made it into the statistics
 
     /** @brief True for running and interrupted runs: their figures cover only part of the run. */
-    bool partial() const noexcept { return status == "running" || status == "interrupted"; }
+    bool partial() const noexcept
+    {
+        return status == db::run_status::running || status == db::run_status::interrupted;
+    }
     /** @brief The label, or "run <id>" for an unlabelled run. */
     std::string name() const;
     /** @brief summary.above_threshold as a percentage of summary.samples (0 without samples). */

@@ -338,9 +338,9 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
     if (out.end == sampler_end::line_failure && !out.line_failure)
         out.line_failure = hw::line_error{EIO, "sense"};
 
-    out.status = failure || out.end == sampler_end::line_failure ? "failed"
-                 : out.end == sampler_end::stopped              ? "interrupted"
-                                                                : "complete";
+    out.status = failure || out.end == sampler_end::line_failure ? db::run_status::failed
+                 : out.end == sampler_end::stopped              ? db::run_status::interrupted
+                                                                : db::run_status::complete;
     if (!failure) {
         try {
             if (out.end == sampler_end::stopped)
@@ -354,7 +354,7 @@ run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atom
             rec.finish(hw::cycles());
         } catch (...) {
             failure = std::current_exception();
-            out.status = "failed";
+            out.status = db::run_status::failed;
         }
     }
     out.summary = rec.summary();

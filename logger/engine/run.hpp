@@ -37,7 +37,7 @@ struct run_options final
     bool keep_disturbed = false;
     bool force_tsc = false;
     std::uint64_t seed = 1;
-    std::string kind = "measure";           ///< "measure" or "floor"
+    db::run_kind kind = db::run_kind::measure; ///< measure or floor
     std::string label, target, load;
     std::string db_path;                    ///< empty = no store (summary only)
     std::string command_line;
@@ -52,7 +52,7 @@ struct run_outcome final
 {
     std::int64_t run_id = 0;                ///< 0 without a store
     std::string uuid;
-    std::string status;                     ///< "complete", "interrupted", "failed"
+    db::run_status status = db::run_status::running; ///< complete, interrupted or failed once done
     sampler_end end = sampler_end::done;
     hw::line_error line_failure;
     db::summary_row summary;

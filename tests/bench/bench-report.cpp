@@ -40,7 +40,7 @@ void build(const std::string& path, std::uint64_t n)
     db::run_row row;
     row.uuid = "00000000-0000-4000-8000-00000000b001";
     row.label = "bench";
-    row.kind = "measure";
+    row.kind = db::run_kind::measure;
     row.start_unix_ns = 1'767'225'600'000'000'000;
     row.command_line = "irqloop-bench-report";
     row.version = "bench";
@@ -71,7 +71,7 @@ void build(const std::string& path, std::uint64_t n)
         rec.add({batch.data(), k});
     }
     rec.finish(t0);
-    st.finish_run(id, "complete", row.start_unix_ns + std::int64_t(t0));
+    st.finish_run(id, db::run_status::complete, row.start_unix_ns + std::int64_t(t0));
 }
 
 double time_command(int (*fn)(int, char**), std::vector<std::string> args)

@@ -56,7 +56,7 @@ run_row bench_run(const std::string& uuid, const std::string& label)
     run_row r;
     r.uuid = uuid;
     r.label = label;
-    r.kind = "measure";
+    r.kind = run_kind::measure;
     r.start_unix_ns = 1'796'000'000'000'000'000;
     r.command_line = "irqloop-bench-store";
     r.version = "bench";
@@ -110,7 +110,7 @@ try {
         }
         const double raw_s = seconds_since(t0);
         const double raw_cpu = cpu_seconds() - c0 - gen_cpu;
-        s.finish_run(raw_id, "complete", 1);
+        s.finish_run(raw_id, run_status::complete, 1);
         s.database().exec("PRAGMA wal_checkpoint(TRUNCATE)");
         const double bytes = double(size_of(path) - before) / double(raw_rows);
         std::printf("raw insert: %lld rows in batches of %zu: %.2f s wall = %.2f M rows/s; "
@@ -186,7 +186,7 @@ try {
             commit_cpu += cpu_seconds() - c1;
             commit_ms.push_back(seconds_since(t1) * 1e3);
         }
-        s.finish_run(id, "complete", t_run + intervals * 10'000'000'000LL);
+        s.finish_run(id, run_status::complete, t_run + intervals * 10'000'000'000LL);
         std::sort(commit_ms.begin(), commit_ms.end());
         double sum = 0;
         for (double m : commit_ms)

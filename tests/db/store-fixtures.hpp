@@ -106,7 +106,7 @@ inline void check_refusal(const irqloop::error& e, const std::string& path)
 
 /** @brief A run with every field set to something distinct. */
 inline run_row sample_run(const std::string& uuid, const std::string& label,
-                          std::int64_t start_unix_ns, const std::string& kind = "measure")
+                          std::int64_t start_unix_ns, run_kind kind = run_kind::measure)
 {
     run_row r;
     r.uuid = uuid;
@@ -225,7 +225,7 @@ inline populated populate(store& s)
         raw.push_back(sample_row{k, 0, std::int64_t(4000 + (k * 37) % 2000), 30,
                                  k % 2 ? std::uint32_t(flag_rising) : 0u});
     s.append_raw(p.idle, raw);
-    s.finish_run(p.idle, "complete", t + 30'000'000'000);
+    s.finish_run(p.idle, run_status::complete, t + 30'000'000'000);
 
     p.load = s.begin_run(sample_run("d4e5f6a7-1b2c-4d3e-8f90-123456789abc", "load", t + hour));
     for (int i = 0; i < 2; ++i) {
@@ -239,12 +239,12 @@ inline populated populate(store& s)
             e.latency_ns += 100'000;
         s.commit_interval(p.load, c.view());
     }
-    s.finish_run(p.load, "interrupted", t + hour + 20'000'000'000);
+    s.finish_run(p.load, run_status::interrupted, t + hour + 20'000'000'000);
 
     p.floor =
-        s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor", t - hour, "floor"));
+        s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor", t - hour, run_kind::floor));
     s.commit_interval(p.floor, simple_commit(0, t - hour).view());
-    s.finish_run(p.floor, "complete", t - hour + 10'000'000'000);
+    s.finish_run(p.floor, run_status::complete, t - hour + 10'000'000'000);
     return p;
 }
 

@@ -28,7 +28,7 @@ std::int64_t add_run(store& s, const std::string& uuid, const std::string& label
     for (std::uint64_t k = 0; k < 50; ++k)
         raw.push_back(sample_row{k, 0, std::int64_t(4000 + k), 30, 0});
     s.append_raw(id, raw);
-    s.finish_run(id, "complete", start + n * 10'000'000'000LL);
+    s.finish_run(id, run_status::complete, start + n * 10'000'000'000LL);
     return id;
 }
 

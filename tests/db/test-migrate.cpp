@@ -41,7 +41,7 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
     store s(path);
     run_id = s.begin_run(sample_run("uuid-v1", "old", t_start));
     s.commit_interval(run_id, simple_commit(0, t_start).view());
-    s.finish_run(run_id, "complete", t_start + 1);
+    s.finish_run(run_id, run_status::complete, t_start + 1);
     return path;
 }
 

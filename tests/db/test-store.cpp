@@ -96,7 +96,7 @@ struct child_writer {
     ~child_writer() { kill_hard(); }
 };
 
-std::string status_of(store& s, std::int64_t id)
+run_status status_of(store& s, std::int64_t id)
 {
     return get_run(s, id).value().status;
 }
@@ -164,14 +164,14 @@ TEST_CASE("store reopens a file read-write and read-only and keeps its runs", "[
         store s(path);
         id = s.begin_run(sample_run("uuid-reopen", "first", t_start));
         s.commit_interval(id, simple_commit(0, t_start).view());
-        s.finish_run(id, "complete", t_start + 10'000'000'000);
+        s.finish_run(id, run_status::complete, t_start + 10'000'000'000);
     }
     {
         store s(path);
         CHECK(s.recovered_runs().empty());
         auto r = get_run(s, id);
         REQUIRE(r);
-        CHECK(r->status == "complete");
+        CHECK(r->status == run_status::complete);
         CHECK(r->run.uuid == "uuid-reopen");
         CHECK(s.begin_run(sample_run("uuid-second", "second", t_start + 1)) != id);
     }
@@ -236,7 +236,7 @@ TEST_CASE("store refuses a file from a newer irqloop and leaves it untouched", "
     const auto path = dir.file("newer.db");
     {
         store s(path);
-        s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), "complete", t_start + 1);
+        s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), run_status::complete, t_start + 1);
     }
     REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA user_version = 7'").status == 0);
     auto e = require_refused(path);
@@ -310,7 +310,7 @@ TEST_CASE("store refuses a path it cannot write and creates nothing", "[db]")
         const auto existing = fs.file("kept.db");
         {
             store s(existing);
-            s.finish_run(s.begin_run(sample_run("uuid-ro", "ro", t_start)), "complete",
+            s.finish_run(s.begin_run(sample_run("uuid-ro", "ro", t_start)), run_status::complete,
                          t_start + 1);
         }
         REQUIRE(
@@ -353,7 +353,7 @@ TEST_CASE("opening after SIGKILL marks the run interrupted and keeps its interva
         // A reader does not recover: it sees the run as the dead logger left it.
         const auto before = file_bytes(path);
         store r(path, store::mode::read_only);
-        CHECK(status_of(r, id) == "running");
+        CHECK(status_of(r, id) == run_status::running);
         CHECK(r.recovered_runs().empty());
         CHECK(file_bytes(path) == before);
     }
@@ -362,7 +362,7 @@ TEST_CASE("opening after SIGKILL marks the run interrupted and keeps its interva
         store s(path);
         REQUIRE(s.recovered_runs() == std::vector<std::int64_t>{id});
         auto r = get_run(s, id).value();
-        CHECK(r.status == "interrupted");
+        CHECK(r.status == run_status::interrupted);
         CHECK(r.end_unix_ns == simple_commit(2, t_start).interval.end_unix_ns);
         CHECK(r.summary.samples == 3000);
         auto iv = intervals(s, id);
@@ -389,20 +389,20 @@ TEST_CASE("a run a live process is writing is not marked interrupted", "[db]")
     {
         store s(path);
         CHECK(s.recovered_runs().empty());
-        CHECK(status_of(s, w.run_id) == "running");
+        CHECK(status_of(s, w.run_id) == run_status::running);
         // The same in-process: another store's run is protected too.
         std::int64_t mine = s.begin_run(sample_run("uuid-mine", "mine", t_start + 5));
         store other(path);
         CHECK(other.recovered_runs().empty());
-        CHECK(status_of(other, mine) == "running");
-        s.finish_run(mine, "complete", t_start + 6);
+        CHECK(status_of(other, mine) == run_status::running);
+        s.finish_run(mine, run_status::complete, t_start + 6);
         CHECK(!writer_alive(path, mine));
     }
     w.kill_hard();
     CHECK(!writer_alive(path, w.run_id));
     store s(path);
     CHECK(s.recovered_runs() == std::vector<std::int64_t>{w.run_id});
-    CHECK(status_of(s, w.run_id) == "interrupted");
+    CHECK(status_of(s, w.run_id) == run_status::interrupted);
     CHECK(intervals(s, w.run_id).size() == 2);
     CHECK(integrity(path) == "ok");
 }
@@ -426,7 +426,7 @@ TEST_CASE("commit_interval round-trips every column and replaces worst and histo
     store s(path, store::mode::read_only);
     auto r = get_run(s, id).value();
     CHECK(r.id == id);
-    CHECK(r.status == "running");
+    CHECK(r.status == run_status::running);
     CHECK(r.end_unix_ns == c1.summary.end_unix_ns);
     const auto& m = r.run;
     CHECK(m.uuid == run.uuid);
@@ -592,13 +592,13 @@ TEST_CASE("a failed commit rolls back entirely and the store stays usable", "[db
     }
     SECTION("a bad final status")
     {
-        CHECK_THROWS_AS(s.finish_run(id, "done", t_start), irqloop::error);
-        CHECK(status_of(s, id) == "running");
+        CHECK_THROWS_AS(s.finish_run(id, run_status::running, t_start), irqloop::error);
+        CHECK(status_of(s, id) == run_status::running);
     }
     s.commit_interval(id, simple_commit(1, t_start).view());
     CHECK(scalar(s, "SELECT count(*) FROM intervals") == 2);
-    s.finish_run(id, "complete", t_start + 20'000'000'000);
-    CHECK(status_of(s, id) == "complete");
+    s.finish_run(id, run_status::complete, t_start + 20'000'000'000);
+    CHECK(status_of(s, id) == run_status::complete);
     CHECK(integrity(path) == "ok");
 }
 
@@ -735,7 +735,7 @@ TEST_CASE("a run killed before its first commit is recovered with its start as i
     store s(path);
     CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
     auto r = get_run(s, id).value();
-    CHECK(r.status == "interrupted");
+    CHECK(r.status == run_status::interrupted);
     CHECK(r.end_unix_ns == t_start);
     CHECK(intervals(s, id).empty());
 }
@@ -756,7 +756,7 @@ TEST_CASE("loggers creating the same new file at once all get it, with one schem
                 auto id =
                     s.begin_run(sample_run("uuid-race-" + std::to_string(k), "race", t_start));
                 s.commit_interval(id, simple_commit(0, t_start).view());
-                s.finish_run(id, "complete", t_start + 1);
+                s.finish_run(id, run_status::complete, t_start + 1);
             } catch (...) {
                 rc = 3;
             }
@@ -773,7 +773,7 @@ TEST_CASE("loggers creating the same new file at once all get it, with one schem
     auto runs = list_runs(s);
     CHECK(runs.size() == writers);
     for (const auto& r : runs)
-        CHECK(r.status == "complete");
+        CHECK(r.status == run_status::complete);
     CHECK(s.database().execAndGet("SELECT count(*) FROM irqloop_info").getInt() == 2);
     CHECK(integrity(path) == "ok");
 }
@@ -828,7 +828,7 @@ TEST_CASE("SIGKILL at any point of a commit leaves only whole intervals", "[db]"
         CHECK(worst(s, id).size() == k);
         CHECK(histogram(s, id).size() == (k ? 2003u : 0u));
         CHECK(exceedances(s, id).size() == k);
-        CHECK(r.status == "interrupted");
+        CHECK(r.status == run_status::interrupted);
     }
     CHECK(integrity(path) == "ok");
 }

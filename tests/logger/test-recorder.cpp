@@ -36,7 +36,7 @@ db::run_row run_row()
 {
     db::run_row r;
     r.uuid = "00000000-0000-4000-8000-000000000001";
-    r.kind = "measure";
+    r.kind = db::run_kind::measure;
     r.command_line = "test";
     r.version = "test";
     r.uname = "test";
@@ -76,7 +76,7 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     v.push_back(smp(26, s1 + 7, 6'000));
     rec.add(v);
     rec.finish(s1 + 500'000'000);
-    st.finish_run(id, "complete", 0);
+    st.finish_run(id, db::run_status::complete, 0);
 
     auto iv = db::intervals(st, id);
     REQUIRE(iv.size() == 2);
@@ -142,7 +142,7 @@ TEST_CASE("recorder: histogram percentiles match the exact ones from the raw sam
     }
     rec.add(batch);
     rec.finish(n * 10'000);
-    st.finish_run(id, "complete", 0);
+    st.finish_run(id, db::run_status::complete, 0);
 
     std::vector<std::int64_t> exact;
     db::for_each_raw(st, id, [&](const db::sample_row& r) { exact.push_back(r.latency_ns); });

@@ -103,7 +103,7 @@ TEST_CASE("a run still running reports as partial, with what was committed", "[r
     run_spec s;
     s.uuid = "00000000-0000-4000-8000-000000000501";
     s.label = "soak";
-    s.status = "running";
+    s.status = irqloop::db::run_status::running;
     s.samples = 15'000; // one 10 s interval committed, the second open
     s.seed = 501;
     record_run(st, s);
@@ -182,7 +182,7 @@ TEST_CASE("a run with no committed sample reports dashes, not zeros, and is mark
         run_spec s;
         s.uuid = "00000000-0000-4000-8000-000000000601";
         s.label = "died-early";
-        s.status = "running";
+        s.status = irqloop::db::run_status::running;
         s.samples = 0;
         record_run(st, s);
     }

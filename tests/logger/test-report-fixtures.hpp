@@ -69,8 +69,8 @@ struct model final {
 struct run_spec final {
     std::string uuid;
     std::string label;
-    std::string kind = "measure";
-    std::string status = "complete"; ///< complete, interrupted, failed, or running (left open)
+    db::run_kind kind = db::run_kind::measure;
+    db::run_status status = db::run_status::complete; ///< running: left open, like a killed logger
     std::int64_t start_unix_ns = epoch_ns;
     std::uint64_t samples = 1000;
     std::int64_t interval_ns = 1'000'000;
@@ -160,7 +160,7 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
         }
     }
     rec.add(batch);
-    if (spec.status == "running")
+    if (spec.status == db::run_status::running)
         return id; // committed intervals only: the run stays 'running', like a killed logger
     // End half an interval after the last stimulus: never exactly on a stats boundary.
     rec.finish(t0 + std::uint64_t(spec.interval_ns) / 2);
@@ -183,7 +183,7 @@ inline void build_golden_db(const std::string& path)
     run_spec f;
     f.uuid = "00000000-0000-4000-8000-000000000001";
     f.label = "loopback";
-    f.kind = "floor";
+    f.kind = db::run_kind::floor;
     f.samples = 2000;
     f.interval_ns = 100'000;
     f.warmup = 10;
@@ -222,7 +222,7 @@ inline void build_golden_db(const std::string& path)
     run_spec c = b;
     c.uuid = "00000000-0000-4000-8000-000000000005";
     c.label = "rt-ping";
-    c.status = "interrupted";
+    c.status = db::run_status::interrupted;
     c.load = "Ping";
     c.start_unix_ns = epoch_ns + 240'000'000'000;
     c.samples = 15'000;
@@ -245,7 +245,7 @@ inline void build_golden_db(const std::string& path)
     run_spec e = b;
     e.uuid = "00000000-0000-4000-8000-000000000007";
     e.label = "still-running";
-    e.status = "running";
+    e.status = db::run_status::running;
     e.start_unix_ns = epoch_ns + 360'000'000'000;
     e.samples = 25'000; // two 10 s intervals committed, the third still open
     e.seed = 77;
