@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /**
  * Each subcommand of `irqloop` is one function taking the arguments after its name
@@ -17,6 +18,5 @@ int plot_command(int argc, char** argv);
 int export_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int doctor_command(int argc, char** argv);
-int selftest_command(int argc, char** argv);
 
 } // namespace irqloop::logger

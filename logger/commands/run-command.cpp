@@ -14,9 +14,11 @@
 
 namespace po = boost::program_options;
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 std::atomic<bool> stop_requested{false};
 volatile std::sig_atomic_t stop_signal = 0;
@@ -29,12 +31,13 @@ extern "C" void on_stop_signal(int sig)
 
 // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
 // and the run is marked interrupted. A second signal gets the default action.
-struct signal_scope
-{
-    struct sigaction old_int{}, old_term{};
+struct signal_scope {
+    struct sigaction old_int {
+    }, old_term{};
     signal_scope()
     {
-        struct sigaction sa{};
+        struct sigaction sa {
+        };
         sa.sa_handler = on_stop_signal;
         sa.sa_flags = SA_RESETHAND;
         sigemptyset(&sa.sa_mask);
@@ -48,8 +51,30 @@ struct signal_scope
     }
 };
 
-struct raw_options
+// argv joined with shell quoting where needed: the command line stored with the run.
+std::string join_command_line(int argc, char** argv)
 {
+    std::string s;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        bool plain =
+            !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_=:,./+@%") == std::string::npos;
+        if (!s.empty())
+            s += ' ';
+        if (plain) {
+            s += a;
+        } else {
+            s += '\'';
+            for (char c : a)
+                s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            s += '\'';
+        }
+    }
+    return s;
+}
+
+struct raw_options {
     std::string hw = "sim", samples, duration, interval = "100us", jitter = "0", timeout = "10ms",
                 threshold = "30us", warmup = "1000", stats_interval = "10s", gap_limit = "auto",
                 top_k = "1000", max_exceedances = "1M", db = "irqloop.db", label, target, load,
@@ -62,11 +87,12 @@ struct raw_options
 
 po::options_description describe_options(raw_options& o, bool floor)
 {
-    po::options_description d(floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
-                                      "jumpered to the input; stored as a run of kind 'floor'.\n\n"
-                                      "usage: irqloop calibrate [options]\n\noptions"
-                                    : "irqloop run: measure end-to-end latency through the wire.\n\n"
-                                      "usage: irqloop run [options]\n\noptions");
+    po::options_description d(
+        floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
+                "jumpered to the input; stored as a run of kind 'floor'.\n\n"
+                "usage: irqloop calibrate [options]\n\noptions"
+              : "irqloop run: measure end-to-end latency through the wire.\n\n"
+                "usage: irqloop run [options]\n\noptions");
     // clang-format off
     d.add_options()
         ("help,h", "show this help")
@@ -112,26 +138,32 @@ void print_summary(const run_outcome& r, const run_options& opt)
         std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
         return std::string(b);
     };
-    std::printf("run %s%s: %s, %llu samples",
-                r.run_id ? std::to_string(r.run_id).c_str() : "-",
-                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(), db::to_text(r.status).data(),
-                static_cast<unsigned long long>(s.samples));
+    std::printf("run %s%s: %s, %llu samples", r.run_id ? std::to_string(r.run_id).c_str() : "-",
+                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(),
+                db::to_text(r.status).data(), static_cast<unsigned long long>(s.samples));
     if (!opt.db_path.empty())
         std::printf(" -> %s", opt.db_path.c_str());
     std::printf("\n");
-    std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n", us(s.min_ns).c_str(),
-                us(s.mean_ns).c_str(), us(s.max_ns).c_str(), us(s.warm_max_ns).c_str(), us(s.stddev_ns).c_str());
-    std::printf("  percentiles us: p50 %s  p99 %s  p99.9 %s  p99.99 %s  p99.9999 %s\n", us(s.p50_ns).c_str(),
-                us(s.p99_ns).c_str(), us(s.p999_ns).c_str(), us(s.p9999_ns).c_str(), us(s.p999999_ns).c_str());
-    double pct = s.samples ? 100.0 * static_cast<double>(s.above_threshold) / static_cast<double>(s.samples) : 0;
+    std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n",
+                us(s.min_ns).c_str(), us(s.mean_ns).c_str(), us(s.max_ns).c_str(),
+                us(s.warm_max_ns).c_str(), us(s.stddev_ns).c_str());
+    std::printf("  percentiles us: p50 %s  p99 %s  p99.9 %s  p99.99 %s  p99.9999 %s\n",
+                us(s.p50_ns).c_str(), us(s.p99_ns).c_str(), us(s.p999_ns).c_str(),
+                us(s.p9999_ns).c_str(), us(s.p999999_ns).c_str());
+    double pct =
+        s.samples ? 100.0 * static_cast<double>(s.above_threshold) / static_cast<double>(s.samples)
+                  : 0;
     std::printf("  above %s: %llu (%.6f%%)  lost %llu  late %llu  disturbed %llu  overflows %llu\n",
                 format_duration(static_cast<double>(opt.threshold_ns)).c_str(),
-                static_cast<unsigned long long>(s.above_threshold), pct, static_cast<unsigned long long>(s.lost),
-                static_cast<unsigned long long>(s.late), static_cast<unsigned long long>(s.disturbed),
+                static_cast<unsigned long long>(s.above_threshold), pct,
+                static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.late),
+                static_cast<unsigned long long>(s.disturbed),
                 static_cast<unsigned long long>(s.overflows));
     std::printf("  edges: rising %llu falling %llu | poll %.0f ns, gap limit %s | %s\n",
-                static_cast<unsigned long long>(s.rising), static_cast<unsigned long long>(s.falling), r.poll_ns,
-                format_duration(static_cast<double>(r.gap_limit_ns)).c_str(), r.rt_settings.c_str());
+                static_cast<unsigned long long>(s.rising),
+                static_cast<unsigned long long>(s.falling), r.poll_ns,
+                format_duration(static_cast<double>(r.gap_limit_ns)).c_str(),
+                r.rt_settings.c_str());
 }
 
 int run_like(int argc, char** argv, bool floor)
@@ -147,7 +179,8 @@ int run_like(int argc, char** argv, bool floor)
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
     if (vm.count("help")) {
-        std::cout << desc << "\nbackends:\n" << hw::backends_help()
+        std::cout << desc << "\nbackends:\n"
+                  << hw::backends_help()
                   << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
                      "SIGINT/SIGTERM stop the run cleanly; what was measured stays in --db.\n"
                      "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
@@ -157,25 +190,30 @@ int run_like(int argc, char** argv, bool floor)
 
     run_options opt;
     if (vm.count("samples") && vm.count("duration"))
-        throw error("run", "--samples and --duration both given", "choose one bound, or none to run until SIGINT");
+        throw error("run", "--samples and --duration both given",
+                    "choose one bound, or none to run until SIGINT");
     if (vm.count("samples"))
         opt.samples = parse_count(o.samples, "--samples");
     if (!o.duration.empty())
         opt.duration_ns = parse_duration_ns(o.duration, "--duration");
     if (vm.count("samples") && opt.samples == 0)
-        throw error("bad value for --samples", "'0'", "give at least 1, or leave it out to run until SIGINT");
+        throw error("bad value for --samples", "'0'",
+                    "give at least 1, or leave it out to run until SIGINT");
     opt.interval_ns = parse_duration_ns(o.interval, "--interval");
     opt.jitter_ns = parse_duration_ns(o.jitter, "--jitter");
     opt.timeout_ns = parse_duration_ns(o.timeout, "--timeout");
     if (opt.timeout_ns == 0)
-        throw error("bad value for --timeout", "'0'", "give the longest latency you accept, e.g. 10ms");
+        throw error("bad value for --timeout", "'0'",
+                    "give the longest latency you accept, e.g. 10ms");
     if (opt.timeout_ns > 1'000'000'000)
-        throw error("bad value for --timeout", "'" + o.timeout + "' is over 1s", "a lost response would stall the run; use at most 1s");
+        throw error("bad value for --timeout", "'" + o.timeout + "' is over 1s",
+                    "a lost response would stall the run; use at most 1s");
     opt.threshold_ns = parse_duration_ns(o.threshold, "--threshold");
     opt.warmup = parse_count(o.warmup, "--warmup");
     opt.stats_interval_ns = parse_duration_ns(o.stats_interval, "--stats-interval");
     if (opt.stats_interval_ns < 100'000'000)
-        throw error("bad value for --stats-interval", "'" + o.stats_interval + "'", "use at least 100ms");
+        throw error("bad value for --stats-interval", "'" + o.stats_interval + "'",
+                    "use at least 100ms");
     opt.gap_limit_ns = o.gap_limit == "auto" ? -1 : parse_duration_ns(o.gap_limit, "--gap-limit");
     opt.top_k = parse_count(o.top_k, "--top-k");
     opt.max_exceedances = parse_count(o.max_exceedances, "--max-exceedances");
@@ -194,17 +232,21 @@ int run_like(int argc, char** argv, bool floor)
         opt.trigger_line = o.trigger_line;
         opt.trigger_above_ns = parse_duration_ns(o.trigger_above, "--trigger-above");
     } else if (!vm["trigger-above"].defaulted()) {
-        throw error("run", "--trigger-above given without --trigger-line", "name the line to raise with --trigger-line");
+        throw error("run", "--trigger-above given without --trigger-line",
+                    "name the line to raise with --trigger-line");
     }
     if (o.priority < 0 || o.priority > 99)
-        throw error("bad value for --priority", "'" + std::to_string(o.priority) + "'", "use 0 (SCHED_OTHER) to 99");
+        throw error("bad value for --priority", "'" + std::to_string(o.priority) + "'",
+                    "use 0 (SCHED_OTHER) to 99");
     opt.rt.priority = o.priority;
     opt.rt.cpu = o.cpu;
     opt.rt.mlock = !o.no_mlock;
     opt.rt.dma_latency = !o.no_dma;
     opt.rt.strict = o.strict;
     if (o.progress == "auto")
-        opt.progress = o.quiet ? progress_mode::none : isatty(STDERR_FILENO) ? progress_mode::tty : progress_mode::log;
+        opt.progress = o.quiet                 ? progress_mode::none
+                       : isatty(STDERR_FILENO) ? progress_mode::tty
+                                               : progress_mode::log;
     else if (o.progress == "tty")
         opt.progress = progress_mode::tty;
     else if (o.progress == "log")
@@ -212,7 +254,8 @@ int run_like(int argc, char** argv, bool floor)
     else if (o.progress == "none")
         opt.progress = progress_mode::none;
     else
-        throw error("bad value for --progress", "'" + o.progress + "'", "use auto, tty, log or none");
+        throw error("bad value for --progress", "'" + o.progress + "'",
+                    "use auto, tty, log or none");
     opt.command_line = "irqloop " + join_command_line(argc, argv);
 
     // Everything that can be refused is checked before the first stimulus.
@@ -228,17 +271,22 @@ int run_like(int argc, char** argv, bool floor)
     for (const auto& m : r.rt_misses)
         std::fprintf(stderr, "irqloop: warning: real-time setting not obtained: %s\n", m.c_str());
     if (r.status == db::run_status::failed) {
-        throw_from_errno(r.line_failure.errnum,
-                         std::string("run: ") + (r.line_failure.op ? r.line_failure.op : "line access") +
-                             " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
-                         "check the wiring and the device; results so far are in the database", exit_failure);
+        throw_from_errno(
+            r.line_failure.errnum,
+            std::string("run: ") + (r.line_failure.op ? r.line_failure.op : "line access") +
+                " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
+            "check the wiring and the device; results so far are in the database", exit_failure);
     }
     if (r.status == db::run_status::interrupted) {
         int sig = stop_signal ? static_cast<int>(stop_signal) : SIGINT;
-        std::string where = opt.db_path.empty() ? "" : "; results so far are in " + opt.db_path + " as run " + std::to_string(r.run_id);
-        std::fprintf(stderr, "irqloop: run: interrupted by %s after %llu stimuli (run marked interrupted%s)\n",
-                     sigabbrev_np(sig) ? (std::string("SIG") + sigabbrev_np(sig)).c_str() : "a signal",
-                     static_cast<unsigned long long>(r.summary.stimuli), where.c_str());
+        std::string where = opt.db_path.empty() ? ""
+                                                : "; results so far are in " + opt.db_path +
+                                                      " as run " + std::to_string(r.run_id);
+        std::fprintf(
+            stderr,
+            "irqloop: run: interrupted by %s after %llu stimuli (run marked interrupted%s)\n",
+            sigabbrev_np(sig) ? (std::string("SIG") + sigabbrev_np(sig)).c_str() : "a signal",
+            static_cast<unsigned long long>(r.summary.stimuli), where.c_str());
         return 128 + sig;
     }
     return 0;

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// execute_run() drives three phases over one run_context, in the manner of rtla's tool_ops:
+// set_up() (clock, real-time, calibration, configuration, the run row), measure() (the
+// sampler, recorder and progress loops) and finalise() (closing events, final status).
 #include "run.hpp"
 
 #include "error.hpp"
@@ -11,21 +14,56 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <fstream>
+#include <memory>
+#include <optional>
 #include <random>
 #include <sys/utsname.h>
 #include <thread>
 #include <unistd.h>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 std::int64_t unix_now_ns()
 {
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::string make_uuid()
+{
+    std::random_device rd;
+    std::uint64_t a = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+    std::uint64_t b = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+    a = (a & ~0xf000ull) | 0x4000ull;       // version 4
+    b = (b & ~(3ull << 62)) | (2ull << 62); // RFC 4122 variant
+    char s[40];
+    std::snprintf(s, sizeof s, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                  static_cast<unsigned long long>(a >> 32),
+                  static_cast<unsigned long long>((a >> 16) & 0xffff),
+                  static_cast<unsigned long long>(a & 0xffff),
+                  static_cast<unsigned long long>(b >> 48),
+                  static_cast<unsigned long long>(b & 0xffffffffffffull));
+    return s;
+}
+
+std::string uname_string()
+{
+    utsname u{};
+    if (uname(&u) != 0)
+        return "unknown";
+    return std::string(u.sysname) + " " + u.release + " " + u.version + " " + u.machine;
+}
+
+std::string host_name()
+{
+    char h[256] = {};
+    gethostname(h, sizeof h - 1);
+    return h;
 }
 
 std::string fmt_count(double n)
@@ -49,328 +87,399 @@ void print_progress(const run_options& opt, const recorder::live& l, std::uint64
     if (opt.samples && rate > 0 && stimuli < opt.samples)
         eta = format_duration((static_cast<double>(opt.samples - stimuli) / rate) * 1e9);
     else if (opt.duration_ns)
-        eta = format_duration(std::max(0.0, static_cast<double>(opt.duration_ns) - elapsed_s * 1e9));
+        eta =
+            format_duration(std::max(0.0, static_cast<double>(opt.duration_ns) - elapsed_s * 1e9));
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "%s samples %s/s ETA %s | min %s avg %s max %s | lost %llu disturbed %llu",
-                  fmt_count(static_cast<double>(l.samples)).c_str(), fmt_count(rate).c_str(),
-                  eta.c_str(), format_duration(static_cast<double>(l.min_ns)).c_str(),
-                  format_duration(l.mean_ns).c_str(), format_duration(static_cast<double>(l.max_ns)).c_str(),
-                  static_cast<unsigned long long>(l.lost), static_cast<unsigned long long>(l.disturbed));
+    std::snprintf(
+        line, sizeof line,
+        "%s samples %s/s ETA %s | min %s avg %s max %s | lost %llu disturbed %llu",
+        fmt_count(static_cast<double>(l.samples)).c_str(), fmt_count(rate).c_str(), eta.c_str(),
+        format_duration(static_cast<double>(l.min_ns)).c_str(), format_duration(l.mean_ns).c_str(),
+        format_duration(static_cast<double>(l.max_ns)).c_str(),
+        static_cast<unsigned long long>(l.lost), static_cast<unsigned long long>(l.disturbed));
     if (opt.progress == progress_mode::tty)
         std::fprintf(stderr, "\r\033[K%s", line);
     else
         std::fprintf(stderr, "irqloop: run: %s\n", line);
 }
 
-} // namespace
+// The wire is started for the run and stopped when the run's context goes, whatever happened.
+struct started_wire {
+    hw::lines& w;
+    explicit started_wire(hw::lines& wire) : w(wire) { w.start(); }
+    ~started_wire() { w.stop(); }
+    started_wire(const started_wire&) = delete;
+    started_wire& operator=(const started_wire&) = delete;
+};
 
-std::string make_uuid()
+// The sampler's own thread. It applies the real-time settings, then parks until release():
+// blocking, not spinning, since a SCHED_FIFO thread spinning there would starve the set-up
+// work on its CPU and use up the RT throttling budget before the first stimulus. Destroyed
+// without release (a set-up error), it halts the sampler and joins the thread.
+class sampler_thread
 {
-    std::random_device rd;
-    std::uint64_t a = (static_cast<std::uint64_t>(rd()) << 32) | rd();
-    std::uint64_t b = (static_cast<std::uint64_t>(rd()) << 32) | rd();
-    a = (a & ~0xf000ull) | 0x4000ull;                 // version 4
-    b = (b & ~(3ull << 62)) | (2ull << 62);          // RFC 4122 variant
-    char s[40];
-    std::snprintf(s, sizeof s, "%08llx-%04llx-%04llx-%04llx-%012llx",
-                  static_cast<unsigned long long>(a >> 32), static_cast<unsigned long long>((a >> 16) & 0xffff),
-                  static_cast<unsigned long long>(a & 0xffff), static_cast<unsigned long long>(b >> 48),
-                  static_cast<unsigned long long>(b & 0xffffffffffffull));
-    return s;
-}
-
-std::string uname_string()
-{
-    utsname u{};
-    if (uname(&u) != 0)
-        return "unknown";
-    return std::string(u.sysname) + " " + u.release + " " + u.version + " " + u.machine;
-}
-
-std::string host_name()
-{
-    char h[256] = {};
-    gethostname(h, sizeof h - 1);
-    return h;
-}
-
-std::string join_command_line(int argc, char** argv)
-{
-    std::string s;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                       "0123456789-_=:,./+@%") == std::string::npos;
-        if (!s.empty())
-            s += ' ';
-        if (plain) {
-            s += a;
-        } else {
-            s += '\'';
-            for (char c : a)
-                s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            s += '\'';
-        }
-    }
-    return s;
-}
-
-run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop)
-{
-    run_outcome out;
-    out.clock = hw::process_clock(opt.force_tsc);
-    const auto& clk = out.clock;
-
-    base::rt_session rt(opt.rt);
-
-    wire.start();
-    struct stopper
+public:
+    sampler_thread(sampler& smp, base::rt_session& rt, sampler_end& end)
+        : thread_([this, &smp, &rt, &end] {
+              rt.apply_to_this_thread();
+              started_.store(true);
+              started_.notify_one();
+              go_.wait(false);
+              if (!halt_.load())
+                  end = smp.run(halt_);
+              done_.store(true, std::memory_order_release);
+          })
     {
-        hw::lines& w;
-        ~stopper() { w.stop(); }
-    } stop_wire{wire};
+        started_.wait(false);
+    }
+    ~sampler_thread()
+    {
+        halt_.store(true);
+        release();
+        join();
+    }
+    sampler_thread(const sampler_thread&) = delete;
+    sampler_thread& operator=(const sampler_thread&) = delete;
 
-    if (!opt.trigger_line.empty() && !wire.open_trigger(opt.trigger_line))
-        throw error("open trigger line '" + opt.trigger_line + "'",
-                    "backend '" + wire.describe() + "' has no trigger line",
-                    "use a gpiod backend, or drop --trigger-line");
+    void release()
+    {
+        go_.store(true);
+        go_.notify_one();
+    }
+    void halt() noexcept { halt_.store(true); }
+    bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+    void join()
+    {
+        if (thread_.joinable())
+            thread_.join();
+    }
 
-    wire.drive(false);
-    const std::uint64_t drive_cycles = measure_drive_cycles(wire, false);
-    out.drive_ns = clk.ns(drive_cycles);
-    const std::uint64_t poll_cycles = measure_poll_cycles(wire);
-    out.poll_ns = clk.ns(poll_cycles);
+private:
+    std::atomic<bool> halt_{false}; // the sampler's stop flag: the caller's stop, or a failure
+    std::atomic<bool> go_{false}, started_{false}, done_{false};
+    std::thread thread_; // last: the flags above exist before it starts
+};
+
+// Everything a run holds between its phases, in the order it is built (and torn down in
+// reverse: the recorder and store go first, the sampler thread is joined before the wire stops).
+struct run_context {
+    const run_options& opt;
+    hw::lines& wire;
+    const std::atomic<bool>& stop;
+    run_outcome out;
+
+    // set_up()
+    std::optional<base::rt_session> rt;
+    std::optional<started_wire> started;
+    sampler_config sc;
+    std::int64_t quiet_ns = 0;
+    std::optional<spsc_ring<sample>> ring;
+    std::optional<sampler> smp;
+    std::optional<sampler_thread> sampling;
+    std::unique_ptr<db::store> store;
+    std::uint64_t anchor_cycles = 0;
+    std::int64_t anchor_unix = 0;
+    std::optional<recorder> rec;
+
+    // measure()
+    std::exception_ptr failure; // a store failure on the recorder's thread
+};
+
+// --- set-up -----------------------------------------------------------------------------
+
+// The loop's own costs, and from them the gap limit that marks a sample disturbed.
+void calibrate_loop(run_context& c)
+{
+    const auto& clk = c.out.clock;
+    c.wire.drive(false);
+    c.out.drive_ns = clk.ns(measure_drive_cycles(c.wire, false));
+    c.out.poll_ns = clk.ns(measure_poll_cycles(c.wire));
     // A quiet poll loop repeats within a few poll periods; 20 of them, and at least 1 us,
     // means something else ran on this CPU (an interrupt, an SMI, another task).
-    out.gap_limit_ns = opt.gap_limit_ns >= 0
-                           ? opt.gap_limit_ns
-                           : std::max<std::int64_t>(1000, static_cast<std::int64_t>(20 * out.poll_ns));
+    c.out.gap_limit_ns =
+        c.opt.gap_limit_ns >= 0
+            ? c.opt.gap_limit_ns
+            : std::max<std::int64_t>(1000, static_cast<std::int64_t>(20 * c.out.poll_ns));
+}
 
+sampler_config make_sampler_config(const run_context& c)
+{
+    const auto& opt = c.opt;
+    const auto& clk = c.out.clock;
+    auto cycles_of = [&](std::int64_t ns) { return clk.from_ns(static_cast<double>(ns)); };
     sampler_config sc;
     sc.samples = opt.samples;
-    sc.duration_cycles = clk.from_ns(static_cast<double>(opt.duration_ns));
-    sc.interval_cycles = clk.from_ns(static_cast<double>(opt.interval_ns));
-    sc.jitter_cycles = clk.from_ns(static_cast<double>(opt.jitter_ns));
-    sc.timeout_cycles = clk.from_ns(static_cast<double>(opt.timeout_ns));
-    sc.gap_limit_cycles = clk.from_ns(static_cast<double>(out.gap_limit_ns));
-    const std::int64_t quiet_ns = opt.quiet_ns >= 0 ? opt.quiet_ns : std::min<std::int64_t>(opt.timeout_ns, 1'000'000);
-    sc.quiet_cycles = clk.from_ns(static_cast<double>(quiet_ns));
+    sc.duration_cycles = cycles_of(opt.duration_ns);
+    sc.interval_cycles = cycles_of(opt.interval_ns);
+    sc.jitter_cycles = cycles_of(opt.jitter_ns);
+    sc.timeout_cycles = cycles_of(opt.timeout_ns);
+    sc.gap_limit_cycles = cycles_of(c.out.gap_limit_ns);
+    sc.quiet_cycles = cycles_of(c.quiet_ns);
     sc.rearm_cycles = clk.from_ns(std::max(1000.0, static_cast<double>(opt.interval_ns) / 2));
     sc.seed = opt.seed;
-    sc.both_edges = wire.far_end_answers_both_edges();
-    sc.far_end_follows = sc.both_edges && wire.far_end_follows();
-    sc.trigger_above_cycles = opt.trigger_above_ns ? clk.from_ns(static_cast<double>(opt.trigger_above_ns)) : 0;
+    sc.both_edges = c.wire.far_end_answers_both_edges();
+    sc.far_end_follows = sc.both_edges && c.wire.far_end_follows();
+    sc.trigger_above_cycles = opt.trigger_above_ns ? cycles_of(opt.trigger_above_ns) : 0;
+    return sc;
+}
 
-    spsc_ring<sample> ring(opt.ring_samples);
-    sampler smp(wire, ring, sc);
-    std::atomic<bool> halt{false}; // the sampler's stop flag: the caller's stop, or a failure
-    std::atomic<bool> go{false}, started{false}, sampler_done{false};
-    std::thread sampler_thread([&] {
-        rt.apply_to_this_thread();
-        started.store(true);
-        started.notify_one();
-        // Block, not spin: a SCHED_FIFO thread spinning here would starve the set-up work
-        // on this CPU and use up the RT throttling budget before the first stimulus.
-        go.wait(false);
-        if (!halt.load())
-            out.end = smp.run(halt);
-        sampler_done.store(true, std::memory_order_release);
-    });
-    // Until the measurement is under way, any error must also release and join the thread.
-    struct launch_guard
-    {
-        std::atomic<bool>& halt;
-        std::atomic<bool>& go;
-        std::thread& t;
-        bool armed = true;
-        ~launch_guard()
-        {
-            if (armed) {
-                halt.store(true);
-                go.store(true);
-                go.notify_one();
-                t.join();
-            }
-        }
-    } guard{halt, go, sampler_thread};
-    started.wait(false);
-    rt.check_strict();
+db::run_row make_run_row(const run_context& c)
+{
+    const auto& opt = c.opt;
+    const auto& clk = c.out.clock;
+    db::run_row r;
+    r.uuid = c.out.uuid;
+    r.label = opt.label;
+    r.kind = opt.kind;
+    r.start_unix_ns = unix_now_ns();
+    r.command_line = opt.command_line;
+    r.version = irqloop::version;
+    r.uname = uname_string();
+    r.hostname = host_name();
+    r.backend = c.wire.describe();
+    r.clock_source = clk.source;
+    r.clock_hz = clk.hz;
+    r.clock_read_ns = clk.read_cost_ns;
+    r.interval_ns = opt.interval_ns;
+    r.jitter_ns = opt.jitter_ns;
+    r.timeout_ns = opt.timeout_ns;
+    r.threshold_ns = opt.threshold_ns;
+    r.gap_limit_ns = c.out.gap_limit_ns;
+    r.stats_interval_ns = opt.stats_interval_ns;
+    r.warmup_samples = opt.warmup;
+    r.samples_requested = opt.samples;
+    r.duration_ns = opt.duration_ns;
+    r.rt_settings = c.rt->summary();
+    r.target = opt.target;
+    r.load = opt.load;
+    for (auto& m : c.wire.metadata())
+        r.metadata.emplace_back(m.key, m.value);
+    auto meta = [&](const char* key, std::string value) {
+        r.metadata.emplace_back(key, std::move(value));
+    };
+    meta("logger.poll_ns", std::to_string(c.out.poll_ns));
+    meta("logger.drive_ns", std::to_string(c.out.drive_ns));
+    meta("logger.quiet_ns", std::to_string(c.quiet_ns));
+    meta("logger.both_edges", c.sc.both_edges ? "yes" : "no");
+    meta("logger.answer", c.sc.far_end_follows ? "follow" : "toggle");
+    meta("logger.clock_invariant", clk.invariant ? "yes" : "no");
+    meta("logger.clock_agreement_ppm", std::to_string(clk.agreement_ppm));
+    meta("logger.keep_disturbed", opt.keep_disturbed ? "yes" : "no");
+    if (!opt.trigger_line.empty())
+        meta("logger.trigger",
+             opt.trigger_line + " above " + std::to_string(opt.trigger_above_ns) + " ns");
+    return r;
+}
 
-    std::unique_ptr<db::store> store;
-    out.uuid = make_uuid();
-    if (!opt.db_path.empty()) {
-        store = std::make_unique<db::store>(opt.db_path);
-        db::run_row r;
-        r.uuid = out.uuid;
-        r.label = opt.label;
-        r.kind = opt.kind;
-        r.start_unix_ns = unix_now_ns();
-        r.command_line = opt.command_line;
-        r.version = irqloop::version;
-        r.uname = uname_string();
-        r.hostname = host_name();
-        r.backend = wire.describe();
-        r.clock_source = clk.source;
-        r.clock_hz = clk.hz;
-        r.clock_read_ns = clk.read_cost_ns;
-        r.interval_ns = opt.interval_ns;
-        r.jitter_ns = opt.jitter_ns;
-        r.timeout_ns = opt.timeout_ns;
-        r.threshold_ns = opt.threshold_ns;
-        r.gap_limit_ns = out.gap_limit_ns;
-        r.stats_interval_ns = opt.stats_interval_ns;
-        r.warmup_samples = opt.warmup;
-        r.samples_requested = opt.samples;
-        r.duration_ns = opt.duration_ns;
-        r.rt_settings = rt.summary();
-        r.target = opt.target;
-        r.load = opt.load;
-        for (auto& m : wire.metadata())
-            r.metadata.emplace_back(m.key, m.value);
-        r.metadata.emplace_back("logger.poll_ns", std::to_string(out.poll_ns));
-        r.metadata.emplace_back("logger.drive_ns", std::to_string(out.drive_ns));
-        r.metadata.emplace_back("logger.quiet_ns", std::to_string(quiet_ns));
-        r.metadata.emplace_back("logger.both_edges", sc.both_edges ? "yes" : "no");
-        r.metadata.emplace_back("logger.answer", sc.far_end_follows ? "follow" : "toggle");
-        r.metadata.emplace_back("logger.clock_invariant", clk.invariant ? "yes" : "no");
-        r.metadata.emplace_back("logger.clock_agreement_ppm", std::to_string(clk.agreement_ppm));
-        r.metadata.emplace_back("logger.keep_disturbed", opt.keep_disturbed ? "yes" : "no");
-        if (!opt.trigger_line.empty())
-            r.metadata.emplace_back("logger.trigger", opt.trigger_line + " above " +
-                                                          std::to_string(opt.trigger_above_ns) + " ns");
-        out.run_id = store->begin_run(r);
-    }
-
-    const std::uint64_t anchor_cycles = hw::cycles();
-    const std::int64_t anchor_unix = unix_now_ns();
+recorder_config make_recorder_config(const run_context& c)
+{
     recorder_config rc;
-    rc.clock = clk;
-    rc.threshold_ns = opt.threshold_ns;
-    rc.warmup_samples = opt.warmup;
-    rc.stats_interval_ns = opt.stats_interval_ns;
-    rc.gap_limit_ns = out.gap_limit_ns;
-    rc.top_k = opt.top_k;
-    rc.max_exceedances = opt.max_exceedances;
-    rc.raw = opt.raw;
-    rc.keep_disturbed = opt.keep_disturbed;
-    rc.anchor_unix_ns = anchor_unix;
-    rc.anchor_cycles = anchor_cycles;
-    recorder rec(rc, store.get(), out.run_id);
-    guard.armed = false;
-    go.store(true);
-    go.notify_one();
+    rc.clock = c.out.clock;
+    rc.threshold_ns = c.opt.threshold_ns;
+    rc.warmup_samples = c.opt.warmup;
+    rc.stats_interval_ns = c.opt.stats_interval_ns;
+    rc.gap_limit_ns = c.out.gap_limit_ns;
+    rc.top_k = c.opt.top_k;
+    rc.max_exceedances = c.opt.max_exceedances;
+    rc.raw = c.opt.raw;
+    rc.keep_disturbed = c.opt.keep_disturbed;
+    rc.anchor_unix_ns = c.anchor_unix;
+    rc.anchor_cycles = c.anchor_cycles;
+    return rc;
+}
 
-    std::exception_ptr failure;
-    std::thread recorder_thread([&] {
-        std::vector<sample> batch(8192);
-        std::uint64_t seen_overflows = 0, seen_late = 0;
-        // Intervals close on sample timestamps; without samples they close once no sample
-        // for them can still be in flight (timeout plus re-sync after a loss, plus margin).
-        const std::uint64_t slack = sc.timeout_cycles + sc.quiet_cycles + clk.from_ns(100e6);
-        try {
-            while (true) {
-                std::size_t n = ring.pop(batch);
-                if (n) {
-                    rec.add(std::span<const sample>(batch.data(), n));
-                    continue;
-                }
-                auto ov = smp.counters().overflows.load();
-                if (ov != seen_overflows) {
-                    rec.add_overflows(ov - seen_overflows);
-                    rec.add_event({unix_now_ns(), smp.counters().stimuli.load(), "overflow",
-                                   static_cast<std::int64_t>(ov - seen_overflows),
-                                   "ring full: the recorder fell behind"});
-                    seen_overflows = ov;
-                }
-                auto late = smp.counters().late.load();
-                if (late != seen_late) {
-                    rec.add_late(late - seen_late);
-                    seen_late = late;
-                }
-                if (stop.load())
-                    halt.store(true);
-                if (sampler_done.load(std::memory_order_acquire) && ring.size() == 0)
-                    break;
-                const std::uint64_t now = hw::cycles();
-                if (now > anchor_cycles + slack)
-                    rec.close_idle(now - slack);
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+// Clock, real-time settings, the wire and its trigger, calibration, the sampler parked on
+// its thread, the run row: everything that can be refused, before the first stimulus.
+void set_up(run_context& c)
+{
+    c.out.clock = hw::process_clock(c.opt.force_tsc);
+    c.rt.emplace(c.opt.rt);
+    c.started.emplace(c.wire);
+    if (!c.opt.trigger_line.empty() && !c.wire.open_trigger(c.opt.trigger_line))
+        throw error("open trigger line '" + c.opt.trigger_line + "'",
+                    "backend '" + c.wire.describe() + "' has no trigger line",
+                    "use a gpiod backend, or drop --trigger-line");
+    calibrate_loop(c);
+    // After a loss, the response must stay still this long before the next stimulus.
+    c.quiet_ns =
+        c.opt.quiet_ns >= 0 ? c.opt.quiet_ns : std::min<std::int64_t>(c.opt.timeout_ns, 1'000'000);
+    c.sc = make_sampler_config(c);
+    c.ring.emplace(c.opt.ring_samples);
+    c.smp.emplace(c.wire, *c.ring, c.sc);
+    c.sampling.emplace(*c.smp, *c.rt, c.out.end);
+    c.rt->check_strict();
+
+    c.out.uuid = make_uuid();
+    if (!c.opt.db_path.empty()) {
+        c.store = std::make_unique<db::store>(c.opt.db_path);
+        c.out.run_id = c.store->begin_run(make_run_row(c));
+    }
+    c.anchor_cycles = hw::cycles();
+    c.anchor_unix = unix_now_ns();
+    c.rec.emplace(make_recorder_config(c), c.store.get(), c.out.run_id);
+}
+
+// --- the measurement --------------------------------------------------------------------
+
+// The recorder's thread: drains the ring into the recorder until the sampler is done and the
+// ring empty. A store failure halts the sampler and is kept for finalise().
+void record(run_context& c)
+{
+    auto& ring = *c.ring;
+    auto& rec = *c.rec;
+    const auto& counters = c.smp->counters();
+    std::vector<sample> batch(8192);
+    std::uint64_t seen_overflows = 0, seen_late = 0;
+    // Intervals close on sample timestamps; without samples they close once no sample
+    // for them can still be in flight (timeout plus re-sync after a loss, plus margin).
+    const std::uint64_t slack =
+        c.sc.timeout_cycles + c.sc.quiet_cycles + c.out.clock.from_ns(100e6);
+    try {
+        while (true) {
+            std::size_t n = ring.pop(batch);
+            if (n) {
+                rec.add(std::span<const sample>(batch.data(), n));
+                continue;
             }
-        } catch (...) {
-            failure = std::current_exception();
-            halt.store(true);
-            // Drain so the sampler never sees a full ring for long; nothing more is stored.
-            while (!sampler_done.load())
-                if (!ring.pop(batch))
-                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            auto ov = counters.overflows.load();
+            if (ov != seen_overflows) {
+                rec.add_overflows(ov - seen_overflows);
+                rec.add_event({unix_now_ns(), counters.stimuli.load(), "overflow",
+                               static_cast<std::int64_t>(ov - seen_overflows),
+                               "ring full: the recorder fell behind"});
+                seen_overflows = ov;
+            }
+            auto late = counters.late.load();
+            if (late != seen_late) {
+                rec.add_late(late - seen_late);
+                seen_late = late;
+            }
+            if (c.stop.load())
+                c.sampling->halt();
+            if (c.sampling->done() && ring.size() == 0)
+                break;
+            const std::uint64_t now = hw::cycles();
+            if (now > c.anchor_cycles + slack)
+                rec.close_idle(now - slack);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
-    });
+    } catch (...) {
+        c.failure = std::current_exception();
+        c.sampling->halt();
+        // Drain so the sampler never sees a full ring for long; nothing more is stored.
+        while (!c.sampling->done())
+            if (!ring.pop(batch))
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
 
-    // Progress, on the caller's thread, which otherwise only waits.
-    auto t_start = std::chrono::steady_clock::now();
+// Progress, on the caller's thread, which otherwise only waits for the sampler.
+void show_progress(run_context& c)
+{
+    const auto t_start = std::chrono::steady_clock::now();
     auto last_print = t_start;
     std::uint64_t last_stimuli = 0;
-    const auto period = std::chrono::seconds(opt.progress == progress_mode::tty ? 1 : 10);
-    while (!sampler_done.load()) {
+    const auto period = std::chrono::seconds(c.opt.progress == progress_mode::tty ? 1 : 10);
+    while (!c.sampling->done()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        if (stop.load())
-            halt.store(true);
+        if (c.stop.load())
+            c.sampling->halt();
         auto now = std::chrono::steady_clock::now();
-        if (opt.progress != progress_mode::none && now - last_print >= period) {
-            std::uint64_t st = smp.counters().stimuli.load();
+        if (c.opt.progress != progress_mode::none && now - last_print >= period) {
+            std::uint64_t st = c.smp->counters().stimuli.load();
             double dt = std::chrono::duration<double>(now - last_print).count();
-            print_progress(opt, rec.snapshot(), st, std::chrono::duration<double>(now - t_start).count(),
+            print_progress(c.opt, c.rec->snapshot(), st,
+                           std::chrono::duration<double>(now - t_start).count(),
                            static_cast<double>(st - last_stimuli) / dt);
             last_stimuli = st;
             last_print = now;
         }
     }
-    sampler_thread.join();
-    recorder_thread.join();
-    if (opt.progress == progress_mode::tty)
+    if (c.opt.progress == progress_mode::tty)
         std::fprintf(stderr, "\r\033[K");
+}
 
-    out.rt_settings = rt.summary();
-    out.rt_misses = rt.misses();
-    out.line_failure = wire.error();
-    out.triggers = smp.counters().triggers.load();
+// The sampler drives and senses, the recorder stores, the caller shows progress; returns
+// when the sampler has ended (done, stopped, or a line failure) and the ring is drained.
+void measure(run_context& c)
+{
+    c.sampling->release();
+    std::thread recorder_thread([&c] { record(c); });
+    struct joiner // also when show_progress() throws: halt, so the recorder's loop ends
+    {
+        run_context& c;
+        std::thread& t;
+        ~joiner()
+        {
+            c.sampling->halt();
+            t.join();
+        }
+    } join_recorder{c, recorder_thread};
+    show_progress(c);
+    c.sampling->join();
+}
+
+// --- finalisation -----------------------------------------------------------------------
+
+// How the run ended, the closing events and the last (partial) interval, the run's final
+// status in the store. A store failure is rethrown after the status is set, if it can be.
+run_outcome finalise(run_context& c)
+{
+    auto& out = c.out;
+    auto& rec = *c.rec;
+    const auto& counters = c.smp->counters();
+    out.rt_settings = c.rt->summary();
+    out.rt_misses = c.rt->misses();
+    out.line_failure = c.wire.error();
+    out.triggers = counters.triggers.load();
     if (out.end == sampler_end::line_failure && !out.line_failure)
         out.line_failure = hw::line_error{EIO, "sense"};
 
-    out.status = failure || out.end == sampler_end::line_failure ? db::run_status::failed
-                 : out.end == sampler_end::stopped              ? db::run_status::interrupted
-                                                                : db::run_status::complete;
-    if (!failure) {
+    out.status = c.failure || out.end == sampler_end::line_failure ? db::run_status::failed
+                 : out.end == sampler_end::stopped                 ? db::run_status::interrupted
+                                                                   : db::run_status::complete;
+    if (!c.failure) {
         try {
             if (out.end == sampler_end::stopped)
-                rec.add_event({unix_now_ns(), smp.counters().stimuli.load(), "signal", 0,
+                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
                                "stopped by signal before the requested end"});
             if (out.end == sampler_end::line_failure)
-                rec.add_event({unix_now_ns(), smp.counters().stimuli.load(), "error",
-                               out.line_failure.errnum, out.line_failure.op ? out.line_failure.op : "line"});
+                rec.add_event({unix_now_ns(), counters.stimuli.load(), "error",
+                               out.line_failure.errnum,
+                               out.line_failure.op ? out.line_failure.op : "line"});
             for (const auto& m : out.rt_misses)
-                rec.add_event({anchor_unix, 0, "warning", 0, "real-time setting not obtained: " + m});
+                rec.add_event(
+                    {c.anchor_unix, 0, "warning", 0, "real-time setting not obtained: " + m});
             rec.finish(hw::cycles());
         } catch (...) {
-            failure = std::current_exception();
+            c.failure = std::current_exception();
             out.status = db::run_status::failed;
         }
     }
     out.summary = rec.summary();
     out.intervals = rec.intervals_committed();
-    if (store) {
+    if (c.store) {
         try {
-            store->finish_run(out.run_id, out.status, unix_now_ns());
+            c.store->finish_run(out.run_id, out.status, unix_now_ns());
         } catch (...) {
-            if (!failure)
-                failure = std::current_exception();
+            if (!c.failure)
+                c.failure = std::current_exception();
         }
     }
-    if (failure)
-        std::rethrow_exception(failure);
-    rt.check_strict();
-    return out;
+    if (c.failure)
+        std::rethrow_exception(c.failure);
+    c.rt->check_strict();
+    return std::move(out);
+}
+
+} // namespace
+
+run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop)
+{
+    run_context c{opt, wire, stop};
+    set_up(c);
+    measure(c);
+    return finalise(c);
 }
 
 } // namespace irqloop::logger

@@ -12,24 +12,24 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /** @brief How a run shows progress. */
 enum class progress_mode { none, tty, log };
 
 /** @brief Everything `irqloop run` and `irqloop calibrate` take, in ns and counts. */
-struct run_options final
-{
-    std::uint64_t samples = 0;              ///< 0 = not bounded by count
-    std::int64_t duration_ns = 0;           ///< 0 = not bounded by time
+struct run_options final {
+    std::uint64_t samples = 0;    ///< 0 = not bounded by count
+    std::int64_t duration_ns = 0; ///< 0 = not bounded by time
     std::int64_t interval_ns = 100'000;
     std::int64_t jitter_ns = 0;
     std::int64_t timeout_ns = 10'000'000;
     std::int64_t threshold_ns = 30'000;
     std::uint64_t warmup = 1000;
     std::int64_t stats_interval_ns = 10'000'000'000;
-    std::int64_t gap_limit_ns = -1;         ///< -1 = auto (from the measured poll period)
-    std::int64_t quiet_ns = -1;             ///< -1 = auto: min(timeout, 1ms) after a loss
+    std::int64_t gap_limit_ns = -1; ///< -1 = auto (from the measured poll period)
+    std::int64_t quiet_ns = -1;     ///< -1 = auto: min(timeout, 1ms) after a loss
     std::size_t top_k = 1000;
     std::uint64_t max_exceedances = 1'000'000;
     std::size_t ring_samples = 1u << 19;
@@ -39,26 +39,25 @@ struct run_options final
     std::uint64_t seed = 1;
     db::run_kind kind = db::run_kind::measure; ///< measure or floor
     std::string label, target, load;
-    std::string db_path;                    ///< empty = no store (summary only)
+    std::string db_path; ///< empty = no store (summary only)
     std::string command_line;
-    std::int64_t trigger_above_ns = 0;      ///< 0 = no trigger line use
+    std::int64_t trigger_above_ns = 0; ///< 0 = no trigger line use
     std::string trigger_line;
     base::rt_request rt;
     progress_mode progress = progress_mode::none;
 };
 
 /** @brief What a run ended with. */
-struct run_outcome final
-{
-    std::int64_t run_id = 0;                ///< 0 without a store
+struct run_outcome final {
+    std::int64_t run_id = 0; ///< 0 without a store
     std::string uuid;
     db::run_status status = db::run_status::running; ///< complete, interrupted or failed once done
     sampler_end end = sampler_end::done;
     hw::line_error line_failure;
     db::summary_row summary;
     hw::clock_info clock;
-    double poll_ns = 0;                     ///< median gap between two polls
-    double drive_ns = 0;                    ///< median cost of one drive()
+    double poll_ns = 0;  ///< median gap between two polls
+    double drive_ns = 0; ///< median cost of one drive()
     std::int64_t gap_limit_ns = 0;
     std::string rt_settings;
     std::vector<std::string> rt_misses;
@@ -76,17 +75,5 @@ struct run_outcome final
  *         accepts writes; committed intervals stay) or a strict real-time miss.
  */
 run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop);
-
-/** @brief A fresh RFC 4122 version-4 UUID. */
-std::string make_uuid();
-
-/** @brief "sysname release version machine" of this host. */
-std::string uname_string();
-
-/** @brief The host name. */
-std::string host_name();
-
-/** @brief argv joined with shell quoting where needed. */
-std::string join_command_line(int argc, char** argv);
 
 } // namespace irqloop::logger
