@@ -5,6 +5,7 @@
 #include "error.hpp"
 #include "registry.hpp"
 #include "rt-setup.hpp"
+#include "spec.hpp"
 #include "units.hpp"
 #include "version.hpp"
 
@@ -142,6 +143,14 @@ int responder_main(int argc, char** argv)
     std::int64_t duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
     std::int64_t report_ns = parse_duration_ns(report, "--report");
 
+    // Poll mode never waits for an edge. A gpiod line requested with edge detection would still
+    // take an interrupt and wake the IRQ thread on every stimulus, competing with the poller and
+    // filling an event queue nobody reads; so unless the spec says otherwise, ask for none.
+    if (mode == "poll") {
+        hw::spec parsed(hw_spec);
+        if (parsed.name() == "gpiod" && !parsed.has("edges"))
+            hw_spec += std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "edges=none";
+    }
     auto wire = hw::open_lines(hw_spec, hw::role::responder);
     if (mode == "event" && !wire->has_edge_events())
         throw error("start event mode on '" + wire->describe() + "'", "this backend cannot wait for edges",

@@ -24,10 +24,9 @@ tb_loop()
 	_mode=$1 _samples=$2 _label=$3
 	shift 3
 	tb_need irqloop irqloop-responder gpioinfo
-	# A polling responder needs no edge detection; the IRQ thread would only steal its CPU.
-	_edges=both
-	[ "$_mode" = poll ] && _edges=none
-	irqloop-responder --hw "gpiod:chip=$TB_CHIP,out=2,in=1,edges=$_edges" --mode "$_mode" \
+	# A polling responder needs no edge detection (the IRQ thread would only steal its CPU):
+	# irqloop-responder --mode poll requests the line with edges=none by itself.
+	irqloop-responder --hw "gpiod:chip=$TB_CHIP,out=2,in=1" --mode "$_mode" \
 		--cpu 1 >"$TB_OUT/responder.log" 2>&1 &
 	_rpid=$!
 	tb_wait_consumer 1 irqloop-responder || {
@@ -53,5 +52,10 @@ tb_loop()
 	[ $_rrc = 0 ] || tb_fail "irqloop-responder ended with status $_rrc"
 	grep -q 'missed edges 0$' "$TB_OUT/responder.log" || [ "$_mode" = poll ] ||
 		tb_fail "the responder missed edge events"
+	# Poll mode must have requested its input without edge detection by itself.
+	if [ "$_mode" = poll ]; then
+		grep -q 'edges=none, mode poll' "$TB_OUT/responder.log" ||
+			tb_fail "the polling responder requested edge events"
+	fi
 	tb_note "$_mode mode: $_samples samples in $(echo "$_t1 - $_t0" | bc) s of guest time"
 }
