@@ -3,7 +3,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "table.hpp"
 
 #include <boost/program_options.hpp>
@@ -26,7 +26,7 @@ namespace po = boost::program_options;
 /** @brief The figures of one row: a run, or every run of one label pooled. */
 struct group {
     std::string key;
-    std::vector<const run_info*> runs;
+    std::vector<const db::run_record*> runs;
     db::summary_row s;
     bool has_stats = false;
     std::int64_t threshold_ns = 0;
@@ -35,11 +35,11 @@ struct group {
 /** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
  *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
 /** @brief The run's floor minimum when correcting, else 0 (see docs/commands/report.md). */
-std::int64_t floor_of(const run_catalog& cat, const run_info& r, bool corrected)
+std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corrected)
 {
     if (!corrected || r.meta.kind == db::run_kind::floor)
         return 0;
-    const run_info* f = cat.floor_for(r);
+    const db::run_record* f = cat.floor_for(r);
     return f ? f->summary.min_ns : 0;
 }
 
@@ -53,7 +53,7 @@ db::summary_row shifted(db::summary_row s, std::int64_t f)
     return s;
 }
 
-void pool(run_catalog& cat, group& g, bool corrected)
+void pool(db::catalog& cat, group& g, bool corrected)
 {
     if (g.runs.size() == 1) {
         g.s = shifted(g.runs[0]->summary, floor_of(cat, *g.runs[0], corrected));
@@ -125,7 +125,7 @@ struct column_def {
     std::function<std::string(const group&, const context&)> get;
 };
 
-std::string join_runs(const group& g, const std::function<std::string(const run_info&)>& f)
+std::string join_runs(const group& g, const std::function<std::string(const db::run_record&)>& f)
 {
     std::vector<std::string> v;
     for (const auto* r : g.runs) {
@@ -162,7 +162,7 @@ std::function<std::string(const group&, const context&)> cnt(std::uint64_t db::s
 
 const std::vector<column_def>& columns()
 {
-    using R = const run_info&;
+    using R = const db::run_record&;
     static const std::vector<column_def> defs = {
         {"run", "run", true, "run id(s)",
          [](const group& g, const context&) {
@@ -340,7 +340,7 @@ double sort_value(const group& g, const std::string& key)
 }
 
 /** @brief rt_eval: the per-window lines of the Zephyr/Linux rt_eval apps, as a table. */
-void print_rt_eval(run_catalog& cat, const std::vector<group>& groups, const context& c,
+void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const context& c,
                    table_format fmt, std::ostream& out)
 {
     const std::string u = std::string(" (") + unit_name(c.unit) + ")";
@@ -401,7 +401,6 @@ int compare_command(int argc, char** argv)
     int decimals = -1;
     bool corrected = false;
     po::options_description desc("options");
-    desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("by", po::value(&by)->default_value(by),
@@ -451,8 +450,8 @@ int compare_command(int argc, char** argv)
     const auto f = parse_table_format(fmt);
     const bool by_label = by == "label";
 
-    run_catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = select_runs(cat, sel.sel);
+    db::catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = cat.select(sel.sel);
     std::vector<group> groups;
     for (const auto* r : runs) {
         // Unlabelled runs stay apart: an empty label is not a configuration.
@@ -508,7 +507,7 @@ int compare_command(int argc, char** argv)
         for (const auto* r : runs) {
             if (r->meta.kind == db::run_kind::floor)
                 continue;
-            if (const run_info* fl = cat.floor_for(*r))
+            if (const db::run_record* fl = cat.floor_for(*r))
                 with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
                         format_latency(double(fl->summary.min_ns), c.unit) + " " +
                         unit_name(c.unit) + " (floor run " + std::to_string(fl->id) + ")";

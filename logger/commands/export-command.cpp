@@ -2,7 +2,7 @@
 // irqloop export: runs as JSON (format_version 1, docs/export-format.md) or one table as CSV.
 #include "commands.hpp"
 #include "error.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "table.hpp"
 #include "version.hpp"
 
@@ -114,7 +114,7 @@ std::string sample_json(const db::sample_row& s, std::size_t rank, bool with_tim
     return o.str();
 }
 
-void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::string>& what,
+void write_run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what,
                     std::ostream& out)
 {
     const auto& m = r.meta;
@@ -261,7 +261,7 @@ void write_run_json(run_catalog& cat, const run_info& r, const std::set<std::str
     run.close();
 }
 
-void write_json(run_catalog& cat, const std::vector<const run_info*>& runs,
+void write_json(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                 const std::set<std::string>& what, std::ostream& out)
 {
     out << "{\n  \"format_version\": " << export_format_version
@@ -274,7 +274,7 @@ void write_json(run_catalog& cat, const std::vector<const run_info*>& runs,
     out << (runs.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }
 
-void write_csv(run_catalog& cat, const std::vector<const run_info*>& runs, const std::string& what,
+void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs, const std::string& what,
                std::ostream& out)
 {
     table t;
@@ -404,7 +404,6 @@ int export_command(int argc, char** argv)
     selection_options sel;
     std::string fmt = "json", what_text, output;
     po::options_description desc("options");
-    desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("format", po::value(&fmt)->default_value(fmt), "json or csv");
@@ -454,8 +453,8 @@ int export_command(int argc, char** argv)
                         std::to_string(what.size()),
                     "pick one: --what intervals, worst, raw, ... (or use --format json)");
     what.insert("summary"); // JSON always carries it: without it a run's figures mean little
-    run_catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = select_runs(cat, sel.sel);
+    db::catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = cat.select(sel.sel);
     if (what_text == "raw" || what.count("raw")) {
         std::uint64_t n = 0;
         for (const auto* r : runs)

@@ -3,7 +3,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "merge.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "store.hpp"
 
 #include <boost/program_options.hpp>

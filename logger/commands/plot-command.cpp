@@ -3,7 +3,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "plot.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "table.hpp"
 #include "units.hpp"
 
@@ -56,7 +56,7 @@ std::string width_text(std::int64_t ns)
 }
 
 /** @brief Series names: the label, or "run N"; a label shared by several runs gets " (run N)". */
-std::vector<std::string> series_names(const std::vector<const run_info*>& runs)
+std::vector<std::string> series_names(const std::vector<const db::run_record*>& runs)
 {
     std::vector<std::string> out;
     for (const auto* r : runs) {
@@ -92,7 +92,7 @@ std::string preamble(const plot_options& o, const std::string& title)
     return s.str();
 }
 
-std::string histogram_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+std::string histogram_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                              const plot_options& o)
 {
     const auto names = series_names(runs);
@@ -132,7 +132,7 @@ std::string histogram_script(run_catalog& cat, const std::vector<const run_info*
     return s.str();
 }
 
-std::string cdf_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+std::string cdf_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                        const plot_options& o)
 {
     const auto names = series_names(runs);
@@ -161,7 +161,7 @@ std::string cdf_script(run_catalog& cat, const std::vector<const run_info*>& run
     return s.str();
 }
 
-std::string timeline_script(run_catalog& cat, const std::vector<const run_info*>& runs,
+std::string timeline_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                             const plot_options& o)
 {
     const auto names = series_names(runs);
@@ -248,7 +248,6 @@ int plot_command(int argc, char** argv)
     std::string size = "900x600", unit = "us", bin;
     bool print_script = false;
     po::options_description desc("options");
-    desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("runs", po::value(&sel.sel.runs)->multitoken()->composing(), "several run ids at once");
@@ -294,8 +293,8 @@ int plot_command(int argc, char** argv)
         if (o.bin_ns <= 0)
             throw error("bad --bin", "the width must be above 0", "e.g. --bin 1us");
     }
-    run_catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = select_runs(cat, sel.sel);
+    db::catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = cat.select(sel.sel);
     const std::string script = o.kind == "histogram" ? histogram_script(cat, runs, o)
                                : o.kind == "cdf"     ? cdf_script(cat, runs, o)
                                                      : timeline_script(cat, runs, o);

@@ -3,13 +3,11 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "plot.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "store.hpp"
 #include "table.hpp"
 #include "units.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -38,7 +36,7 @@ std::string ns_text(std::int64_t ns)
     return ns ? format_duration(double(ns)) : "0";
 }
 
-void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out)
+void print_run_list(db::catalog& cat, const report_options& o, std::ostream& out)
 {
     table t;
     for (auto h : {"id", "uuid", "label", "kind", "status", "start (UTC)", "samples"})
@@ -68,7 +66,7 @@ void print_run_list(run_catalog& cat, const report_options& o, std::ostream& out
     t.print(out, o.fmt);
 }
 
-void print_metadata(const run_info& r, const run_info* floor, const report_options& o,
+void print_metadata(const db::run_record& r, const db::run_record* floor, const report_options& o,
                     std::ostream& out)
 {
     table t;
@@ -127,7 +125,7 @@ void print_metadata(const run_info& r, const run_info* floor, const report_optio
     t.print(out, o.fmt);
 }
 
-void print_summary(const run_info& r, const run_info* floor, const report_options& o,
+void print_summary(const db::run_record& r, const db::run_record* floor, const report_options& o,
                    std::ostream& out)
 {
     const auto& s = r.summary;
@@ -183,7 +181,7 @@ void print_summary(const run_info& r, const run_info* floor, const report_option
                        "): the logger's own share of every sample; stddev is unchanged.");
 }
 
-void print_histogram(const run_info& r, const std::vector<db::bucket_row>& buckets,
+void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>& buckets,
                      const report_options& o, std::ostream& out)
 {
     const auto bins = rebin_report(buckets);
@@ -263,7 +261,7 @@ db::interval_row merge(const std::vector<db::interval_row>& v, std::size_t a, st
     return m;
 }
 
-void print_timeline(const run_info& r, const std::vector<db::interval_row>& iv,
+void print_timeline(const db::run_record& r, const std::vector<db::interval_row>& iv,
                     const report_options& o, std::ostream& out)
 {
     if (iv.empty()) {
@@ -349,38 +347,33 @@ void print_worst(const std::vector<db::sample_row>& w, const report_options& o, 
     t.print(out, o.fmt);
 }
 
-void print_events(run_catalog& cat, const run_info& r, const report_options& o, std::ostream& out)
+void print_events(db::catalog& cat, const db::run_record& r, const report_options& o,
+                  std::ostream& out)
 {
-    SQLite::Statement q(cat.database(r),
-                        "SELECT kind, count(*), sum(value), min(unix_ns), max(unix_ns) FROM events "
-                        "WHERE run_id = ? GROUP BY kind ORDER BY kind");
-    q.bind(1, r.id);
     table t;
     t.add_column("kind", table::align::left);
     t.add_column("events");
     t.add_column("sum of values");
     t.add_column("first (UTC)", table::align::left);
     t.add_column("last (UTC)", table::align::left);
-    while (q.executeStep())
-        t.add_row({q.getColumn(0).getString(), std::to_string(q.getColumn(1).getInt64()),
-                   std::to_string(q.getColumn(2).getInt64()),
-                   format_utc(q.getColumn(3).getInt64(), 3),
-                   format_utc(q.getColumn(4).getInt64(), 3)});
+    for (const auto& e : cat.event_totals(r))
+        t.add_row({e.kind, std::to_string(e.events), std::to_string(e.value_sum),
+                   format_utc(e.first_unix_ns, 3), format_utc(e.last_unix_ns, 3)});
     if (t.rows() == 0)
         print_note(out, o.fmt, "(none)");
     else
         t.print(out, o.fmt);
 }
 
-const run_info* pick_floor(run_catalog& cat, const run_info& r, const std::string& spec)
+const db::run_record* pick_floor(db::catalog& cat, const db::run_record& r, const std::string& spec)
 {
     if (spec == "none" || r.meta.kind == db::run_kind::floor)
         return nullptr;
     if (spec == "auto")
         return cat.floor_for(r);
-    run_selector s;
+    db::run_selector s;
     s.runs.push_back(spec);
-    const run_info* f = select_runs(cat, s).front();
+    const db::run_record* f = cat.select(s).front();
     if (f->db_index != r.db_index || f->meta.kind != db::run_kind::floor || !f->has_stats)
         throw error("use floor run '" + spec + "'",
                     "it is not a floor run with samples in " + r.db_path,
@@ -388,9 +381,9 @@ const run_info* pick_floor(run_catalog& cat, const run_info& r, const std::strin
     return f;
 }
 
-void report_one(run_catalog& cat, const run_info& r, const report_options& o, std::ostream& out)
+void report_one(db::catalog& cat, const db::run_record& r, const report_options& o, std::ostream& out)
 {
-    const run_info* floor = pick_floor(cat, r, o.floor);
+    const db::run_record* floor = pick_floor(cat, r, o.floor);
     const bool md = o.fmt == table_format::markdown;
     auto gap = [&] { out << (o.fmt == table_format::csv ? "" : "\n"); };
     std::string title = "irqloop report: run " + std::to_string(r.id);
@@ -436,7 +429,6 @@ int report_command(int argc, char** argv)
     std::string unit = "us", fmt = "text";
     bool list = false;
     po::options_description desc("options");
-    desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
@@ -461,16 +453,16 @@ int report_command(int argc, char** argv)
     po::notify(vm);
     o.unit = parse_latency_unit(unit);
     o.fmt = parse_table_format(fmt);
-    run_catalog cat(db_paths_or_default(sel.dbs));
+    db::catalog cat(db_paths_or_default(sel.dbs));
     if (list) {
         if (cat.runs().empty())
-            select_runs(cat, sel.sel); // throws the "holds no runs" message
+            cat.select(sel.sel); // throws the "holds no runs" message
         print_run_list(cat, o, std::cout);
         return 0;
     }
     if (sel.sel.empty())
         sel.sel.last = true;
-    const auto runs = select_runs(cat, sel.sel);
+    const auto runs = cat.select(sel.sel);
     bool first = true;
     for (const auto* r : runs) {
         if (!first)

@@ -2,7 +2,7 @@
 // irqloop worst: the worst samples across runs or within one.
 #include "commands.hpp"
 #include "error.hpp"
-#include "run-select.hpp"
+#include "selection.hpp"
 #include "table.hpp"
 
 #include <boost/program_options.hpp>
@@ -20,7 +20,6 @@ int worst_command(int argc, char** argv)
     std::string unit = "us", fmt = "text";
     std::size_t top = 20;
     po::options_description desc("options");
-    desc.add_options()("help,h", "show this help");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("top", po::value(&top)->default_value(top),
@@ -41,11 +40,11 @@ int worst_command(int argc, char** argv)
     const auto f = parse_table_format(fmt);
     if (top == 0)
         throw error("bad --top", "0 samples", "give at least 1");
-    run_catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = select_runs(cat, sel.sel);
+    db::catalog cat(db_paths_or_default(sel.dbs));
+    const auto runs = cat.select(sel.sel);
 
     struct hit {
-        const run_info* run;
+        const db::run_record* run;
         db::sample_row s;
     };
     std::vector<hit> hits;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "error.hpp"
+#include "read.hpp"
 #include "run-process.hpp"
 #include "store.hpp"
 #include "temp-dir.hpp"
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -246,6 +248,83 @@ inline populated populate(store& s)
     s.commit_interval(p.floor, simple_commit(0, t - hour).view());
     s.finish_run(p.floor, run_status::complete, t - hour + 10'000'000'000);
     return p;
+}
+
+/**
+ * @brief Read the file of @p s back the way the reading commands do: a fresh read-only
+ * db::catalog, the run named by its id through catalog::select. Shorthands for assertions;
+ * each call opens the file anew, so it sees every commit made so far.
+ */
+struct read_back final {
+    catalog cat;
+    const run_record* run = nullptr;
+
+    read_back(const store& s, std::int64_t id) : cat({s.path()})
+    {
+        run = cat.select({{std::to_string(id)}, {}, false}).front();
+    }
+};
+
+inline run_record get_run(const store& s, std::int64_t id)
+{
+    return *read_back(s, id).run;
+}
+
+/** @brief The one run @p which (an id, uuid or uuid prefix) names, as --run would pick it. */
+inline run_record find_run(const store& s, const std::string& which)
+{
+    catalog cat({s.path()});
+    return *cat.select({{which}, {}, false}).front();
+}
+
+inline std::vector<run_record> list_runs(const store& s)
+{
+    return catalog({s.path()}).runs();
+}
+
+inline std::vector<interval_row> intervals(const store& s, std::int64_t id)
+{
+    read_back r(s, id);
+    return r.cat.intervals(*r.run);
+}
+
+inline std::vector<sample_row> worst(const store& s, std::int64_t id, std::size_t limit = 0)
+{
+    read_back r(s, id);
+    return r.cat.worst(*r.run, limit);
+}
+
+inline std::vector<bucket_row> histogram(const store& s, std::int64_t id)
+{
+    read_back r(s, id);
+    return r.cat.histogram(*r.run);
+}
+
+inline std::vector<sample_row> exceedances(const store& s, std::int64_t id,
+                                           std::int64_t from = INT64_MIN,
+                                           std::int64_t to = INT64_MAX)
+{
+    read_back r(s, id);
+    return r.cat.exceedances(*r.run, from, to);
+}
+
+inline std::vector<event_row> events(const store& s, std::int64_t id)
+{
+    read_back r(s, id);
+    return r.cat.events(*r.run);
+}
+
+inline std::uint64_t raw_count(const store& s, std::int64_t id)
+{
+    read_back r(s, id);
+    return r.cat.raw_count(*r.run);
+}
+
+inline void for_each_raw(const store& s, std::int64_t id,
+                         const std::function<void(const sample_row&)>& fn)
+{
+    read_back r(s, id);
+    r.cat.for_each_raw(*r.run, fn);
 }
 
 } // namespace irqloop::db::test

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "merge.hpp"
-#include "queries.hpp"
 #include "store-fixtures.hpp"
 #include "store.hpp"
 
@@ -59,10 +58,10 @@ TEST_CASE("merge_into copies runs from another machine under new ids, once", "[d
 
     auto runs = list_runs(dst);
     REQUIRE(runs.size() == 4);
-    auto b2 = find_run(dst, "uuid-b-2").value();
+    auto b2 = find_run(dst, "uuid-b-2");
     CHECK(b2.id != a1);
-    CHECK(b2.run.label == "board-b");
-    CHECK(b2.run.metadata.size() == 2);
+    CHECK(b2.meta.label == "board-b");
+    CHECK(b2.meta.metadata.size() == 2);
     CHECK(b2.summary.samples == 3000);
     CHECK(intervals(dst, b2.id).size() == 3);
     CHECK(worst(dst, b2.id).size() == 3);
@@ -71,7 +70,7 @@ TEST_CASE("merge_into copies runs from another machine under new ids, once", "[d
     CHECK(events(dst, b2.id).size() == 3);
     CHECK(raw_count(dst, b2.id) == 50);
     // The run already there keeps its own rows, not doubled ones.
-    auto shared = find_run(dst, "uuid-shared").value();
+    auto shared = find_run(dst, "uuid-shared");
     CHECK(intervals(dst, shared.id).size() == 1);
     CHECK(raw_count(dst, shared.id) == 50);
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include "queries.hpp"
 #include "store-fixtures.hpp"
 #include "store.hpp"
 
@@ -98,7 +97,7 @@ struct child_writer {
 
 run_status status_of(store& s, std::int64_t id)
 {
-    return get_run(s, id).value().status;
+    return get_run(s, id).status;
 }
 
 } // namespace
@@ -170,9 +169,8 @@ TEST_CASE("store reopens a file read-write and read-only and keeps its runs", "[
         store s(path);
         CHECK(s.recovered_runs().empty());
         auto r = get_run(s, id);
-        REQUIRE(r);
-        CHECK(r->status == run_status::complete);
-        CHECK(r->run.uuid == "uuid-reopen");
+        CHECK(r.status == run_status::complete);
+        CHECK(r.meta.uuid == "uuid-reopen");
         CHECK(s.begin_run(sample_run("uuid-second", "second", t_start + 1)) != id);
     }
     {
@@ -361,7 +359,7 @@ TEST_CASE("opening after SIGKILL marks the run interrupted and keeps its interva
     {
         store s(path);
         REQUIRE(s.recovered_runs() == std::vector<std::int64_t>{id});
-        auto r = get_run(s, id).value();
+        auto r = get_run(s, id);
         CHECK(r.status == run_status::interrupted);
         CHECK(r.end_unix_ns == simple_commit(2, t_start).interval.end_unix_ns);
         CHECK(r.summary.samples == 3000);
@@ -424,11 +422,11 @@ TEST_CASE("commit_interval round-trips every column and replaces worst and histo
         s.commit_interval(id, c1.view());
     }
     store s(path, store::mode::read_only);
-    auto r = get_run(s, id).value();
+    auto r = get_run(s, id);
     CHECK(r.id == id);
     CHECK(r.status == run_status::running);
     CHECK(r.end_unix_ns == c1.summary.end_unix_ns);
-    const auto& m = r.run;
+    const auto& m = r.meta;
     CHECK(m.uuid == run.uuid);
     CHECK(m.label == run.label);
     CHECK(m.kind == run.kind);
@@ -528,14 +526,16 @@ TEST_CASE("commit_interval round-trips every column and replaces worst and histo
         CHECK(h[k].hi_ns == c1.histogram[k].hi_ns);
         CHECK(h[k].count == c1.histogram[k].count);
     }
+    // In time order: the signal, committed last but stamped first, comes first.
     auto ev = events(s, id);
     REQUIRE(ev.size() == 3);
-    CHECK(ev[0].kind == "lost");
-    CHECK(ev[2].unix_ns == t_start + 11);
-    CHECK(ev[2].seq == 1400);
-    CHECK(ev[2].kind == "signal");
-    CHECK(ev[2].value == 2);
-    CHECK(ev[2].detail == "SIGINT");
+    CHECK(ev[0].unix_ns == t_start + 11);
+    CHECK(ev[0].seq == 1400);
+    CHECK(ev[0].kind == "signal");
+    CHECK(ev[0].value == 2);
+    CHECK(ev[0].detail == "SIGINT");
+    CHECK(ev[1].kind == "lost");
+    CHECK(ev[1].unix_ns < ev[2].unix_ns);
 }
 
 TEST_CASE("an interval with no samples stores NULL latencies, not zeros", "[db]")
@@ -718,7 +718,7 @@ TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
         store r(path, store::mode::read_only);
         CHECK(intervals(r, id).size() == 2);
         CHECK(histogram(r, id).size() == simple_commit(1, t_start).histogram.size());
-        CHECK(get_run(r, id)->summary.samples == 2000);
+        CHECK(get_run(r, id).summary.samples == 2000);
     }
     CHECK(integrity(path) == "ok");
 }
@@ -734,7 +734,7 @@ TEST_CASE("a run killed before its first commit is recovered with its start as i
     }
     store s(path);
     CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
-    auto r = get_run(s, id).value();
+    auto r = get_run(s, id);
     CHECK(r.status == run_status::interrupted);
     CHECK(r.end_unix_ns == t_start);
     CHECK(intervals(s, id).empty());
@@ -818,7 +818,7 @@ TEST_CASE("SIGKILL at any point of a commit leaves only whole intervals", "[db]"
 
         store s(path);
         CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
-        auto r = get_run(s, id).value();
+        auto r = get_run(s, id);
         const auto iv = intervals(s, id);
         const std::uint64_t k = iv.size();
         INFO("killed after " << delay << " ms, " << k << " intervals committed");

@@ -2,7 +2,7 @@
 // The recorder through the real store: windows, WARM MAX, exceedances, top-K, events, and
 // histogram percentiles against the exact ones from the raw samples.
 #include "histogram.hpp"
-#include "queries.hpp"
+#include "read.hpp"
 #include "recorder.hpp"
 #include "temp-dir.hpp"
 #include "store.hpp"
@@ -78,7 +78,9 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     rec.finish(s1 + 500'000'000);
     st.finish_run(id, db::run_status::complete, 0);
 
-    auto iv = db::intervals(st, id);
+    db::catalog cat({st.path()});
+    const auto& run = *cat.select({{std::to_string(id)}, {}, false}).front();
+    auto iv = cat.intervals(run);
     REQUIRE(iv.size() == 2);
     CHECK(iv[0].samples == 20);
     CHECK(iv[0].max_ns == 90'000);
@@ -101,7 +103,7 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     CHECK(s.rising == 20);
     CHECK(s.falling == 5);
 
-    auto w = db::worst(st, id);
+    auto w = cat.worst(run);
     REQUIRE(w.size() == 5);
     CHECK(w[0].latency_ns == 90'000);
     CHECK(w[0].seq == 3);
@@ -110,9 +112,9 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     CHECK(w[4].latency_ns == 40'000);
     CHECK(w[0].unix_ns == 1'700'000'000'030'000'000);
 
-    auto ex = db::exceedances(st, id);
+    auto ex = cat.exceedances(run);
     CHECK(ex.size() == 3);
-    auto ev = db::events(st, id);
+    auto ev = cat.events(run);
     auto count_kind = [&](const char* k) {
         return std::count_if(ev.begin(), ev.end(), [&](const db::event_row& e) { return e.kind == k; });
     };
@@ -145,7 +147,9 @@ TEST_CASE("recorder: histogram percentiles match the exact ones from the raw sam
     st.finish_run(id, db::run_status::complete, 0);
 
     std::vector<std::int64_t> exact;
-    db::for_each_raw(st, id, [&](const db::sample_row& r) { exact.push_back(r.latency_ns); });
+    db::catalog cat({st.path()});
+    const auto& run = *cat.select({{std::to_string(id)}, {}, false}).front();
+    cat.for_each_raw(run, [&](const db::sample_row& r) { exact.push_back(r.latency_ns); });
     REQUIRE(exact.size() == n);
     std::sort(exact.begin(), exact.end());
     auto exact_at = [&](double p) {

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include "selection.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+namespace irqloop::logger
+{
+
+std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs)
+{
+    if (dbs.empty())
+        dbs.push_back("irqloop.db");
+    return dbs;
+}
+
+void add_selection_options(boost::program_options::options_description& desc, selection_options& o)
+{
+    namespace po = boost::program_options;
+    auto add = desc.add_options();
+    add("help,h", "show this help");
+    add("db", po::value(&o.dbs)->composing(),
+        "database file; repeat to combine files (default: irqloop.db)");
+    add("run", po::value(&o.sel.runs)->composing(),
+        "run id, or uuid (a unique prefix of >= 4 characters will do); repeatable");
+    add("label", po::value(&o.sel.labels)->composing(), "every run with this label; repeatable");
+    add("last", po::bool_switch(&o.sel.last),
+        "only the most recently started of the selected runs");
+}
+
+boost::program_options::variables_map
+parse_selection_command(int argc, char** argv,
+                        const boost::program_options::options_description& desc)
+{
+    namespace po = boost::program_options;
+    po::positional_options_description pos;
+    pos.add("db", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    return vm;
+}
+
+void print_command_help(const char* usage, const char* about,
+                        const boost::program_options::options_description& desc)
+{
+    std::cout << "usage: " << usage << "\n\n" << about << "\n\n" << desc << '\n';
+}
+
+} // namespace irqloop::logger
