@@ -131,6 +131,18 @@ void exec(sqlite3* db, const char* text)
         throw SQLite::Exception(db, rc);
 }
 
+std::int64_t scalar_int(sqlite3* db, const char* text)
+{
+    statement q(db, text);
+    return q.step() ? q.int64(0) : 0;
+}
+
+std::string scalar_text(sqlite3* db, const char* text)
+{
+    statement q(db, text);
+    return q.step() ? q.text(0) : std::string();
+}
+
 write_transaction::write_transaction(sqlite3* db) : db_(db)
 {
     exec(db, "BEGIN IMMEDIATE");

@@ -63,6 +63,10 @@ std::string file_uri(const std::string& path, const std::string& query);
 /** @brief Run one or more statements that return nothing. @throws SQLite::Exception */
 void exec(sqlite3* db, const char* text);
 
+/** @brief The first column of the first row of @p text (0 / "" without a row). */
+std::int64_t scalar_int(sqlite3* db, const char* text);
+std::string scalar_text(sqlite3* db, const char* text);
+
 /**
  * @brief BEGIN IMMEDIATE ... COMMIT, rolled back by the destructor unless committed.
  *

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <sys/stat.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace irqloop::db
@@ -168,10 +169,11 @@ probe_result probe(const std::string& path)
 {
     try {
         SQLite::Database db = open_read_only(path);
+        sqlite3* h = db.getHandle();
         probe_result r;
-        r.application_id = db.execAndGet("PRAGMA application_id").getInt64();
-        r.user_version = db.execAndGet("PRAGMA user_version").getInt64();
-        r.objects = db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt64();
+        r.application_id = sql::scalar_int(h, "PRAGMA application_id");
+        r.user_version = sql::scalar_int(h, "PRAGMA user_version");
+        r.objects = sql::scalar_int(h, "SELECT count(*) FROM sqlite_schema");
         return r;
     } catch (const SQLite::Exception& e) {
         int code = e.getErrorCode();
@@ -234,11 +236,29 @@ struct store::impl {
         return s;
     }
 
-    void require_writable(const std::string& what) const
+    /**
+     * The one way store.cpp writes: @p body runs inside one IMMEDIATE transaction that is
+     * committed when it returns and rolled back when it throws. SQLite failures become
+     * irqloop::error "what: why (hint)" with status exit_failure. Returns what @p body returns.
+     */
+    template <typename Body> auto write(const std::string& what, Body body) -> decltype(body())
     {
         if (m != store::mode::read_write)
             throw error(what, "the database was opened read-only",
                         "this is a bug in the calling command", exit_failure);
+        try {
+            sql::write_transaction tx(handle());
+            if constexpr (std::is_void_v<decltype(body())>) {
+                body();
+                tx.commit();
+            } else {
+                auto result = body();
+                tx.commit();
+                return result;
+            }
+        } catch (const SQLite::Exception& e) {
+            throw_store_error(what, e, handle());
+        }
     }
 
     void initialise();
@@ -249,21 +269,20 @@ struct store::impl {
 
 void store::impl::initialise()
 {
-    sql::write_transaction tx(handle());
-    // Two loggers may create the same file at once: the second finds the schema in place.
-    if (db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt64() == 0) {
-        sql::exec(handle(), generated::schema_sql);
-        SQLite::Statement info(db, "INSERT INTO irqloop_info (key, value) VALUES (?, ?)");
-        for (auto [k, v] :
-             {std::pair<const char*, std::string>{"created_by", std::string("irqloop ") + version},
-              {"created_schema_version", "1"}}) {
-            info.bind(1, k);
-            info.bind(2, v);
-            info.exec();
-            info.reset();
+    write("open database '" + path + "'", [&] {
+        // Two loggers may create the same file at once: the second finds the schema in place.
+        if (sql::scalar_int(handle(), "SELECT count(*) FROM sqlite_schema") == 0) {
+            sql::exec(handle(), generated::schema_sql);
+            sql::statement info(handle(), "INSERT INTO irqloop_info (key, value) VALUES (?, ?)");
+            for (auto [k, v] : {std::pair<std::string_view, std::string>{
+                                    "created_by", std::string("irqloop ") + version},
+                                {"created_schema_version", "1"}}) {
+                info.bind(1, k);
+                info.bind(2, std::string_view(v));
+                info.run();
+            }
         }
-    }
-    tx.commit();
+    });
 }
 
 void store::impl::insert_events(std::int64_t run_id, std::span<const event_row> rows)
@@ -292,37 +311,39 @@ void store::impl::open_lock_file()
 
 void store::impl::recover()
 {
-    sql::write_transaction tx(handle());
-    std::vector<std::int64_t> running;
-    {
-        sql::statement s(handle(), "SELECT id FROM runs WHERE status = 'running' ORDER BY id");
-        while (s.step())
-            running.push_back(s.int64(0));
-    }
-    sql::statement mark(handle(), "UPDATE runs SET status = 'interrupted', end_unix_ns = coalesce("
-                                  "(SELECT max(end_unix_ns) FROM intervals WHERE run_id = ?1), "
-                                  "end_unix_ns, start_unix_ns) WHERE id = ?1");
-    sql::statement note(
-        handle(), "INSERT INTO events (run_id, unix_ns, seq, kind, value, detail) "
-                  "SELECT id, end_unix_ns, stimuli, 'warning', 0, ?2 FROM runs WHERE id = ?1");
-    std::vector<std::int64_t> marked;
-    for (auto id : running) {
-        // Taking the byte proves no live process holds it; give it back at once.
-        if (!ofd_lock(lock_fd, id, F_WRLCK, F_OFD_SETLK))
-            continue;
-        ofd_lock(lock_fd, id, F_UNLCK, F_OFD_SETLK);
-        mark.reset();
-        mark.bind(1, id);
-        mark.run();
-        note.reset();
-        note.bind(1, id);
-        note.bind(2, std::string_view("found 'running' with no live writer (logger killed or "
-                                      "power lost); marked interrupted, committed intervals kept"));
-        note.run();
-        marked.push_back(id);
-    }
-    tx.commit();
-    recovered = std::move(marked);
+    recovered = write("open database '" + path + "'", [&] {
+        std::vector<std::int64_t> running;
+        {
+            sql::statement s(handle(), "SELECT id FROM runs WHERE status = 'running' ORDER BY id");
+            while (s.step())
+                running.push_back(s.int64(0));
+        }
+        sql::statement mark(handle(),
+                            "UPDATE runs SET status = 'interrupted', end_unix_ns = coalesce("
+                            "(SELECT max(end_unix_ns) FROM intervals WHERE run_id = ?1), "
+                            "end_unix_ns, start_unix_ns) WHERE id = ?1");
+        sql::statement note(
+            handle(), "INSERT INTO events (run_id, unix_ns, seq, kind, value, detail) "
+                      "SELECT id, end_unix_ns, stimuli, 'warning', 0, ?2 FROM runs WHERE id = ?1");
+        std::vector<std::int64_t> marked;
+        for (auto id : running) {
+            // Taking the byte proves no live process holds it; give it back at once.
+            if (!ofd_lock(lock_fd, id, F_WRLCK, F_OFD_SETLK))
+                continue;
+            ofd_lock(lock_fd, id, F_UNLCK, F_OFD_SETLK);
+            mark.reset();
+            mark.bind(1, id);
+            mark.run();
+            note.reset();
+            note.bind(1, id);
+            note.bind(
+                2, std::string_view("found 'running' with no live writer (logger killed or "
+                                    "power lost); marked interrupted, committed intervals kept"));
+            note.run();
+            marked.push_back(id);
+        }
+        return marked;
+    });
 }
 
 store::store(const std::string& path, mode m) : store(path, m, shipped_migrations()) {}
@@ -372,7 +393,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
             // append. synchronous=NORMAL: in WAL mode a commit is then not fsynced; a power
             // loss may lose the last few commits but never corrupts the file, and a logger
             // must not stall for an fsync every interval. Checkpoints are still fsynced.
-            std::string jm = impl_->db.execAndGet("PRAGMA journal_mode = WAL").getString();
+            std::string jm = sql::scalar_text(h, "PRAGMA journal_mode = WAL");
             if (jm != "wal")
                 refuse(path, "cannot use write-ahead logging (journal mode stays '" + jm + "')",
                        "put the file on a local file system");
@@ -425,61 +446,60 @@ SQLite::Database& store::database() noexcept
 std::int64_t store::begin_run(const run_row& r)
 {
     const std::string what = "begin run in database '" + impl_->path + "'";
-    impl_->require_writable(what);
+    std::int64_t locked = 0;
     try {
-        sql::write_transaction tx(impl_->handle());
-        auto& s = impl_->prepared(
-            impl_->insert_run,
-            "INSERT INTO runs (uuid, label, kind, status, start_unix_ns, command_line, version, "
-            "uname, hostname, backend, clock_source, clock_hz, clock_read_ns, interval_ns, "
-            "jitter_ns, timeout_ns, threshold_ns, gap_limit_ns, stats_interval_ns, "
-            "warmup_samples, samples_requested, duration_ns, rt_settings, target, load) "
-            "VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-            "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
-        int i = 0;
-        s.bind(++i, std::string_view(r.uuid));
-        s.bind(++i, std::string_view(r.label));
-        s.bind(++i, to_text(r.kind));
-        s.bind(++i, r.start_unix_ns);
-        for (const std::string* t :
-             {&r.command_line, &r.version, &r.uname, &r.hostname, &r.backend, &r.clock_source})
-            s.bind(++i, std::string_view(*t));
-        s.bind(++i, r.clock_hz);
-        s.bind(++i, r.clock_read_ns);
-        for (std::int64_t n :
-             {r.interval_ns, r.jitter_ns, r.timeout_ns, r.threshold_ns, r.gap_limit_ns,
-              r.stats_interval_ns, static_cast<std::int64_t>(r.warmup_samples),
-              static_cast<std::int64_t>(r.samples_requested), r.duration_ns})
-            s.bind(++i, n);
-        for (const std::string* t : {&r.rt_settings, &r.target, &r.load})
-            s.bind(++i, std::string_view(*t));
-        s.run();
-        const std::int64_t id = sqlite3_last_insert_rowid(impl_->handle());
+        return impl_->write(what, [&] {
+            auto& s = impl_->prepared(
+                impl_->insert_run,
+                "INSERT INTO runs (uuid, label, kind, status, start_unix_ns, command_line, "
+                "version, "
+                "uname, hostname, backend, clock_source, clock_hz, clock_read_ns, interval_ns, "
+                "jitter_ns, timeout_ns, threshold_ns, gap_limit_ns, stats_interval_ns, "
+                "warmup_samples, samples_requested, duration_ns, rt_settings, target, load) "
+                "VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                "?15, "
+                "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+            int i = 0;
+            s.bind(++i, std::string_view(r.uuid));
+            s.bind(++i, std::string_view(r.label));
+            s.bind(++i, to_text(r.kind));
+            s.bind(++i, r.start_unix_ns);
+            for (const std::string* t :
+                 {&r.command_line, &r.version, &r.uname, &r.hostname, &r.backend, &r.clock_source})
+                s.bind(++i, std::string_view(*t));
+            s.bind(++i, r.clock_hz);
+            s.bind(++i, r.clock_read_ns);
+            for (std::int64_t n :
+                 {r.interval_ns, r.jitter_ns, r.timeout_ns, r.threshold_ns, r.gap_limit_ns,
+                  r.stats_interval_ns, static_cast<std::int64_t>(r.warmup_samples),
+                  static_cast<std::int64_t>(r.samples_requested), r.duration_ns})
+                s.bind(++i, n);
+            for (const std::string* t : {&r.rt_settings, &r.target, &r.load})
+                s.bind(++i, std::string_view(*t));
+            s.run();
+            const std::int64_t id = sqlite3_last_insert_rowid(impl_->handle());
 
-        auto& md =
-            impl_->prepared(impl_->insert_metadata,
-                            "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
-        for (const auto& [k, v] : r.metadata) {
-            md.bind(1, id);
-            md.bind(2, std::string_view(k));
-            md.bind(3, std::string_view(v));
-            md.run();
-        }
-        // Lock before COMMIT: no other process can see the row 'running' and unlocked.
-        if (!ofd_lock(impl_->lock_fd, id, F_WRLCK, F_OFD_SETLK))
-            throw error(what, "run id " + std::to_string(id) + " is locked by another process",
-                        "another irqloop is writing a run with this id; retry", exit_failure);
-        impl_->locked_runs.insert(id);
-        try {
-            tx.commit();
-        } catch (...) {
-            ofd_lock(impl_->lock_fd, id, F_UNLCK, F_OFD_SETLK);
-            impl_->locked_runs.erase(id);
-            throw;
-        }
-        return id;
-    } catch (const SQLite::Exception& e) {
-        throw_store_error(what, e, impl_->handle());
+            auto& md =
+                impl_->prepared(impl_->insert_metadata,
+                                "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
+            for (const auto& [k, v] : r.metadata) {
+                md.bind(1, id);
+                md.bind(2, std::string_view(k));
+                md.bind(3, std::string_view(v));
+                md.run();
+            }
+            // Lock before COMMIT: no other process can see the row 'running' and unlocked.
+            if (!ofd_lock(impl_->lock_fd, id, F_WRLCK, F_OFD_SETLK))
+                throw error(what, "run id " + std::to_string(id) + " is locked by another process",
+                            "another irqloop is writing a run with this id; retry", exit_failure);
+            impl_->locked_runs.insert(id);
+            locked = id;
+            return id;
+        });
+    } catch (...) {
+        if (locked && impl_->locked_runs.erase(locked)) // the COMMIT failed: not ours after all
+            ofd_lock(impl_->lock_fd, locked, F_UNLCK, F_OFD_SETLK);
+        throw;
     }
 }
 
@@ -518,11 +538,8 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
 {
     const std::string what = "commit interval " + std::to_string(c.interval.index) + " of run " +
                              std::to_string(run_id) + " to '" + impl_->path + "'";
-    impl_->require_writable(what);
     auto& d = *impl_;
-    try {
-        sql::write_transaction tx(d.handle());
-
+    impl_->write(what, [&] {
         const auto& iv = c.interval;
         const bool have = iv.samples > 0;
         auto& si = d.prepared(
@@ -611,22 +628,17 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             sh.bind(4, static_cast<std::int64_t>(b.count));
             sh.run();
         }
-        tx.commit();
-    } catch (const SQLite::Exception& e) {
-        throw_store_error(what, e, d.handle());
-    }
+    });
 }
 
 void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
 {
     const std::string what =
         "append raw samples of run " + std::to_string(run_id) + " to '" + impl_->path + "'";
-    impl_->require_writable(what);
     if (rows.empty())
         return;
     auto& d = *impl_;
-    try {
-        sql::write_transaction tx(d.handle());
+    impl_->write(what, [&] {
         auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
                                            "gap_ns, flags) VALUES (?, ?, ?, ?, ?)");
         for (const auto& r : rows) {
@@ -637,38 +649,26 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
             s.bind(5, static_cast<std::int64_t>(r.flags));
             s.run();
         }
-        tx.commit();
-    } catch (const SQLite::Exception& e) {
-        throw_store_error(what, e, d.handle());
-    }
+    });
 }
 
 void store::append_events(std::int64_t run_id, std::span<const event_row> rows)
 {
     const std::string what =
         "append events of run " + std::to_string(run_id) + " to '" + impl_->path + "'";
-    impl_->require_writable(what);
     if (rows.empty())
         return;
-    try {
-        sql::write_transaction tx(impl_->handle());
-        impl_->insert_events(run_id, rows);
-        tx.commit();
-    } catch (const SQLite::Exception& e) {
-        throw_store_error(what, e, impl_->handle());
-    }
+    impl_->write(what, [&] { impl_->insert_events(run_id, rows); });
 }
 
 void store::finish_run(std::int64_t run_id, run_status status, std::int64_t end_unix_ns)
 {
     const std::string what = "finish run " + std::to_string(run_id) + " in '" + impl_->path + "'";
-    impl_->require_writable(what);
     if (status == run_status::running)
         throw error(what, "bad final status 'running'", "use complete, interrupted or failed",
                     exit_failure);
     auto& d = *impl_;
-    try {
-        sql::write_transaction tx(d.handle());
+    impl_->write(what, [&] {
         auto& s =
             d.prepared(d.finish, "UPDATE runs SET status = ?2, end_unix_ns = ?3 WHERE id = ?1");
         s.bind(1, run_id);
@@ -677,10 +677,7 @@ void store::finish_run(std::int64_t run_id, run_status status, std::int64_t end_
         s.run();
         if (sqlite3_changes(d.handle()) != 1)
             throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
-        tx.commit();
-    } catch (const SQLite::Exception& e) {
-        throw_store_error(what, e, d.handle());
-    }
+    });
     if (d.locked_runs.erase(run_id))
         ofd_lock(d.lock_fd, run_id, F_UNLCK, F_OFD_SETLK);
 }
