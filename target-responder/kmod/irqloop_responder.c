@@ -4,23 +4,31 @@
  *
  * The logger toggles a stimulus line and busy-waits for the response line to
  * change. This module answers every stimulus edge by toggling the response
- * line from the hard interrupt handler, so the measured path is: pin, interrupt
+ * line from its interrupt handler, so the measured path is: pin, interrupt
  * controller, entry code, this handler, the output write. Scheduler wake-up is
- * not on it. irqloop-responder (userspace, event mode) measures the same path
- * plus the wake-up of a thread; running both shows what that wake-up costs.
+ * not on it (unless the SoC's GPIO parent interrupt is threaded, or threaded=1
+ * asks for it: the handler context actually used is reported).
  *
- * GPIO mode:      in=<chip label>:<offset> out=<chip label>:<offset>
- *                 [edge=both|rising|falling]
+ * Two ways to describe the wiring, one platform driver behind both:
+ *  - device tree: a node compatible "irqloop,responder" with in-gpios,
+ *    out-gpios, optional trigger-gpios, pinctrl, irqloop,edge and
+ *    irqloop,threaded (see dts/ for overlays); load with no parameters;
+ *  - module parameters (boards without device tree, x86):
+ *      in=<line> out=<line> [edge=both|rising|falling] [threaded=1] [force=1]
+ *    where <line> is <chip label>:<offset> or a line name (in=GPIO17). The
+ *    module then registers its own platform device with a software node
+ *    carrying the same properties, and the same probe runs.
  * Parallel port:  parport=<n>  (lpptest wiring: stimulus on nACK, response on
  *                 the data byte, which is inverted on every interrupt)
- * Either mode:    trigger=<chip label>:<offset>  a rising edge on this input
- *                 calls tracing_off(), freezing the ftrace ring buffer at the
- *                 worst case the logger has just seen (cyclictest -b, from
- *                 outside).
+ * Either mode:    trigger=<line>  (pulled down) a rising edge calls
+ *                 tracing_off(), freezing the ftrace ring buffer at the worst
+ *                 case the logger has just seen (cyclictest -b, from outside).
  *
- * Statistics are read-only attributes of the platform device
- * /sys/devices/platform/irqloop_responder/: handled, spurious,
- * last_toggle_ns (ktime_get_ns() right after the output write), triggered.
+ * Read-only attributes of the device (/sys/devices/platform/irqloop_responder/
+ * with parameters): handled, spurious, triggered, last_toggle_ns
+ * (ktime_get_ns() right after the output write), mode, context (what the
+ * handler is expected to run in, decided at load) and context_seen (what it
+ * ran in: "hard", "thread <comm>", or "none yet").
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,17 +37,22 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/gpio/consumer.h>
-#include <linux/gpio/driver.h>
 #include <linux/gpio/machine.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pinctrl/pinconf-generic.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/version.h>
+#include <linux/workqueue.h>
+
+#include "irqloop_compat.h"
 
 #if IS_ENABLED(CONFIG_PARPORT) && !defined(IRQLOOP_NO_PARPORT)
 #define IRQLOOP_HAVE_PARPORT 1
@@ -51,45 +64,103 @@
 
 static char *param_in;
 module_param_named(in, param_in, charp, 0444);
-MODULE_PARM_DESC(in, "stimulus input line, <chip label>:<offset> (GPIO mode)");
+MODULE_PARM_DESC(in, "stimulus input line: <chip label>:<offset> or a line name (GPIO mode)");
 
 static char *param_out;
 module_param_named(out, param_out, charp, 0444);
-MODULE_PARM_DESC(out, "response output line, <chip label>:<offset> (GPIO mode)");
+MODULE_PARM_DESC(out, "response output line: <chip label>:<offset> or a line name (GPIO mode)");
 
-static char *param_edge = "both";
+static char *param_edge;
 module_param_named(edge, param_edge, charp, 0444);
 MODULE_PARM_DESC(edge, "stimulus edges answered: both (default), rising or falling");
 
 static char *param_trigger;
 module_param_named(trigger, param_trigger, charp, 0444);
-MODULE_PARM_DESC(trigger, "optional input, <chip label>:<offset>: a rising edge calls tracing_off()");
+MODULE_PARM_DESC(trigger, "optional input (pulled down): a rising edge calls tracing_off()");
 
 static int param_parport = -1;
 module_param_named(parport, param_parport, int, 0444);
 MODULE_PARM_DESC(parport, "parallel-port mode: answer nACK on parport<n> by inverting the data byte (default -1: GPIO mode)");
 
-/* A line named on the command line, and what the chip said about it at load. */
+static bool param_threaded;
+module_param_named(threaded, param_threaded, bool, 0444);
+MODULE_PARM_DESC(threaded, "answer from a threaded handler (what a forced-threaded SoC gives anyway) instead of hard IRQ");
+
+static bool param_force;
+module_param_named(force, param_force, bool, 0444);
+MODULE_PARM_DESC(force, "on PREEMPT_RT, allow hard-IRQ mode on a controller not known to be raw-safe");
+
+/*
+ * GPIO controllers by driver name (or chip label, for a chip without a parent
+ * device). raw_safe: get() and set() take no lock that sleeps on PREEMPT_RT
+ * (raw spinlocks or none). threaded_parent: the controller's own interrupt is
+ * an ordinary handler, forced into a thread on PREEMPT_RT, so our handler then
+ * runs in that thread. Reasoning per driver in docs/backends/kernel-responder.md.
+ */
+struct irqloop_known_chip {
+	const char *name;
+	bool raw_safe;
+	bool threaded_parent;
+};
+
+static const struct irqloop_known_chip irqloop_known_chips[] = {
+	{ "pinctrl-bcm2835", true, false },	/* Pi 1-4: direct GPSET/GPCLR writes */
+	/* Pi 5 RP1: mainline's set() is a regmap_field_write(), spinlock_t. */
+	{ "pinctrl-rp1", false, false },
+	{ "basic-mmio-gpio", true, false },	/* gpio-mmio: bgpio raw spinlock */
+	{ "gpio-dwapb", true, false },		/* bgpio set(), chained parent */
+	{ "omap_gpio", true, true },		/* raw lock; bank IRQ request_irq() */
+	{ "amd_gpio", true, true },		/* raw lock; shared request_irq() */
+	{ "mvebu-gpio", false, false },		/* regmap with a spinlock_t */
+	{ "irqloop-wire", true, false },	/* the testbed chip: raw spinlock */
+};
+
+/* Intel pinctrl drivers ("<platform>-pinctrl") all use pinctrl-intel's raw lock. */
+static const char *const irqloop_intel_pinctrl[] = {
+	"alderlake", "broxton", "cannonlake", "cedarfork", "denverton",
+	"elkhartlake", "emmitsburg", "geminilake", "icelake", "jasperlake",
+	"lakefield", "lewisburg", "meteorlake", "sunrisepoint", "tigerlake",
+};
+
+/* A line as configured, and what we hold of it. */
 struct irqloop_line {
-	const char *param;		/* "in", "out", "trigger" */
-	const char *spec;		/* the parameter's value */
-	char label[IRQLOOP_LABEL_MAX];
-	unsigned int offset;
+	const char *con_id;		/* "in", "out", "trigger" */
+	const char *spec;		/* the parameter or firmware node path */
+	char key[IRQLOOP_LABEL_MAX];	/* chip label, or line name */
+	unsigned int offset;		/* U16_MAX: key is a line name */
 	struct gpio_desc *desc;
 	int irq;
+	char controller[IRQLOOP_LABEL_MAX];	/* driver name or chip label */
+};
+
+enum irqloop_ctx { CTX_HARD, CTX_THREADED, CTX_PARENT_THREAD };
+
+static const char *const irqloop_ctx_names[] = {
+	[CTX_HARD] = "hard",
+	[CTX_THREADED] = "threaded (threaded=1)",
+	[CTX_PARENT_THREAD] = "forced-threaded (the GPIO controller's parent interrupt is a thread)",
 };
 
 struct irqloop_responder {
-	struct platform_device *pdev;
+	struct platform_device *pdev;	/* ours (parameters), or NULL */
+	struct device *dev;		/* the bound device, either route */
 	struct gpiod_lookup_table *lookup;
 	struct irqloop_line in, out, trigger;
 	unsigned long irq_flags;
+	bool threaded;
+	bool cansleep;			/* threaded mode on a sleeping chip */
+	enum irqloop_ctx ctx;
 	int out_level;			/* level last written to out */
 	int in_level;			/* level of in seen by the last interrupt */
 	atomic_long_t handled;
 	atomic_long_t spurious;
 	atomic_long_t triggered;
 	atomic64_t last_toggle_ns;
+	atomic_t seen;			/* 0: no edge yet; 1: context recorded */
+	bool seen_hard;
+	char seen_comm[TASK_COMM_LEN];
+	struct work_struct seen_work;
+	int probe_err;
 #ifdef IRQLOOP_HAVE_PARPORT
 	struct parport *port;
 	struct pardevice *pardev;
@@ -99,22 +170,55 @@ struct irqloop_responder {
 };
 
 static struct irqloop_responder resp;
+static DEFINE_MUTEX(irqloop_lock);	/* one responder at a time */
+static bool irqloop_bound;
+static bool irqloop_params;		/* loaded with line parameters */
+
+/* Which context the first answered edge ran in: told once, from process context. */
+static void irqloop_seen_work(struct work_struct *work)
+{
+	struct irqloop_responder *r = container_of(work, struct irqloop_responder,
+						   seen_work);
+	bool thread_expected = r->ctx != CTX_HARD;
+
+	if (r->seen_hard)
+		pr_info("first edge answered in hard interrupt context%s\n",
+			thread_expected ? " (not the thread expected at load)" : "");
+	else
+		pr_info("first edge answered in thread '%s'%s\n", r->seen_comm,
+			thread_expected ? "" :
+			" (the GPIO controller's parent interrupt is threaded: the measurement includes its wake-up)");
+}
+
+/* In the handler, first edge only: where are we running? */
+static inline void irqloop_note_context(struct irqloop_responder *r)
+{
+	if (likely(atomic_read(&r->seen)))
+		return;
+	r->seen_hard = in_hardirq();
+	if (!r->seen_hard)
+		memcpy(r->seen_comm, current->comm, sizeof(r->seen_comm));
+	if (!atomic_cmpxchg(&r->seen, 0, 1))
+		schedule_work(&r->seen_work);
+}
 
 /*
- * Hard interrupt handlers: requested with IRQF_NO_THREAD, so they stay in hard
- * interrupt context even on PREEMPT_RT, where everything else is forced into
- * threads. The output is written first; bookkeeping comes after, off the
- * measured path.
+ * The answer. Output first, bookkeeping after, off the measured path. On
+ * PREEMPT_RT in hard mode this runs with IRQF_NO_THREAD, so the chip's set()
+ * must take no sleeping lock: checked at load (irqloop_rt_check()).
  */
-static irqreturn_t irqloop_gpio_irq(int irq, void *data)
+static void irqloop_answer(struct irqloop_responder *r)
 {
-	struct irqloop_responder *r = data;
 	int level;
 
 	r->out_level = !r->out_level;
-	gpiod_set_value(r->out.desc, r->out_level);
+	if (r->cansleep)
+		gpiod_set_value_cansleep(r->out.desc, r->out_level);
+	else
+		gpiod_set_value(r->out.desc, r->out_level);
 	atomic64_set(&r->last_toggle_ns, ktime_get_ns());
 	atomic_long_inc(&r->handled);
+	irqloop_note_context(r);
 
 	/*
 	 * The logger waits for the response before the next stimulus, so the
@@ -122,7 +226,8 @@ static irqreturn_t irqloop_gpio_irq(int irq, void *data)
 	 * for (or, with both edges, repeats the previous one) means a glitch,
 	 * a missed edge, or an interrupt without an edge.
 	 */
-	level = gpiod_get_value(r->in.desc);
+	level = r->cansleep ? gpiod_get_value_cansleep(r->in.desc) :
+			      gpiod_get_value(r->in.desc);
 	if (level >= 0) {
 		bool ok;
 
@@ -136,6 +241,11 @@ static irqreturn_t irqloop_gpio_irq(int irq, void *data)
 			atomic_long_inc(&r->spurious);
 		r->in_level = level;
 	}
+}
+
+static irqreturn_t irqloop_gpio_irq(int irq, void *data)
+{
+	irqloop_answer(data);
 	return IRQ_HANDLED;
 }
 
@@ -148,7 +258,7 @@ static irqreturn_t irqloop_trigger_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Statistics, as read-only attributes of our platform device. */
+/* Statistics, as read-only attributes of the device. */
 static ssize_t handled_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -183,10 +293,36 @@ static ssize_t mode_show(struct device *dev, struct device_attribute *attr,
 {
 	if (param_parport >= 0)
 		return sysfs_emit(buf, "parport%d\n", param_parport);
-	return sysfs_emit(buf, "gpio in=%s out=%s edge=%s\n", param_in,
-			  param_out, param_edge);
+	return sysfs_emit(buf, "gpio in=%s out=%s edge=%s%s\n", resp.in.spec,
+			  resp.out.spec,
+			  resp.irq_flags == IRQF_TRIGGER_RISING ? "rising" :
+			  resp.irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
+								   "both",
+			  resp.threaded ? " threaded" : "");
 }
 static DEVICE_ATTR_RO(mode);
+
+static ssize_t context_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	if (param_parport >= 0)
+		return sysfs_emit(buf, "parport_pc's handler%s\n",
+				  IS_ENABLED(CONFIG_PREEMPT_RT) ?
+					  " (forced-threaded on PREEMPT_RT)" : "");
+	return sysfs_emit(buf, "%s\n", irqloop_ctx_names[resp.ctx]);
+}
+static DEVICE_ATTR_RO(context);
+
+static ssize_t context_seen_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	if (!atomic_read(&resp.seen))
+		return sysfs_emit(buf, "none yet\n");
+	if (resp.seen_hard)
+		return sysfs_emit(buf, "hard\n");
+	return sysfs_emit(buf, "thread %s\n", resp.seen_comm);
+}
+static DEVICE_ATTR_RO(context_seen);
 
 static struct attribute *irqloop_attrs[] = {
 	&dev_attr_handled.attr,
@@ -194,206 +330,216 @@ static struct attribute *irqloop_attrs[] = {
 	&dev_attr_triggered.attr,
 	&dev_attr_last_toggle_ns.attr,
 	&dev_attr_mode.attr,
+	&dev_attr_context.attr,
+	&dev_attr_context_seen.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(irqloop);
 
-/* "<label>:<offset>"; the label may itself contain ':', the offset may not. */
-static int irqloop_parse_line(struct irqloop_line *l, const char *param,
+/*
+ * "<label>:<offset>" or a line name; the label may itself contain ':', the
+ * offset may not. Syntax only: the chip and line are gpiod_get()'s business.
+ */
+static int irqloop_parse_line(struct irqloop_line *l, const char *con_id,
 			      const char *spec)
 {
-	const char *colon;
-	size_t len;
+	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 
-	l->param = param;
+	l->con_id = con_id;
 	l->spec = spec;
-	colon = spec ? strrchr(spec, ':') : NULL;
-	if (!colon || colon == spec) {
-		pr_err("%s=%s: expected <chip label>:<offset>, e.g. %s=pinctrl-bcm2711:17\n",
-		       param, spec ? spec : "", param);
+	if (!len) {
+		pr_err("%s=%s: expected <chip label>:<offset> or a line name, e.g. %s=pinctrl-bcm2711:17 or %s=GPIO17\n",
+		       con_id, spec, con_id, con_id);
 		return -EINVAL;
 	}
-	len = colon - spec;
-	if (len >= sizeof(l->label)) {
-		pr_err("%s=%s: chip label longer than %zu characters\n", param,
-		       spec, sizeof(l->label) - 1);
+	if (len >= sizeof(l->key)) {
+		pr_err("%s=%s: chip label or line name longer than %zu characters\n",
+		       con_id, spec, sizeof(l->key) - 1);
 		return -EINVAL;
 	}
-	memcpy(l->label, spec, len);
-	l->label[len] = '\0';
+	memcpy(l->key, spec, len);
+	l->key[len] = '\0';
+	if (!colon) {
+		l->offset = U16_MAX;
+		return 0;
+	}
 	if (kstrtouint(colon + 1, 10, &l->offset)) {
-		pr_err("%s=%s: offset '%s' is not a number\n", param, spec,
+		pr_err("%s=%s: offset '%s' is not a number\n", con_id, spec,
 		       colon + 1);
+		return -EINVAL;
+	}
+	if (l->offset >= U16_MAX) {
+		pr_err("%s=%s: offset %u out of range\n", con_id, spec,
+		       l->offset);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int irqloop_parse_edge(const char *edge, unsigned long *flags)
+{
+	if (!edge || !strcmp(edge, "both"))
+		*flags = IRQF_TRIGGER_RISING | IRQF_TRIGGER_FALLING;
+	else if (!strcmp(edge, "rising"))
+		*flags = IRQF_TRIGGER_RISING;
+	else if (!strcmp(edge, "falling"))
+		*flags = IRQF_TRIGGER_FALLING;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* The controller's name, as irqloop_known_chips lists it. */
+static void irqloop_name_controller(struct irqloop_line *l)
+{
+	struct device *ctrl = irqloop_line_controller(l->desc);
+	const char *name = NULL;
+
+	if (ctrl && ctrl->driver)
+		name = ctrl->driver->name;
+	if (!name)
+		name = irqloop_line_chip_label(l->desc);
+	strscpy(l->controller, name ? name : "?", sizeof(l->controller));
+}
+
+static const struct irqloop_known_chip *irqloop_lookup_chip(const char *name)
+{
+	static struct irqloop_known_chip intel = { "pinctrl-intel", true, false };
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(irqloop_known_chips); i++)
+		if (!strcmp(name, irqloop_known_chips[i].name))
+			return &irqloop_known_chips[i];
+	for (i = 0; i < ARRAY_SIZE(irqloop_intel_pinctrl); i++) {
+		n = strlen(irqloop_intel_pinctrl[i]);
+		if (!strncmp(name, irqloop_intel_pinctrl[i], n) &&
+		    !strcmp(name + n, "-pinctrl"))
+			return &intel;
+	}
+	return NULL;
+}
+
+/*
+ * Map gpiod_get()'s error for @l to one line of ours. gpiolib defers
+ * (-EPROBE_DEFER) when the chip label or line name is unknown, and says
+ * -EINVAL for an offset beyond the chip. With firmware (device tree), a
+ * deferral is real: the controller may still come, so it is passed on.
+ */
+static int irqloop_get_error(struct irqloop_line *l, int err, bool params)
+{
+	if (err == -EPROBE_DEFER && !params)
+		return err;
+	if (!params)
+		dev_err(resp.dev, "%s-gpios: cannot request the line (error %d)\n",
+			l->con_id, err);
+	else if (err == -EPROBE_DEFER && l->offset == U16_MAX)
+		pr_err("%s=%s: no line named '%s' (gpioinfo lists line names)\n",
+		       l->con_id, l->spec, l->key);
+	else if (err == -EPROBE_DEFER || err == -ENOENT)
+		pr_err("%s=%s: no gpiochip labelled '%s' (gpiodetect shows labels in brackets)\n",
+		       l->con_id, l->spec, l->key);
+	else if (err == -EINVAL)
+		pr_err("%s=%s: offset %u out of range of chip '%s'\n",
+		       l->con_id, l->spec, l->offset, l->key);
+	else if (err == -EBUSY)
+		pr_err("%s=%s: line in use (gpioinfo names the consumer)\n",
+		       l->con_id, l->spec);
+	else
+		pr_err("%s=%s: cannot request the line (error %d)\n", l->con_id,
+		       l->spec, err);
+	if (err == -EPROBE_DEFER || err == -ENOENT)
+		return -ENODEV;
+	return err;
+}
+
+/*
+ * Request one line through the consumer API (lookup table or firmware), as
+ * an input, or as-is for the output (its direction is set separately, so
+ * that a line that cannot drive is told apart from a bad offset).
+ */
+static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags,
+			    bool params)
+{
+	struct gpio_desc *desc;
+
+	desc = gpiod_get(resp.dev, l->con_id, flags);
+	if (IS_ERR(desc))
+		return irqloop_get_error(l, PTR_ERR(desc), params);
+	l->desc = desc;
+	/* gpioinfo shows who holds the line, not "in"/"out"/"trigger". */
+	gpiod_set_consumer_name(desc, IRQLOOP_NAME);
+	irqloop_name_controller(l);
+	if (!params && !l->spec)
+		l->spec = l->con_id;
+	if (gpiod_cansleep(desc) && !resp.threaded) {
+		pr_err("%s=%s: lines of '%s' can sleep (I2C/SPI expander?); a hard interrupt handler cannot use them (threaded=1 can)\n",
+		       l->con_id, l->spec, l->controller);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /*
- * What the chip says about a line before we request it, so that each bad
- * parameter gets its own one-line reason. gpiod_get() stays the authority:
- * it fails with the same errors if the chip changes in between.
+ * Hard-IRQ mode on PREEMPT_RT: our handler runs with IRQF_NO_THREAD, so the
+ * controller's get() and set() must not take a lock that sleeps there
+ * (spinlock_t is an rtmutex on RT). can_sleep=false does not promise that.
+ * Only controllers known to be raw-safe are accepted, unless force=1.
  */
-struct irqloop_chip_info {
-	unsigned int ngpio;
-	bool can_sleep;
-	char consumer[IRQLOOP_LABEL_MAX];	/* empty when the line is free */
-};
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-static int irqloop_chip_info(const struct irqloop_line *l,
-			     struct irqloop_chip_info *info)
+static int irqloop_rt_check(const struct irqloop_line *l)
 {
-	struct gpio_device *gdev = gpio_device_find_by_label(l->label);
-	struct gpio_chip *gc;
-	int ret = -ENODEV;
+	const struct irqloop_known_chip *k = irqloop_lookup_chip(l->controller);
 
-	if (!gdev)
-		return -ENODEV;
-	gc = gpio_device_get_chip(gdev);
-	if (gc) {
-		info->ngpio = gc->ngpio;
-		info->can_sleep = gc->can_sleep;
-		info->consumer[0] = '\0';
-		if (l->offset < gc->ngpio) {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-			char *who = gpiochip_dup_line_label(gc, l->offset);
-
-			if (!IS_ERR_OR_NULL(who))
-				strscpy(info->consumer, who,
-					sizeof(info->consumer));
-			if (!IS_ERR(who))
-				kfree(who);
-#else
-			const char *who = gpiochip_is_requested(gc, l->offset);
-
-			if (who)
-				strscpy(info->consumer, who,
-					sizeof(info->consumer));
-#endif
-		}
-		ret = 0;
-	}
-	gpio_device_put(gdev);
-	return ret;
-}
-#else
-struct irqloop_chip_match {
-	const struct irqloop_line *line;
-	struct irqloop_chip_info *info;
-};
-
-/* Runs under gpiolib's list lock, so the chip cannot go away meanwhile. */
-static int irqloop_chip_match(struct gpio_chip *gc, void *data)
-{
-	struct irqloop_chip_match *m = data;
-	const char *who;
-
-	if (!gc->label || strcmp(gc->label, m->line->label))
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || resp.threaded)
 		return 0;
-	m->info->ngpio = gc->ngpio;
-	m->info->can_sleep = gc->can_sleep;
-	m->info->consumer[0] = '\0';
-	if (m->line->offset < gc->ngpio) {
-		who = gpiochip_is_requested(gc, m->line->offset);
-		if (who)
-			strscpy(m->info->consumer, who,
-				sizeof(m->info->consumer));
+	if (k && k->raw_safe)
+		return 0;
+	if (param_force) {
+		pr_warn("%s=%s: force=1: hard IRQ on PREEMPT_RT with '%s', whose set() is %s raw-safe\n",
+			l->con_id, l->spec, l->controller, k ? "not" : "not known to be");
+		return 0;
 	}
-	return 1;
+	pr_err("%s=%s: PREEMPT_RT: '%s' is %s take only raw spinlocks in get()/set(), which a hard-IRQ handler needs (threaded=1, or force=1 after checking its source)\n",
+	       l->con_id, l->spec, l->controller,
+	       k ? "known not to" : "not known to");
+	return -EPERM;
 }
 
-static int irqloop_chip_info(const struct irqloop_line *l,
-			     struct irqloop_chip_info *info)
+/* The context our handler will run in, as far as can be known at load. */
+static enum irqloop_ctx irqloop_predict_context(void)
 {
-	struct irqloop_chip_match m = { .line = l, .info = info };
+	const struct irqloop_known_chip *k = irqloop_lookup_chip(resp.in.controller);
 
-	return gpiochip_find(&m, irqloop_chip_match) ? 0 : -ENODEV;
-}
-#endif
-
-static int irqloop_check_line(const struct irqloop_line *l)
-{
-	struct irqloop_chip_info info;
-
-	if (irqloop_chip_info(l, &info)) {
-		pr_err("%s=%s: no gpiochip labelled '%s' (gpiodetect shows labels in brackets)\n",
-		       l->param, l->spec, l->label);
-		return -ENODEV;
-	}
-	if (l->offset >= info.ngpio) {
-		pr_err("%s=%s: offset %u out of range, chip '%s' has lines 0..%u\n",
-		       l->param, l->spec, l->offset, l->label, info.ngpio - 1);
-		return -EINVAL;
-	}
-	if (info.consumer[0]) {
-		pr_err("%s=%s: line in use by '%s'\n", l->param, l->spec,
-		       info.consumer);
-		return -EBUSY;
-	}
-	if (info.can_sleep) {
-		pr_err("%s=%s: lines of chip '%s' can sleep (I2C/SPI expander?); a hard interrupt handler cannot use them\n",
-		       l->param, l->spec, l->label);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Request one line through the consumer API, using our lookup table. */
-static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags)
-{
-	struct device *dev = &resp.pdev->dev;
-	struct gpio_desc *desc;
-	int ret;
-
-	desc = gpiod_get(dev, l->param, flags);
-	if (IS_ERR(desc)) {
-		ret = PTR_ERR(desc);
-		if (ret == -EPROBE_DEFER) {	/* the chip went away */
-			ret = -ENODEV;
-		} else if (flags == GPIOD_OUT_LOW && ret != -EBUSY &&
-			   ret != -ENOMEM) {
-			/* An input-only line, or one tied to an interrupt. */
-			pr_err("%s=%s: cannot drive the line as an output (gpiolib error %d)\n",
-			       l->param, l->spec, ret);
-			return -EINVAL;
-		}
-		pr_err("%s=%s: cannot request the line (error %d)\n",
-		       l->param, l->spec, ret);
-		return ret;
-	}
-	l->desc = desc;
-	if (gpiod_cansleep(desc)) {	/* the chip changed since the check */
-		pr_err("%s=%s: line can sleep; a hard interrupt handler cannot use it\n",
-		       l->param, l->spec);
-		return -EINVAL;
-	}
-	if (flags == GPIOD_OUT_LOW &&
-	    gpiod_get_direction(desc) == GPIO_LINE_DIRECTION_IN) {
-		pr_err("%s=%s: cannot drive the line as an output (it stays an input)\n",
-		       l->param, l->spec);
-		return -EINVAL;
-	}
-	return 0;
+	if (resp.threaded)
+		return CTX_THREADED;
+	/* The threadirqs boot option threads it too: only the first edge shows that. */
+	if (k && k->threaded_parent && IS_ENABLED(CONFIG_PREEMPT_RT))
+		return CTX_PARENT_THREAD;
+	return CTX_HARD;
 }
 
 static int irqloop_request_irq(struct irqloop_line *l, irq_handler_t handler,
-			       unsigned long trigger)
+			       unsigned long trigger, bool threaded)
 {
 	int ret;
 
 	l->irq = gpiod_to_irq(l->desc);
 	if (l->irq <= 0) {
-		pr_err("%s=%s: line has no interrupt (error %d)\n", l->param,
+		pr_err("%s=%s: line has no interrupt (error %d)\n", l->con_id,
 		       l->spec, l->irq);
 		l->irq = 0;
 		return -EINVAL;
 	}
-	ret = request_irq(l->irq, handler, IRQF_NO_THREAD | trigger,
-			  IRQLOOP_NAME, &resp);
+	if (threaded)
+		ret = request_threaded_irq(l->irq, NULL, handler,
+					   IRQF_ONESHOT | trigger, IRQLOOP_NAME,
+					   &resp);
+	else
+		ret = request_irq(l->irq, handler, IRQF_NO_THREAD | trigger,
+				  IRQLOOP_NAME, &resp);
 	if (ret) {
 		pr_err("%s=%s: cannot request interrupt %d (error %d)\n",
-		       l->param, l->spec, l->irq, ret);
+		       l->con_id, l->spec, l->irq, ret);
 		l->irq = 0;
 	}
 	return ret;
@@ -414,129 +560,66 @@ static void irqloop_gpio_stop(void)
 	irqloop_put_line(&resp.trigger);
 	irqloop_put_line(&resp.in);
 	irqloop_put_line(&resp.out);
-	if (resp.lookup) {
-		gpiod_remove_lookup_table(resp.lookup);
-		kfree(resp.lookup);
-		resp.lookup = NULL;
-	}
+	cancel_work_sync(&resp.seen_work);
 }
 
-static int irqloop_parse_edge(void)
+/* The trigger input: pulled down, so that a floating line cannot fire. */
+static int irqloop_trigger_start(bool params)
 {
-	if (!strcmp(param_edge, "both"))
-		resp.irq_flags = IRQF_TRIGGER_RISING | IRQF_TRIGGER_FALLING;
-	else if (!strcmp(param_edge, "rising"))
-		resp.irq_flags = IRQF_TRIGGER_RISING;
-	else if (!strcmp(param_edge, "falling"))
-		resp.irq_flags = IRQF_TRIGGER_FALLING;
-	else {
-		pr_err("edge=%s: expected both, rising or falling\n",
-		       param_edge);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static bool irqloop_same_line(const struct irqloop_line *a,
-			      const struct irqloop_line *b)
-{
-	return a->spec && b->spec && a->offset == b->offset &&
-	       !strcmp(a->label, b->label);
-}
-
-/*
- * Parse and check every line parameter before requesting anything, so that a
- * bad one fails the load with its own reason and nothing to undo.
- */
-static int irqloop_gpio_check(bool gpio_mode)
-{
-	struct irqloop_line *lines[3];
-	int i, n = 0, ret;
-
-	if (gpio_mode) {
-		ret = irqloop_parse_edge();
-		if (ret)
-			return ret;
-		ret = irqloop_parse_line(&resp.in, "in", param_in);
-		if (ret)
-			return ret;
-		ret = irqloop_parse_line(&resp.out, "out", param_out);
-		if (ret)
-			return ret;
-		lines[n++] = &resp.in;
-		lines[n++] = &resp.out;
-	}
-	if (param_trigger) {
-		ret = irqloop_parse_line(&resp.trigger, "trigger",
-					 param_trigger);
-		if (ret)
-			return ret;
-		lines[n++] = &resp.trigger;
-	}
-	for (i = 1; i < n; i++) {
-		struct irqloop_line *other = NULL;
-
-		if (irqloop_same_line(lines[i], lines[0]))
-			other = lines[0];
-		else if (i == 2 && irqloop_same_line(lines[2], lines[1]))
-			other = lines[1];
-		if (other) {
-			pr_err("%s=%s: same line as %s=%s\n", lines[i]->param,
-			       lines[i]->spec, other->param, other->spec);
-			return -EINVAL;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		ret = irqloop_check_line(lines[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int irqloop_gpio_start(bool gpio_mode)
-{
-	struct gpiod_lookup *e;
 	int ret;
 
-	/* Room for in, out, trigger and the terminating empty entry. */
-	resp.lookup = kzalloc(struct_size(resp.lookup, table, 4), GFP_KERNEL);
-	if (!resp.lookup)
-		return -ENOMEM;
-	resp.lookup->dev_id = dev_name(&resp.pdev->dev);
-	e = resp.lookup->table;
-	if (gpio_mode) {
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.in.label,
-				resp.in.offset, "in", GPIO_ACTIVE_HIGH);
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.out.label,
-				resp.out.offset, "out", GPIO_ACTIVE_HIGH);
-	}
-	if (param_trigger)
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.trigger.label,
-				resp.trigger.offset, "trigger",
-				GPIO_ACTIVE_HIGH);
-	gpiod_add_lookup_table(resp.lookup);
+	ret = irqloop_get_line(&resp.trigger, GPIOD_IN, params);
+	if (ret)
+		return ret;
+	ret = gpiod_set_config(resp.trigger.desc,
+			       PIN_CONF_PACKED(PIN_CONFIG_BIAS_PULL_DOWN, 1));
+	if (ret == -ENOTSUPP || ret == -EOPNOTSUPP)
+		pr_warn("%s=%s: '%s' cannot pull the line down: wire a pull-down resistor, or a floating trigger may fire\n",
+			resp.trigger.con_id, resp.trigger.spec,
+			resp.trigger.controller);
+	else if (ret)
+		pr_warn("%s=%s: pull-down failed (error %d)\n",
+			resp.trigger.con_id, resp.trigger.spec, ret);
+	return irqloop_request_irq(&resp.trigger, irqloop_trigger_irq,
+				   IRQF_TRIGGER_RISING, false);
+}
+
+static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
+{
+	int ret;
 
 	if (gpio_mode) {
-		ret = irqloop_get_line(&resp.out, GPIOD_OUT_LOW);
+		ret = irqloop_get_line(&resp.out, GPIOD_ASIS, params);
 		if (ret)
 			goto fail;
-		ret = irqloop_get_line(&resp.in, GPIOD_IN);
+		ret = gpiod_direction_output(resp.out.desc, 0);
+		if (ret) {
+			pr_err("%s=%s: cannot drive the line as an output (error %d)\n",
+			       resp.out.con_id, resp.out.spec, ret);
+			goto fail;
+		}
+		ret = irqloop_get_line(&resp.in, GPIOD_IN, params);
 		if (ret)
 			goto fail;
+		resp.cansleep = gpiod_cansleep(resp.out.desc) ||
+				gpiod_cansleep(resp.in.desc);
+		ret = irqloop_rt_check(&resp.out);
+		if (!ret && strcmp(resp.in.controller, resp.out.controller))
+			ret = irqloop_rt_check(&resp.in);
+		if (ret)
+			goto fail;
+		resp.ctx = irqloop_predict_context();
 		resp.out_level = 0;
-		resp.in_level = gpiod_get_value(resp.in.desc);
+		resp.in_level = resp.cansleep ?
+					gpiod_get_value_cansleep(resp.in.desc) :
+					gpiod_get_value(resp.in.desc);
 		ret = irqloop_request_irq(&resp.in, irqloop_gpio_irq,
-					  resp.irq_flags);
+					  resp.irq_flags, resp.threaded);
 		if (ret)
 			goto fail;
 	}
-	if (param_trigger) {
-		ret = irqloop_get_line(&resp.trigger, GPIOD_IN);
-		if (ret)
-			goto fail;
-		ret = irqloop_request_irq(&resp.trigger, irqloop_trigger_irq,
-					  IRQF_TRIGGER_RISING);
+	if (has_trigger) {
+		ret = irqloop_trigger_start(params);
 		if (ret)
 			goto fail;
 	}
@@ -562,6 +645,7 @@ static void irqloop_pp_irq(void *data)
 	parport_write_data(r->port, r->data);
 	atomic64_set(&r->last_toggle_ns, ktime_get_ns());
 	atomic_long_inc(&r->handled);
+	irqloop_note_context(r);
 	/* nACK interrupts on its rising edge: the pin must read high now. */
 	if (!(parport_read_status(r->port) & PARPORT_STATUS_ACK))
 		atomic_long_inc(&r->spurious);
@@ -580,14 +664,16 @@ static void irqloop_pp_stop(void)
 	if (resp.port)
 		parport_put_port(resp.port);
 	resp.port = NULL;
+	cancel_work_sync(&resp.seen_work);
 }
 
 static int irqloop_pp_start(void)
 {
+	/* Exclusive access is a device flag (PARPORT_DEV_EXCL), not a port one. */
 	struct pardev_cb cb = {
 		.irq_func = irqloop_pp_irq,
 		.private = &resp,
-		.flags = PARPORT_FLAG_EXCL,
+		.flags = PARPORT_DEV_EXCL,
 	};
 	int ret;
 
@@ -639,74 +725,272 @@ static void irqloop_pp_stop(void)
 }
 #endif
 
-static int __init irqloop_init(void)
+/*
+ * Probe, for our own device (parameters, software node) and for device-tree
+ * nodes alike. Errors of the parameter route are told in one line of ours
+ * and handed to module init through probe_err; probe itself then returns
+ * -ENODEV, which the driver core does not repeat in the log.
+ */
+static int irqloop_probe(struct platform_device *pdev)
 {
-	bool pp_mode = param_parport >= 0;
+	struct device *dev = &pdev->dev;
+	/* Our own device (probed from inside platform_device_register_full()). */
+	bool params = irqloop_params && !strcmp(dev_name(dev), IRQLOOP_NAME);
+	bool pp_mode = params && param_parport >= 0;
+	const char *edge = NULL;
+	bool has_trigger;
 	int ret;
 
-	if (pp_mode && (param_in || param_out)) {
-		pr_err("parport=%d: in= and out= belong to GPIO mode; give one mode\n",
-		       param_parport);
-		return -EINVAL;
+	mutex_lock(&irqloop_lock);
+	if (irqloop_bound) {
+		mutex_unlock(&irqloop_lock);
+		dev_err(dev, "one irqloop responder at a time: %s is already bound\n",
+			dev_name(resp.dev));
+		return -EBUSY;
 	}
-	if (!pp_mode && !param_in && !param_out) {
-		pr_err("no lines given: load with in=<chip>:<offset> out=<chip>:<offset>, or parport=<n>\n");
-		return -EINVAL;
+	resp.dev = dev;
+	resp.threaded = device_property_read_bool(dev, "irqloop,threaded");
+	device_property_read_string(dev, "irqloop,edge", &edge);
+	if (irqloop_parse_edge(edge, &resp.irq_flags)) {
+		dev_err(dev, "irqloop,edge = \"%s\": expected both, rising or falling\n",
+			edge);
+		ret = -EINVAL;
+		goto out;
 	}
-	ret = irqloop_gpio_check(!pp_mode);
-	if (ret)
-		return ret;
-
-	/* The consumer device: gpiolib lookups and sysfs statistics hang off it. */
-	resp.pdev = platform_device_alloc(IRQLOOP_NAME, PLATFORM_DEVID_NONE);
-	if (!resp.pdev)
-		return -ENOMEM;
-	resp.pdev->dev.groups = irqloop_groups;
-	ret = platform_device_add(resp.pdev);
-	if (ret) {
-		platform_device_put(resp.pdev);
-		return ret;
+	if (!params) {
+		resp.in.con_id = "in";
+		resp.out.con_id = "out";
+		resp.trigger.con_id = "trigger";
 	}
-
+	has_trigger = params ? !!param_trigger :
+			       device_property_present(dev, "trigger-gpios");
 	if (pp_mode) {
 		ret = irqloop_pp_start();
 		if (ret)
-			goto fail;
+			goto out;
 	}
-	ret = pp_mode && !param_trigger ? 0 : irqloop_gpio_start(!pp_mode);
+	ret = irqloop_gpio_start(params, !pp_mode, has_trigger);
 	if (ret) {
 		irqloop_pp_stop();
-		goto fail;
+		goto out;
 	}
-
+	irqloop_bound = true;
 	if (pp_mode)
 		pr_info("answering nACK on parport%d%s%s\n", param_parport,
-			param_trigger ? ", trace trigger " : "",
-			param_trigger ? param_trigger : "");
+			has_trigger ? ", trace trigger " : "",
+			has_trigger ? resp.trigger.spec : "");
 	else
-		pr_info("answering %s edges of %s on %s (irq %d)%s%s\n",
-			param_edge, param_in, param_out, resp.in.irq,
-			param_trigger ? ", trace trigger " : "",
-			param_trigger ? param_trigger : "");
-	return 0;
-fail:
-	platform_device_unregister(resp.pdev);
+		pr_info("answering %s edges of %s on %s (irq %d, %s, controller %s)%s%s\n",
+			resp.irq_flags == IRQF_TRIGGER_RISING ? "rising" :
+			resp.irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
+								 "both",
+			resp.in.spec, resp.out.spec, resp.in.irq,
+			irqloop_ctx_names[resp.ctx], resp.in.controller,
+			has_trigger ? ", trace trigger " : "",
+			has_trigger ? resp.trigger.spec : "");
+out:
+	if (ret)
+		resp.dev = NULL;
+	mutex_unlock(&irqloop_lock);
+	if (ret && params) {
+		resp.probe_err = ret;
+		return -ENODEV;
+	}
 	return ret;
 }
 
-static void __exit irqloop_exit(void)
+static void irqloop_remove(struct platform_device *pdev)
 {
+	mutex_lock(&irqloop_lock);
 	irqloop_gpio_stop();
 	irqloop_pp_stop();
-	platform_device_unregister(resp.pdev);
+	irqloop_bound = false;
+	resp.dev = NULL;
+	mutex_unlock(&irqloop_lock);
 	pr_info("unloaded: %lu handled, %lu spurious, %lu triggered\n",
 		atomic_long_read(&resp.handled),
 		atomic_long_read(&resp.spurious),
 		atomic_long_read(&resp.triggered));
 }
 
+static const struct of_device_id irqloop_of_match[] = {
+	{ .compatible = "irqloop,responder" },
+	{}
+};
+MODULE_DEVICE_TABLE(of, irqloop_of_match);
+
+static struct platform_driver irqloop_driver = {
+	.probe = irqloop_probe,
+	IRQLOOP_PLATFORM_REMOVE(irqloop_remove),
+	.driver = {
+		.name = IRQLOOP_NAME,
+		.of_match_table = irqloop_of_match,
+		.dev_groups = irqloop_groups,
+	},
+};
+
+/*
+ * Every parameter checked before anything is requested: each bad one fails
+ * the load with its own line.
+ */
+static int irqloop_check_params(void)
+{
+	bool pp_mode = param_parport != -1;
+	unsigned long flags;
+	int ret;
+
+	if (param_parport < -1) {
+		pr_err("parport=%d: expected a port number (0, 1, ...) or -1 for GPIO mode\n",
+		       param_parport);
+		return -EINVAL;
+	}
+	if (pp_mode && (param_in || param_out || param_edge || param_threaded)) {
+		pr_err("parport=%d: in=, out=, edge= and threaded= belong to GPIO mode; give one mode\n",
+		       param_parport);
+		return -EINVAL;
+	}
+	if (!pp_mode && !param_in && !param_out) {
+		if (param_edge || param_threaded || param_force || param_trigger) {
+			pr_err("no lines given: load with in=<line> out=<line>, or parport=<n>\n");
+			return -EINVAL;
+		}
+		return 0;	/* device tree route: the driver waits for nodes */
+	}
+	if (!pp_mode && (!param_in || !param_out)) {
+		pr_err("%s: GPIO mode needs both in= and out=\n",
+		       param_in ? "out= missing" : "in= missing");
+		return -EINVAL;
+	}
+	if (param_edge && irqloop_parse_edge(param_edge, &flags)) {
+		pr_err("edge=%s: expected both, rising or falling\n",
+		       param_edge);
+		return -EINVAL;
+	}
+	if (param_force && (param_threaded || !IS_ENABLED(CONFIG_PREEMPT_RT))) {
+		pr_err("force=1: only for hard-IRQ mode on a PREEMPT_RT kernel (this one is %s%s)\n",
+		       IS_ENABLED(CONFIG_PREEMPT_RT) ? "PREEMPT_RT" : "not PREEMPT_RT",
+		       param_threaded ? ", and threaded=1 was given" : "");
+		return -EINVAL;
+	}
+	if (!pp_mode) {
+		ret = irqloop_parse_line(&resp.in, "in", param_in);
+		if (!ret)
+			ret = irqloop_parse_line(&resp.out, "out", param_out);
+		if (ret)
+			return ret;
+	}
+	if (param_trigger) {
+		ret = irqloop_parse_line(&resp.trigger, "trigger", param_trigger);
+		if (ret)
+			return ret;
+	}
+	if (!pp_mode && !strcmp(param_in, param_out)) {
+		pr_err("out=%s: same line as in=%s\n", param_out, param_in);
+		return -EINVAL;
+	}
+	if (param_trigger && !pp_mode &&
+	    (!strcmp(param_trigger, param_in) || !strcmp(param_trigger, param_out))) {
+		pr_err("trigger=%s: same line as %s=%s\n", param_trigger,
+		       strcmp(param_trigger, param_in) ? "out" : "in",
+		       param_trigger);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parameters: our own device, a software node with its properties, a lookup table. */
+static int irqloop_add_param_device(void)
+{
+	struct property_entry props[3] = {};
+	struct platform_device_info info = {
+		.name = IRQLOOP_NAME,
+		.id = PLATFORM_DEVID_NONE,
+		.properties = props,
+	};
+	struct gpiod_lookup *e;
+	int n = 0;
+
+	if (param_edge)
+		props[n++] = PROPERTY_ENTRY_STRING("irqloop,edge", param_edge);
+	if (param_threaded)
+		props[n++] = PROPERTY_ENTRY_BOOL("irqloop,threaded");
+
+	resp.lookup = kzalloc(struct_size(resp.lookup, table, 4), GFP_KERNEL);
+	if (!resp.lookup)
+		return -ENOMEM;
+	resp.lookup->dev_id = IRQLOOP_NAME;
+	e = resp.lookup->table;
+	if (param_parport < 0) {
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.in.key,
+				resp.in.offset, "in", GPIO_ACTIVE_HIGH);
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.out.key,
+				resp.out.offset, "out", GPIO_ACTIVE_HIGH);
+	}
+	if (param_trigger)
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.trigger.key,
+				resp.trigger.offset, "trigger",
+				GPIO_ACTIVE_HIGH | GPIO_PULL_DOWN);
+	gpiod_add_lookup_table(resp.lookup);
+
+	resp.pdev = platform_device_register_full(&info);
+	if (IS_ERR(resp.pdev)) {
+		int ret = PTR_ERR(resp.pdev);
+
+		resp.pdev = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static void irqloop_del_param_device(void)
+{
+	if (resp.pdev)
+		platform_device_unregister(resp.pdev);
+	resp.pdev = NULL;
+	if (resp.lookup) {
+		gpiod_remove_lookup_table(resp.lookup);
+		kfree(resp.lookup);
+		resp.lookup = NULL;
+	}
+}
+
+static int __init irqloop_init(void)
+{
+	bool params;
+	int ret;
+
+	INIT_WORK(&resp.seen_work, irqloop_seen_work);
+	ret = irqloop_check_params();
+	if (ret)
+		return ret;
+	params = param_in || param_out || param_parport >= 0;
+	irqloop_params = params;
+
+	ret = platform_driver_register(&irqloop_driver);
+	if (ret)
+		return ret;
+	if (!params) {
+		pr_info("no parameters: waiting for device-tree nodes compatible with \"irqloop,responder\"\n");
+		return 0;
+	}
+	ret = irqloop_add_param_device();
+	if (!ret && !irqloop_bound)
+		ret = resp.probe_err ? resp.probe_err : -ENODEV;
+	if (ret) {
+		irqloop_del_param_device();
+		platform_driver_unregister(&irqloop_driver);
+	}
+	return ret;
+}
+
+static void __exit irqloop_exit(void)
+{
+	irqloop_del_param_device();
+	platform_driver_unregister(&irqloop_driver);
+}
+
 module_init(irqloop_init);
 module_exit(irqloop_exit);
 
-MODULE_DESCRIPTION("irqloop target responder: toggles a response line from the hard interrupt handler");
+MODULE_DESCRIPTION("irqloop target responder: toggles a response line from the interrupt handler");
 MODULE_LICENSE("GPL");

@@ -66,3 +66,58 @@ tb_sql()
 {
 	sqlite3 -batch -noheader "$1" "$2"
 }
+
+# tb_kmod_setup: the start every kernel-responder scenario shares. Sets $ko (the module file) and
+# $sys (its sysfs folder when loaded with parameters), makes sure the module is never left
+# loaded for the next scenario, and loads parport.ko first when the module links against it
+# (x86 Debian kernels have CONFIG_PARPORT).
+tb_kmod_setup()
+{
+	ko=$TB_KMOD_DIR/irqloop_responder.ko
+	sys=/sys/devices/platform/irqloop_responder
+	[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+	trap 'rmmod irqloop_responder 2>/dev/null' EXIT
+	if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
+		insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
+			tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
+	fi
+}
+
+# tb_kmod_refused ERRNO_TEXT DMESG_TEXT PARAM...: loading the module with PARAM... fails with
+# that strerror() text, and the kernel log gains exactly one line of ours (prefix
+# "irqloop_responder: "), containing DMESG_TEXT. Nothing stays loaded. Lines of gpiolib or the
+# driver core are shown but not counted: they are the kernel's, not ours.
+tb_kmod_refused()
+{
+	_want=$1 _text=$2
+	shift 2
+	dmesg -c >/dev/null
+	echo "\$ insmod irqloop_responder.ko $*"
+	if _msg=$(insmod "$ko" "$@" 2>&1); then
+		rmmod irqloop_responder
+		tb_fail "loaded with bad parameters: $*"
+	fi
+	# Without timestamps, and once: busybox insmod may try twice (finit_module, then
+	# init_module), which repeats the reason.
+	_all=$(dmesg | sed 's/^\[[ 0-9.]*\] //' | sort -u)
+	_log=$(echo "$_all" | grep '^irqloop_responder: ')
+	echo "$_msg"
+	echo "$_all" | sed 's/^/  dmesg: /'
+	echo "$_msg" | grep -qF -- "$_want" || tb_fail "insmod did not fail with '$_want': $*"
+	echo "$_log" | grep -qF -- "irqloop_responder: $_text" || tb_fail "dmesg lacks '$_text': $*"
+	[ "$(echo "$_log" | wc -l)" = 1 ] || tb_fail "more than one line of ours in dmesg: $*"
+	[ ! -d /sys/module/irqloop_responder ] || tb_fail "module left loaded: $*"
+	tb_pass "'$_want' and '$_text'"
+}
+
+# tb_wire_reload [PARAM...]: irqloop-wire loaded again with these load-time options (init puts
+# the defaults back after the scenario). Sets TB_CHIP again.
+tb_wire_reload()
+{
+	rmmod irqloop_responder 2>/dev/null
+	rmmod irqloop_wire || tb_fail "cannot unload irqloop-wire"
+	insmod "$TB_KMOD_DIR/irqloop-wire.ko" "$@" || tb_fail "cannot load irqloop-wire $*"
+	TB_CHIP=$(gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[irqloop-wire[a-z-]*\].*/\1/p')
+	[ -n "$TB_CHIP" ] || tb_fail "irqloop-wire $* registered no chip"
+	echo "irqloop-wire $*: $(gpiodetect | grep irqloop-wire)"
+}

@@ -34,6 +34,7 @@ usage: run-testbed.sh --build DIR [options]
                           depend on are added by themselves
   --qemu-arg ARG          one more QEMU argument (repeatable)
   --kernel-suite SUITE    auto (default), bookworm or bookworm-backports
+  --flavour F             Debian kernel flavour: amd64 (default) or rt-amd64 (PREEMPT_RT)
   --accel tcg|kvm         default tcg; kvm is opt-in and still runs under the watchdog
   --smp N                 guest CPUs (default 2)
   --mem MiB               guest memory (default 1024)
@@ -51,7 +52,7 @@ EOF
 die() { echo "irqloop: testbed: $*" >&2; exit 2; }
 
 build_dir= results= cache= globs='*' kmods=() scenario_dirs=("$here/scenarios")
-guest_modules= qemu_extra=() suite=auto verdict= keep=0 list=0 fixture=0
+guest_modules= qemu_extra=() suite=auto flavour=amd64 verdict= keep=0 list=0 fixture=0
 accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=2400 scenario_timeout=900
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -62,6 +63,7 @@ while [[ $# -gt 0 ]]; do
     --scenario-dir) scenario_dirs+=("$(cd "$2" && pwd)") || die "--scenario-dir: no folder '$2'"; shift ;;
     --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'"; shift ;;
     --kernel-suite) suite=$2; shift ;;
+    --flavour) flavour=$2; shift ;;
     --guest-modules) guest_modules+=${guest_modules:+,}$2; shift ;;
     --qemu-arg) qemu_extra+=("$2"); shift ;;
     --accel) accel=$2; shift ;;
@@ -147,6 +149,7 @@ fi
 mapfile -t scenarios < <(selected_scenarios)
 [[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
 case $accel in tcg | kvm) ;; *) die "--accel must be tcg or kvm" ;; esac
+case $flavour in amd64 | rt-amd64) ;; *) die "--flavour must be amd64 or rt-amd64" ;; esac
 for tool in qemu-system-x86_64 cpio dpkg-deb depmod modprobe busybox; do
     command -v "$tool" >/dev/null || die "'$tool' is missing (run: sudo bash .ci/setup)"
 done
@@ -183,23 +186,24 @@ cleanup()
 }
 trap cleanup EXIT
 mkdir -p "$cache"
+cache=$(cd "$cache" && pwd) # Kbuild's M= must be absolute
 
 # ---------------------------------------------------------------------------------------------
 phase "resolve kernel"
 export DEBIAN_FRONTEND=noninteractive
 
-# kernel_for SUITE: prints "ABI VERSION" of the linux-image-amd64 candidate in that suite.
+# kernel_for SUITE: prints "ABI VERSION" of the linux-image-FLAVOUR candidate in that suite.
 kernel_for()
 {
     local want=$1 ver abi
     # madison lists every version apt knows with its archive; bookworm covers -security too.
-    ver=$(apt-cache madison linux-image-amd64 2>/dev/null |
+    ver=$(apt-cache madison "linux-image-$flavour" 2>/dev/null |
         awk -F'|' -v s="$want" '
             { v = $2; gsub(/ /, "", v); a = $3 }
             s == "bookworm-backports" && a ~ /bookworm-backports\// { print v; exit }
             s == "bookworm" && a !~ /backports/ { print v; exit }')
     [[ -n $ver ]] || return 1
-    abi=$(apt-cache show "linux-image-amd64=$ver" 2>/dev/null |
+    abi=$(apt-cache show "linux-image-$flavour=$ver" 2>/dev/null |
         sed -n 's/^Depends:.*linux-image-\([0-9][^ ,]*\) (= .*/\1/p' | head -n1)
     [[ -n $abi ]] || return 1
     echo "$abi $ver"
@@ -226,7 +230,7 @@ if ! read -r kabi kver ksuite < <(pick_kernel); then
     echo "testbed: no installable kernel headers in the apt lists; refreshing them"
     apt-get update -qq >/dev/null 2>&1 || true
     read -r kabi kver ksuite < <(pick_kernel) ||
-        die "cannot find linux-image-amd64 with installable linux-headers (suite: $suite)"
+        die "cannot find linux-image-$flavour with installable linux-headers (suite: $suite)"
 fi
 echo "testbed: kernel $kabi (Debian $kver, $ksuite)"
 kdir=/usr/src/linux-headers-$kabi
@@ -278,9 +282,10 @@ phase "build modules"
 # prints the folder holding the .ko files.
 build_kmod()
 {
-    local dir=$1 key out
+    local dir=$1 key out compat=$src_root/target-responder/kmod
     key=$( (
         echo "$kabi $kver"
+        sha256sum "$compat/irqloop_compat.h"
         cd "$dir" && find . -type f ! -name '*.ko' ! -name '*.o' ! -name '*.mod*' \
             ! -name '.*.cmd' ! -name 'Module.symvers' ! -name 'modules.order' -print0 |
             sort -z | xargs -0 sha256sum
@@ -290,7 +295,7 @@ build_kmod()
         rm -rf "$out"
         mkdir -p "$out"
         cp -r "$dir"/. "$out"/
-        make -s -C "$kdir" M="$out" modules >"$out/build.log" 2>&1 || {
+        make -s -C "$kdir" M="$out" IRQLOOP_COMPAT_DIR="$compat" modules >"$out/build.log" 2>&1 || {
             cat "$out/build.log" >&2
             rm -rf "$out"
             echo "irqloop: testbed: building the module in $dir failed" >&2
@@ -374,6 +379,7 @@ done
 printf '%s\n' "${scenarios[@]}" >"$root/testbed/scenarios.list"
 cat >"$root/testbed/env" <<EOF
 TB_KVER=$kabi
+TB_RT=$([[ $flavour == rt-amd64 ]] && echo 1 || echo 0)
 TB_SCENARIO_TIMEOUT=$scenario_timeout
 EOF
 echo 'root:x:0:0::/root:/bin/sh' >"$root/etc/passwd"
@@ -405,6 +411,10 @@ qrc=$?
 qemu_pid=
 set -e
 grep -a '^TB:' "$results/serial.log" || true
+# Boot time: the guest's uptime when its init started (kernel boot under TCG, guest clock).
+boot_s=$(sed -n 's/.*TB: init at uptime \([0-9.]*\)s.*/\1/p' "$results/serial.log" | head -n1)
+[[ -n $boot_s ]] && echo "testbed: $kabi booted to init in ${boot_s} s (guest uptime)" |
+    tee "$results/boot-time"
 
 # ---------------------------------------------------------------------------------------------
 phase "check results"

@@ -5,15 +5,7 @@
 # warning in dmesg, every line, interrupt and module reference given back.
 . /testbed/guest-lib.sh
 tb_need gpioset gpioget gpioinfo
-ko=$TB_KMOD_DIR/irqloop_responder.ko
-sys=/sys/devices/platform/irqloop_responder
-[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
-# Never leave the module loaded for the next scenario, whatever happens here.
-trap 'rmmod irqloop_responder 2>/dev/null' EXIT
-if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
-		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
-fi
+tb_kmod_setup
 chip=irqloop-wire
 cycles=100
 

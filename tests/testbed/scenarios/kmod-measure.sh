@@ -11,15 +11,7 @@
 # --force-tsc: QEMU's TCG CPU does not advertise an invariant TSC, but its TSC runs at a
 # fixed rate from the host clock, which is what the calibration needs.
 tb_need irqloop irqloop-responder sqlite3 gpioinfo
-ko=$TB_KMOD_DIR/irqloop_responder.ko
-sys=/sys/devices/platform/irqloop_responder
-[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
-# Never leave the module loaded for the next scenario, whatever happens here.
-trap 'rmmod irqloop_responder 2>/dev/null' EXIT
-if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
-		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
-fi
+tb_kmod_setup
 n=100000       # kernel responder: the issue's 100k samples
 n_user=20000   # userspace responder: enough for a stable median; each sample costs a wake-up
 db=$TB_TMP/kmod.db

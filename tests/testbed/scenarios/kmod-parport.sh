@@ -7,11 +7,7 @@
 # raises IRQ 7 as a printer's nACK would, so the whole kernel path runs; only the pins are
 # emulated. No latency is measured here (the logger's parport backend needs two ports).
 . /testbed/guest-lib.sh
-ko=$TB_KMOD_DIR/irqloop_responder.ko
-sys=/sys/devices/platform/irqloop_responder
-[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
-# Never leave the module loaded for the next scenario, whatever happens here.
-trap 'rmmod irqloop_responder 2>/dev/null' EXIT
+tb_kmod_setup
 tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" ||
 	tb_fail "irqloop_responder.ko was built without parallel-port mode"
 # Debian's 6.1 modules are plain .ko files, 6.12's are .ko.xz: BusyBox insmod takes both.

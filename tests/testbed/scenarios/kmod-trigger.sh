@@ -12,15 +12,7 @@
 # --force-tsc: QEMU's TCG CPU does not advertise an invariant TSC, but its TSC runs at a
 # fixed rate from the host clock, which is what the calibration needs.
 tb_need irqloop sqlite3 gpioset
-ko=$TB_KMOD_DIR/irqloop_responder.ko
-sys=/sys/devices/platform/irqloop_responder
-[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
-# Never leave the module loaded for the next scenario, whatever happens here.
-trap 'rmmod irqloop_responder 2>/dev/null' EXIT
-if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
-		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
-fi
+tb_kmod_setup
 tr=/sys/kernel/tracing
 [ -e $tr/tracing_on ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
 db=$TB_TMP/trigger.db

@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The kernel responder on Debian's PREEMPT_RT kernel:
+#  - a controller whose set() takes a spinlock_t (irqloop-wire spin_lock=1, label
+#    irqloop-wire-spin; a sleeping lock on RT) is refused in hard-IRQ mode with the reason,
+#    loads with threaded=1, and loads with force=1 (with a warning);
+#  - on the raw-safe chip, hard mode, threaded=1 and the userspace event responder are
+#    measured on the same wires; hard is the lowest median. TCG timings: ordering only.
+# The guest's init fails the scenario on any "BUG: scheduling while atomic", "sleeping function
+# called" or lockdep report in dmesg.
+. /testbed/guest-lib.sh
+tb_need irqloop irqloop-responder sqlite3 gpioinfo gpioset
+[ "$TB_RT" = 1 ] || tb_fail "this scenario belongs to the PREEMPT_RT boot"
+uname -v
+uname -v | grep -q PREEMPT_RT || tb_fail "the guest kernel is not PREEMPT_RT"
+tb_kmod_setup
+n=${TB_RT_SAMPLES:-5000}
+db=$TB_TMP/rt.db
+
+echo "--- set() not raw-safe: refused in hard mode"
+tb_wire_reload spin_lock=1
+spin=irqloop-wire-spin
+tb_kmod_refused "Operation not permitted" \
+	"out=$spin:2: PREEMPT_RT: '$spin' is not known to take only raw spinlocks in get()/set()" \
+	in=$spin:1 out=$spin:2
+insmod "$ko" in=$spin:1 out=$spin:2 threaded=1 || tb_fail "threaded=1 refused on $spin"
+cat $sys/context
+rmmod irqloop_responder
+tb_pass "threaded=1 loads on $spin"
+dmesg -c >/dev/null
+insmod "$ko" in=$spin:1 out=$spin:2 force=1 || tb_fail "force=1 refused on $spin"
+gpioset -c "$TB_CHIP" -t 1ms,0 wire0a=1 || tb_fail "gpioset failed"
+sleep 0.2
+handled=$(cat $sys/handled)
+rmmod irqloop_responder
+dmesg | grep irqloop_responder
+dmesg | grep -q "irqloop_responder: force=1: hard IRQ on PREEMPT_RT with '$spin'" ||
+	tb_fail "no force=1 warning"
+[ "$handled" = 2 ] || tb_fail "force=1: $handled handled, expected 2"
+tb_pass "force=1 loads with a warning and answers"
+tb_wire_reload
+
+# measure LABEL CONTEXT: a run of N samples against the module loaded with the rest.
+measure()
+{
+	label=$1 want=$2
+	shift 2
+	insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 "$@" || tb_fail "cannot load $*"
+	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --timeout 1s \
+		--samples $n --label "$label" --db "$db" --progress none || tb_fail "run $label failed"
+	ctx=$(cat $sys/context) seen=$(cat $sys/context_seen) handled=$(cat $sys/handled)
+	rmmod irqloop_responder
+	echo "$label: context '$ctx', context_seen '$seen', handled $handled"
+	[ "$ctx" = "$want" ] || tb_fail "$label: context '$ctx'"
+	[ "$handled" = $n ] || tb_fail "$label: $handled handled for $n"
+}
+echo "--- medians on PREEMPT_RT: hard, threaded=1, userspace event"
+measure kmod-hard hard
+[ "$seen" = hard ] || tb_fail "hard mode ran in '$seen' on RT: IRQF_NO_THREAD not honoured"
+measure kmod-threaded "threaded (threaded=1)" threaded=1
+echo "$seen" | grep -q '^thread irq/' || tb_fail "threaded mode ran in '$seen'"
+irqloop-responder --hw "gpiod:chip=$TB_CHIP,in=1,out=2" --mode event --cpu 1 --report 0 \
+	2>responder.log &
+responder=$!
+i=0
+while ! gpioinfo -c "$TB_CHIP" wire1a | grep -q 'consumer="irqloop-responder"'; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat responder.log; tb_fail "irqloop-responder did not take its lines"; }
+	sleep 0.1
+done
+irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --timeout 1s \
+	--samples $n --label user-event --db "$db" --progress none || tb_fail "run user-event failed"
+kill -INT $responder
+wait $responder
+cat responder.log
+irqloop compare --by label "$db" || tb_fail "irqloop compare failed"
+sqlite3 "$db" ".backup $TB_OUT/rt.db"
+for l in kmod-hard kmod-threaded user-event; do
+	row=$(tb_sql "$db" "SELECT status, stimuli, lost FROM runs WHERE label = '$l'")
+	[ "$row" = "complete|$n|0" ] || tb_fail "$l: run is '$row'"
+done
+h=$(tb_sql "$db" "SELECT p50_ns FROM runs WHERE label = 'kmod-hard'")
+t=$(tb_sql "$db" "SELECT p50_ns FROM runs WHERE label = 'kmod-threaded'")
+u=$(tb_sql "$db" "SELECT p50_ns FROM runs WHERE label = 'user-event'")
+tb_note "$(uname -r): medians hard $h ns, threaded $t ns, userspace event $u ns ($n samples each; TCG: ordering only)"
+[ "$h" -lt "$t" ] || tb_fail "hard median $h ns not below threaded $t ns"
+[ "$h" -lt "$u" ] || tb_fail "hard median $h ns not below userspace $u ns"
+tb_pass "on PREEMPT_RT the hard median is the lowest"
