@@ -4,6 +4,7 @@
 #   wire 0 (lines 0 -> 1) carries the stimulus: logger out=0, responder in=1;
 #   wire 1 (lines 2 -> 3) carries the response: responder out=2, logger in=3.
 # Source after guest-lib.sh, then: tb_loop MODE SAMPLES LABEL [extra irqloop run options...]
+# TB_RESPONDER_OPTS, if set, adds options to the responder's command line.
 # Give the longest --timeout (1 s): QEMU's threads share the host, and a starved host makes a
 # response slow, not lost (the responder's own count in responder.log tells the two apart).
 # Leaves run.db (+ -wal), logger.log and responder.log in $TB_OUT.
@@ -26,8 +27,9 @@ tb_loop()
 	tb_need irqloop irqloop-responder gpioinfo
 	# A polling responder needs no edge detection (the IRQ thread would only steal its CPU):
 	# irqloop-responder --mode poll requests the line with edges=none by itself.
+	# shellcheck disable=SC2086 # TB_RESPONDER_OPTS: extra responder options, word-split
 	irqloop-responder --hw "gpiod:chip=$TB_CHIP,out=2,in=1" --mode "$_mode" \
-		--cpu 1 >"$TB_OUT/responder.log" 2>&1 &
+		--cpu 1 ${TB_RESPONDER_OPTS:-} >"$TB_OUT/responder.log" 2>&1 &
 	_rpid=$!
 	tb_wait_consumer 1 irqloop-responder || {
 		cat "$TB_OUT/responder.log"
