@@ -4,7 +4,8 @@
 # The kernel responder on Debian's PREEMPT_RT kernel:
 #  - a controller whose set() takes a spinlock_t (irqloop-wire spin_lock=1, label
 #    irqloop-wire-spin; a sleeping lock on RT) is refused in hard-IRQ mode with the reason,
-#    loads with threaded=1, and loads with force=1 (with a warning);
+#    loads with threaded=1, and loads with force=1 (with a warning; never fed an edge, see
+#    below);
 #  - on the raw-safe chip, hard mode, threaded=1 and the userspace event responder are
 #    measured on the same wires; hard is the lowest median. TCG timings: ordering only.
 # The guest's init fails the scenario on any "BUG: scheduling while atomic", "sleeping function
@@ -28,17 +29,21 @@ insmod "$ko" in=$spin:1 out=$spin:2 threaded=1 || tb_fail "threaded=1 refused on
 cat $sys/context
 rmmod irqloop_responder
 tb_pass "threaded=1 loads on $spin"
+# force=1 is what its warning says: a bet. It is loaded and unloaded here, never fed an edge.
+# Fed edges on this chip, the hard handler's set() takes the chip's spinlock_t (an rtmutex on
+# RT); when the edge's interrupt fires on a CPU whose task is inside set() holding that lock
+# (irq_work right after set(), or a wire hrtimer that a host stall makes due at once), the
+# handler blocks on it: "BUG: scheduling while atomic" and a deadlocked guest, seen twice
+# while this scenario was written. That is the failure the refusal above exists for.
 dmesg -c >/dev/null
 insmod "$ko" in=$spin:1 out=$spin:2 force=1 || tb_fail "force=1 refused on $spin"
-gpioset -c "$TB_CHIP" -t 1ms,0 wire0a=1 || tb_fail "gpioset failed"
-sleep 0.2
-handled=$(cat $sys/handled)
+ctx=$(cat $sys/context)
 rmmod irqloop_responder
 dmesg | grep irqloop_responder
 dmesg | grep -q "irqloop_responder: force=1: hard IRQ on PREEMPT_RT with '$spin'" ||
 	tb_fail "no force=1 warning"
-[ "$handled" = 2 ] || tb_fail "force=1: $handled handled, expected 2"
-tb_pass "force=1 loads with a warning and answers"
+[ "$ctx" = hard ] || tb_fail "force=1: context '$ctx', expected hard"
+tb_pass "force=1 loads in hard mode, with a warning"
 tb_wire_reload
 
 # measure LABEL CONTEXT: a run of N samples against the module loaded with the rest.
