@@ -40,7 +40,7 @@ insmod "$ko" in=$spin:1 out=$spin:2 force=1 || tb_fail "force=1 refused on $spin
 ctx=$(cat $sys/context)
 rmmod irqloop_responder
 dmesg | grep irqloop_responder
-dmesg | grep -q "irqloop_responder: force=1: hard IRQ on PREEMPT_RT with '$spin'" ||
+dmesg | grep -q "irqloop_responder: out=$spin:2: force=1: hard IRQ on PREEMPT_RT with '$spin'" ||
 	tb_fail "no force=1 warning"
 [ "$ctx" = hard ] || tb_fail "force=1: context '$ctx', expected hard"
 tb_pass "force=1 loads in hard mode, with a warning"
