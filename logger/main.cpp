@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: MIT
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
-#include "version.hpp"
 
-#include <boost/program_options/errors.hpp>
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <string_view>
 
-namespace {
-
-struct command
+namespace
 {
+
+struct command {
     const char* name;
     int (*main)(int, char**);
     const char* summary;
@@ -20,13 +17,18 @@ struct command
 
 // Alphabetical; each command lives in logger/<name>-command.cpp.
 constexpr command commands[] = {
-    {"calibrate", irqloop::logger::calibrate_command, "measure the logger's own floor (output jumpered to input)"},
-    {"compare", irqloop::logger::compare_command, "side-by-side table of runs or labels (published formats)"},
-    {"doctor", irqloop::logger::doctor_command, "check that this machine is fit to log latency (preflight)"},
+    {"calibrate", irqloop::logger::calibrate_command,
+     "measure the logger's own floor (output jumpered to input)"},
+    {"compare", irqloop::logger::compare_command,
+     "side-by-side table of runs or labels (published formats)"},
+    {"doctor", irqloop::logger::doctor_command,
+     "check that this machine is fit to log latency (preflight)"},
     {"export", irqloop::logger::export_command, "write runs as JSON or one table as CSV"},
-    {"merge", irqloop::logger::merge_command, "copy the runs of other irqloop files into one (by uuid)"},
+    {"merge", irqloop::logger::merge_command,
+     "copy the runs of other irqloop files into one (by uuid)"},
     {"plot", irqloop::logger::plot_command, "gnuplot histogram, timeline or tail CDF (SVG/PNG)"},
-    {"report", irqloop::logger::report_command, "one run: metadata, summary, histogram, timeline, worst"},
+    {"report", irqloop::logger::report_command,
+     "one run: metadata, summary, histogram, timeline, worst"},
     {"run", irqloop::logger::run_command, "measure latency through the wire (default: sim board)"},
     {"worst", irqloop::logger::worst_command, "the worst samples across runs or within one"},
 };
@@ -46,6 +48,7 @@ void usage(FILE* out)
 
 int main(int argc, char** argv)
 {
+    irqloop::set_program_name("irqloop");
     if (argc < 2) {
         usage(stderr);
         return irqloop::exit_usage;
@@ -53,30 +56,15 @@ int main(int argc, char** argv)
     std::string_view name = argv[1];
     if (name == "--help" || name == "-h" || name == "help") {
         usage(stdout);
-        return 0;
+        return irqloop::exit_ok;
     }
     if (name == "--version") {
-        std::printf("irqloop %s\n", irqloop::version);
-        return 0;
+        irqloop::base::print_version();
+        return irqloop::exit_ok;
     }
-    for (const auto& c : commands) {
-        if (name != c.name)
-            continue;
-        try {
-            return c.main(argc - 1, argv + 1);
-        } catch (const irqloop::error& e) {
-            irqloop::print_error(e);
-            return e.status();
-        } catch (const boost::program_options::error& e) {
-            std::fprintf(stderr, "irqloop: %s: %s (see 'irqloop %s --help')\n", c.name, e.what(),
-                         c.name);
-            return irqloop::exit_usage;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "irqloop: %s: %s (this is a bug; please report it)\n", c.name,
-                         e.what());
-            return irqloop::exit_failure;
-        }
-    }
+    for (const auto& c : commands)
+        if (name == c.name)
+            return irqloop::base::run_main(c.main, argc - 1, argv + 1, c.name);
     std::fprintf(stderr, "irqloop: unknown command '%s' (see 'irqloop --help')\n", argv[1]);
     return irqloop::exit_usage;
 }

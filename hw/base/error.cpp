@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
-namespace irqloop {
+namespace irqloop
+{
 
 error::error(std::string what, std::string why, std::string hint, int status)
     : std::runtime_error(what + ": " + why), what_(std::move(what)), why_(std::move(why)),
@@ -13,15 +14,37 @@ error::error(std::string what, std::string why, std::string hint, int status)
 {
 }
 
+namespace
+{
+
+std::string& name_slot()
+{
+    static std::string name = "irqloop";
+    return name;
+}
+
+} // namespace
+
+void set_program_name(std::string_view name)
+{
+    name_slot() = name;
+}
+
+const std::string& program_name() noexcept
+{
+    return name_slot();
+}
+
 std::string error::message() const
 {
-    std::string m = "irqloop: " + what_ + ": " + why_;
+    std::string m = program_name() + ": " + what_ + ": " + why_;
     if (!hint_.empty())
         m += " (" + hint_ + ")";
     return m;
 }
 
-namespace {
+namespace
+{
 
 std::string default_hint(int errnum)
 {

@@ -3,8 +3,10 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
-namespace irqloop {
+namespace irqloop
+{
 
 /**
  * @brief Exit statuses shared by every irqloop program.
@@ -18,8 +20,9 @@ enum exit_status : int { exit_ok = 0, exit_failure = 1, exit_usage = 2, exit_int
 /**
  * @brief The one exception type of the project.
  *
- * Every message the user sees has the form `irqloop: what failed: why (hint)`. The three
- * parts are kept apart so that callers can add context to @p what without re-parsing.
+ * Every message the user sees has the form `NAME: what failed: why (hint)`, where NAME is
+ * program_name(). The three parts are kept apart so that callers can add context to @p what
+ * without re-parsing.
  */
 class error final : public std::runtime_error
 {
@@ -37,7 +40,7 @@ public:
     const std::string& hint() const noexcept { return hint_; }
     int status() const noexcept { return status_; }
 
-    /** @brief The full line, without the trailing newline: `irqloop: what: why (hint)`. */
+    /** @brief The full line, without the trailing newline: `NAME: what: why (hint)`. */
     std::string message() const;
 
 private:
@@ -57,7 +60,16 @@ private:
 [[noreturn]] void throw_from_errno(int errnum, const std::string& what, std::string hint = {},
                                    int status = exit_usage);
 
-/** @brief Print `irqloop: what: why (hint)` to stderr. */
+/** @brief Print `NAME: what: why (hint)` to stderr. */
 void print_error(const error& e);
+
+/**
+ * @brief Set the name error text starts with: "irqloop" or "irqloop-responder". Called once
+ * by each program's main, before any thread starts; "irqloop" until then.
+ */
+void set_program_name(std::string_view name);
+
+/** @brief The name set by set_program_name(). */
+const std::string& program_name() noexcept;
 
 } // namespace irqloop

@@ -12,7 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace irqloop::base {
+namespace irqloop::base
+{
 
 rt_session::rt_session(const rt_request& req) : req_(req)
 {
@@ -78,9 +79,11 @@ void rt_session::check_strict() const
 std::string rt_session::summary() const
 {
     std::string s;
-    s += req_.priority > 0 ? (sched_ok_ ? "sched=fifo:" + std::to_string(req_.priority) : "sched=other(fifo refused)")
+    s += req_.priority > 0 ? (sched_ok_ ? "sched=fifo:" + std::to_string(req_.priority)
+                                        : "sched=other(fifo refused)")
                            : "sched=other";
-    s += req_.cpu >= 0 ? (cpu_ok_ ? " cpu=" + std::to_string(req_.cpu) : " cpu=any(pin refused)") : " cpu=any";
+    s += req_.cpu >= 0 ? (cpu_ok_ ? " cpu=" + std::to_string(req_.cpu) : " cpu=any(pin refused)")
+                       : " cpu=any";
     s += req_.mlock ? (mlocked_ ? " mlockall=yes" : " mlockall=refused") : " mlockall=no";
     s += req_.dma_latency ? (dma_fd_ >= 0 ? " cpu_dma_latency=0" : " cpu_dma_latency=refused")
                           : " cpu_dma_latency=off";

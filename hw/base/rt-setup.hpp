@@ -4,16 +4,16 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::base {
+namespace irqloop::base
+{
 
 /** @brief The real-time settings the user asked for. */
-struct rt_request final
-{
-    int priority = 80;         ///< SCHED_FIFO priority of the sampler thread; 0 = SCHED_OTHER
-    int cpu = -1;              ///< pin the sampler thread to this CPU; -1 = no pinning
-    bool mlock = true;         ///< mlockall(MCL_CURRENT | MCL_FUTURE)
-    bool dma_latency = true;   ///< hold /dev/cpu_dma_latency at 0 for the whole run
-    bool strict = false;       ///< a setting not obtained is an error
+struct rt_request final {
+    int priority = 80;       ///< SCHED_FIFO priority of the sampler thread; 0 = SCHED_OTHER
+    int cpu = -1;            ///< pin the sampler thread to this CPU; -1 = no pinning
+    bool mlock = true;       ///< mlockall(MCL_CURRENT | MCL_FUTURE)
+    bool dma_latency = true; ///< hold /dev/cpu_dma_latency at 0 for the whole run
+    bool strict = false;     ///< a setting not obtained is an error
 };
 
 /**

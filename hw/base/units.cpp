@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace irqloop {
+namespace irqloop
+{
 
-namespace {
+namespace
+{
 
 // strtod needs a terminated string; values are short, so a copy is fine (never on a hot path).
 bool split_number(std::string_view text, double& value, std::string_view& suffix)

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace irqloop {
+namespace irqloop
+{
 
 /**
  * @brief Parse a duration with a unit suffix into nanoseconds.

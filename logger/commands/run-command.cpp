@@ -3,7 +3,9 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "registry.hpp"
+#include "rt-options.hpp"
 #include "run.hpp"
+#include "stop-signal.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -19,37 +21,6 @@ namespace irqloop::logger
 
 namespace
 {
-
-std::atomic<bool> stop_requested{false};
-volatile std::sig_atomic_t stop_signal = 0;
-
-extern "C" void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    stop_requested.store(true);
-}
-
-// SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
-// and the run is marked interrupted. A second signal gets the default action.
-struct signal_scope {
-    struct sigaction old_int {
-    }, old_term{};
-    signal_scope()
-    {
-        struct sigaction sa {
-        };
-        sa.sa_handler = on_stop_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-    }
-    ~signal_scope()
-    {
-        sigaction(SIGINT, &old_int, nullptr);
-        sigaction(SIGTERM, &old_term, nullptr);
-    }
-};
 
 // argv joined with shell quoting where needed: the command line stored with the run.
 std::string join_command_line(int argc, char** argv)
@@ -79,10 +50,8 @@ struct raw_options {
                 threshold = "30us", warmup = "1000", stats_interval = "10s", gap_limit = "auto",
                 top_k = "1000", max_exceedances = "1M", db = "irqloop.db", label, target, load,
                 trigger_line, trigger_above = "50us", seed = "1", progress = "auto";
-    int priority = 80;
-    int cpu = -1;
-    bool raw = false, keep_disturbed = false, no_mlock = false, no_dma = false, strict = false,
-         force_tsc = false, no_db = false, quiet = false;
+    base::rt_options rt;
+    bool raw = false, keep_disturbed = false, force_tsc = false, no_db = false, quiet = false;
 };
 
 po::options_description describe_options(raw_options& o, bool floor)
@@ -114,12 +83,9 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("no-db", po::bool_switch(&o.no_db), "do not store; print the summary only")
         ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
         ("target", po::value(&o.target), "free text: the target board, kernel and config")
-        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000'")
-        ("priority,p", po::value(&o.priority)->default_value(o.priority), "SCHED_FIFO priority of the sampler thread; 0 = SCHED_OTHER")
-        ("cpu,a", po::value(&o.cpu)->default_value(o.cpu), "pin the sampler thread to this CPU; -1 = no pinning")
-        ("no-mlock", po::bool_switch(&o.no_mlock), "do not mlockall()")
-        ("no-dma-latency", po::bool_switch(&o.no_dma), "do not hold /dev/cpu_dma_latency at 0")
-        ("strict-rt", po::bool_switch(&o.strict), "fail if a real-time setting cannot be obtained")
+        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000'");
+    base::add_rt_options(d, o.rt, "the sampler thread");
+    d.add_options()
         ("force-tsc", po::bool_switch(&o.force_tsc), "use the TSC even if it is not invariant")
         ("trigger-line", po::value(&o.trigger_line), "raise this backend line when a sample exceeds --trigger-above (e.g. 22)")
         ("trigger-above", po::value(&o.trigger_above)->default_value(o.trigger_above), "latency that raises --trigger-line")
@@ -235,14 +201,7 @@ int run_like(int argc, char** argv, bool floor)
         throw error("run", "--trigger-above given without --trigger-line",
                     "name the line to raise with --trigger-line");
     }
-    if (o.priority < 0 || o.priority > 99)
-        throw error("bad value for --priority", "'" + std::to_string(o.priority) + "'",
-                    "use 0 (SCHED_OTHER) to 99");
-    opt.rt.priority = o.priority;
-    opt.rt.cpu = o.cpu;
-    opt.rt.mlock = !o.no_mlock;
-    opt.rt.dma_latency = !o.no_dma;
-    opt.rt.strict = o.strict;
+    opt.rt = base::to_rt_request(o.rt);
     if (o.progress == "auto")
         opt.progress = o.quiet                 ? progress_mode::none
                        : isatty(STDERR_FILENO) ? progress_mode::tty
@@ -261,10 +220,10 @@ int run_like(int argc, char** argv, bool floor)
     // Everything that can be refused is checked before the first stimulus.
     auto wire = hw::open_lines(o.hw, hw::role::logger);
 
-    signal_scope signals;
-    stop_requested.store(false);
-    stop_signal = 0;
-    run_outcome r = execute_run(opt, *wire, stop_requested);
+    // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
+    // and the run is marked interrupted. A second signal gets the default action.
+    base::stop_signals signals;
+    run_outcome r = execute_run(opt, *wire, signals.flag());
 
     if (!o.quiet)
         print_summary(r, opt);
@@ -278,7 +237,7 @@ int run_like(int argc, char** argv, bool floor)
             "check the wiring and the device; results so far are in the database", exit_failure);
     }
     if (r.status == db::run_status::interrupted) {
-        int sig = stop_signal ? static_cast<int>(stop_signal) : SIGINT;
+        int sig = signals.signal() ? signals.signal() : SIGINT;
         std::string where = opt.db_path.empty() ? ""
                                                 : "; results so far are in " + opt.db_path +
                                                       " as run " + std::to_string(r.run_id);

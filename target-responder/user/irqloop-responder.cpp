@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 // irqloop-responder: the userspace far end. Waits for each stimulus edge and toggles the
 // response line, so the logger measures IRQ (or poll) plus wake-up on this target.
-#include "cycle-clock.hpp"
+#include "cli-main.hpp"
 #include "error.hpp"
 #include "registry.hpp"
-#include "rt-setup.hpp"
+#include "rt-options.hpp"
 #include "spec.hpp"
+#include "stop-signal.hpp"
 #include "units.hpp"
-#include "version.hpp"
 
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -20,16 +19,10 @@
 namespace po = boost::program_options;
 using namespace irqloop;
 
-namespace {
-
-std::atomic<bool> stop{false};
-extern "C" void on_signal(int)
+namespace
 {
-    stop.store(true);
-}
 
-struct counters
-{
+struct counters {
     std::atomic<std::uint64_t> handled{0};
     std::atomic<std::uint64_t> ignored{0};
 };
@@ -42,7 +35,8 @@ bool wanted(edge_filter f, int level)
 }
 
 // Busy-poll: the lowest latency a userspace responder can reach, at the cost of a CPU.
-int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit)
+int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit,
+              const std::atomic<bool>& stop)
 {
     int last = w.sense();
     int out = 0;
@@ -69,7 +63,8 @@ int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64
 }
 
 // Event: block until the kernel reports an edge (IRQ, then this thread's wake-up).
-int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit)
+int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit,
+               const std::atomic<bool>& stop)
 {
     int out = 0;
     w.drive(false);
@@ -96,11 +91,13 @@ int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint6
 
 int responder_main(int argc, char** argv)
 {
-    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", count, duration, report = "1s";
-    int priority = 80, cpu = -1;
-    bool no_mlock = false, strict = false, quiet = false;
-    po::options_description d("irqloop-responder: answer each stimulus edge by toggling the response line.\n\n"
-                              "usage: irqloop-responder --hw SPEC [options]\n\noptions");
+    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", count, duration,
+                         report = "1s";
+    base::rt_options rt_opt;
+    bool quiet = false;
+    po::options_description d(
+        "irqloop-responder: answer each stimulus edge by toggling the response line.\n\n"
+        "usage: irqloop-responder --hw SPEC [options]\n\noptions");
     // clang-format off
     d.add_options()
         ("help,h", "show this help")
@@ -110,23 +107,20 @@ int responder_main(int argc, char** argv)
         ("edge", po::value(&edge)->default_value(edge), "stimulus edges to answer: both, rising or falling")
         ("answer", po::value(&answer)->default_value(answer), "toggle: flip the response on each edge (lpptest's way); follow: set it to the stimulus level (tell the logger with answer=follow in its spec)")
         ("count,c", po::value(&count), "exit after answering this many edges (K/M/G)")
-        ("duration,D", po::value(&duration), "exit after this long (ns/us/ms/s/m/h/d)")
-        ("priority,p", po::value(&priority)->default_value(priority), "SCHED_FIFO priority; 0 = SCHED_OTHER")
-        ("cpu,a", po::value(&cpu)->default_value(cpu), "pin to this CPU; -1 = no pinning")
-        ("no-mlock", po::bool_switch(&no_mlock), "do not mlockall()")
-        ("strict-rt", po::bool_switch(&strict), "fail if a real-time setting cannot be obtained")
+        ("duration,D", po::value(&duration), "exit after this long (ns/us/ms/s/m/h/d)");
+    base::add_rt_options(d, rt_opt, "the responding thread");
+    d.add_options()
         ("report", po::value(&report)->default_value(report), "print what was handled this often; 0 = never")
         ("quiet,q", po::bool_switch(&quiet), "print only errors");
     // clang-format on
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, d), vm);
     if (vm.count("help")) {
-        std::cout << d << "\nbackends:\n" << hw::backends_help()
-                  << "\nDocs: docs/responder.md\n";
+        std::cout << d << "\nbackends:\n" << hw::backends_help() << "\nDocs: docs/responder.md\n";
         return 0;
     }
     if (vm.count("version")) {
-        std::printf("irqloop-responder %s\n", irqloop::version);
+        base::print_version();
         return 0;
     }
     po::notify(vm);
@@ -135,13 +129,15 @@ int responder_main(int argc, char** argv)
     edge_filter f = edge == "both"      ? edge_filter::both
                     : edge == "rising"  ? edge_filter::rising
                     : edge == "falling" ? edge_filter::falling
-                                        : throw error("bad value for --edge", "'" + edge + "'", "use both, rising or falling");
+                                        : throw error("bad value for --edge", "'" + edge + "'",
+                                                      "use both, rising or falling");
     if (answer != "toggle" && answer != "follow")
         throw error("bad value for --answer", "'" + answer + "'", "use toggle or follow");
     const bool follow = answer == "follow";
     std::uint64_t limit = count.empty() ? 0 : parse_count(count, "--count");
     std::int64_t duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
     std::int64_t report_ns = parse_duration_ns(report, "--report");
+    const base::rt_request req = base::to_rt_request(rt_opt);
 
     // Poll mode never waits for an edge. A gpiod line requested with edge detection would still
     // take an interrupt and wake the IRQ thread on every stimulus, competing with the poller and
@@ -149,34 +145,29 @@ int responder_main(int argc, char** argv)
     if (mode == "poll") {
         hw::spec parsed(hw_spec);
         if (parsed.name() == "gpiod" && !parsed.has("edges"))
-            hw_spec += std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "edges=none";
+            hw_spec +=
+                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "edges=none";
     }
     auto wire = hw::open_lines(hw_spec, hw::role::responder);
     if (mode == "event" && !wire->has_edge_events())
-        throw error("start event mode on '" + wire->describe() + "'", "this backend cannot wait for edges",
-                    "use --mode poll");
+        throw error("start event mode on '" + wire->describe() + "'",
+                    "this backend cannot wait for edges", "use --mode poll");
 
-    base::rt_request req;
-    req.priority = priority;
-    req.cpu = cpu;
-    req.mlock = !no_mlock;
-    req.dma_latency = true;
-    req.strict = strict;
     base::rt_session rt(req);
     rt.apply_to_this_thread();
     rt.check_strict();
     if (!quiet) {
         std::fprintf(stderr, "irqloop-responder: %s, mode %s, edges %s, answer %s; obtained %s\n",
-                     wire->describe().c_str(), mode.c_str(), edge.c_str(), answer.c_str(), rt.summary().c_str());
+                     wire->describe().c_str(), mode.c_str(), edge.c_str(), answer.c_str(),
+                     rt.summary().c_str());
         for (const auto& m : rt.misses())
             std::fprintf(stderr, "irqloop-responder: warning: not obtained: %s\n", m.c_str());
     }
 
-    struct sigaction sa{};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    // SIGINT/SIGTERM end the loops within one wait (200 ms) or 4096 polls; a second one
+    // gets the default action.
+    base::stop_signals signals;
+    std::atomic<bool>& stop = signals.flag();
 
     counters c;
     // Reports and the duration limit live on a helper thread, off the responding path.
@@ -192,9 +183,13 @@ int responder_main(int argc, char** argv)
                 stop.store(true);
             if (report_ns > 0 && !quiet && now >= next) {
                 std::uint64_t h = c.handled.load(), m = wire->missed_edges();
-                std::fprintf(stderr, "irqloop-responder: handled %llu (total %llu), missed edges %llu (total %llu)\n",
-                             static_cast<unsigned long long>(h - last), static_cast<unsigned long long>(h),
-                             static_cast<unsigned long long>(m - last_missed), static_cast<unsigned long long>(m));
+                std::fprintf(stderr,
+                             "irqloop-responder: handled %llu (total %llu), missed edges %llu "
+                             "(total %llu)\n",
+                             static_cast<unsigned long long>(h - last),
+                             static_cast<unsigned long long>(h),
+                             static_cast<unsigned long long>(m - last_missed),
+                             static_cast<unsigned long long>(m));
                 last = h;
                 last_missed = m;
                 next += std::chrono::nanoseconds(report_ns);
@@ -202,17 +197,21 @@ int responder_main(int argc, char** argv)
         }
     });
     wire->start();
-    int rc = mode == "poll" ? poll_loop(*wire, f, follow, c, limit) : event_loop(*wire, f, follow, c, limit);
+    int rc = mode == "poll" ? poll_loop(*wire, f, follow, c, limit, stop)
+                            : event_loop(*wire, f, follow, c, limit, stop);
     finished.store(true);
     reporter.join();
     auto err = wire->error();
     wire->stop();
     if (!quiet)
-        std::fprintf(stderr, "irqloop-responder: done: handled %llu, ignored %llu, missed edges %llu\n",
-                     static_cast<unsigned long long>(c.handled.load()), static_cast<unsigned long long>(c.ignored.load()),
+        std::fprintf(stderr,
+                     "irqloop-responder: done: handled %llu, ignored %llu, missed edges %llu\n",
+                     static_cast<unsigned long long>(c.handled.load()),
+                     static_cast<unsigned long long>(c.ignored.load()),
                      static_cast<unsigned long long>(wire->missed_edges()));
     if (rc < 0)
-        throw_from_errno(err.errnum ? err.errnum : EIO, std::string("respond: ") + (err.op ? err.op : "line access"),
+        throw_from_errno(err.errnum ? err.errnum : EIO,
+                         std::string("respond: ") + (err.op ? err.op : "line access"),
                          "check the wiring and the device", exit_failure);
     return 0;
 }
@@ -221,16 +220,6 @@ int responder_main(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    try {
-        return responder_main(argc, argv);
-    } catch (const error& e) {
-        std::fprintf(stderr, "%s\n", std::string(e.message()).replace(0, 7, "irqloop-responder").c_str());
-        return e.status();
-    } catch (const po::error& e) {
-        std::fprintf(stderr, "irqloop-responder: %s (see 'irqloop-responder --help')\n", e.what());
-        return exit_usage;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "irqloop-responder: %s (this is a bug; please report it)\n", e.what());
-        return exit_failure;
-    }
+    irqloop::set_program_name("irqloop-responder");
+    return base::run_main(responder_main, argc, argv);
 }
