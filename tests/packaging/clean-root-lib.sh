@@ -82,6 +82,10 @@ enter_root() {
     mknod -m 0600 "$root/dev/cpu_dma_latency" c $((16#$(stat -c %t /dev/cpu_dma_latency))) \
       $((16#$(stat -c %T /dev/cpu_dma_latency)))
   fi
+  ln -s /proc/self/fd "$root/dev/fd"
+  ln -s /proc/self/fd/0 "$root/dev/stdin"
+  ln -s /proc/self/fd/1 "$root/dev/stdout"
+  ln -s /proc/self/fd/2 "$root/dev/stderr"
   mkdir -p "$root/dev/shm" "$root/dev/pts"
   mount -t tmpfs -o mode=1777 shm "$root/dev/shm" && mounted+=("$root/dev/shm")
   cp /etc/resolv.conf "$root/etc/resolv.conf"

@@ -102,7 +102,7 @@ rm -rf "$root/tmp/debs" "$root/root/install.db" "$root/root/install.db-lock" "$r
   "$root/root/install.db-shm"
 in_root apt-get purge -y -q irqloop irqloop-responder >"$cache/install-test-purge.log" 2>&1 ||
   { tail -20 "$cache/install-test-purge.log"; fail "apt-get purge"; }
-in_root apt-get autoremove --purge -y -q >>"$cache/install-test-purge.log" 2>&1 ||
+in_root apt-get autoremove --purge -y -q -o APT::AutoRemove::RecommendsImportant=false -o APT::AutoRemove::SuggestsImportant=false >>"$cache/install-test-purge.log" 2>&1 ||
   { tail -20 "$cache/install-test-purge.log"; fail "apt-get autoremove --purge"; }
 after=$(snapshot)
 left=$(diff <(echo "$before") <(echo "$after") | grep '^[<>]')
