@@ -4,6 +4,7 @@
 #include "error.hpp"
 #include "histogram.hpp"
 #include "selection.hpp"
+#include "stats-pool.hpp"
 #include "table.hpp"
 
 #include <boost/program_options.hpp>
@@ -62,8 +63,7 @@ void pool(db::catalog& cat, group& g, bool corrected)
         return;
     }
     histogram h;
-    double sum = 0, sumsq = 0;
-    bool first = true;
+    stats_pool pool;
     auto& s = g.s;
     for (const auto* r : g.runs) {
         const std::int64_t f = floor_of(cat, *r, corrected);
@@ -81,23 +81,19 @@ void pool(db::catalog& cat, group& g, bool corrected)
         g.threshold_ns = std::max(g.threshold_ns, r->meta.threshold_ns);
         if (!r->has_stats)
             continue;
-        if (first || x.min_ns < s.min_ns)
-            s.min_ns = x.min_ns;
-        if (first || x.max_ns > s.max_ns)
-            s.max_ns = x.max_ns;
-        if (first || x.warm_max_ns > s.warm_max_ns)
+        if (pool.empty() || x.warm_max_ns > s.warm_max_ns)
             s.warm_max_ns = x.warm_max_ns;
-        first = false;
-        sum += x.mean_ns * double(x.samples);
-        sumsq += (x.stddev_ns * x.stddev_ns + x.mean_ns * x.mean_ns) * double(x.samples);
+        pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns);
         for (const auto& b : cat.histogram(*r))
             h.record_n(b.lo_ns - f, b.count);
     }
-    g.has_stats = !first && s.samples > 0;
+    g.has_stats = !pool.empty();
     if (!g.has_stats)
         return;
-    s.mean_ns = sum / double(s.samples);
-    s.stddev_ns = std::sqrt(std::max(0.0, sumsq / double(s.samples) - s.mean_ns * s.mean_ns));
+    s.min_ns = pool.min_ns();
+    s.max_ns = pool.max_ns();
+    s.mean_ns = pool.mean_ns();
+    s.stddev_ns = pool.stddev_ns();
     const double ps[] = {50, 99, 99.9, 99.99, 99.9999};
     std::int64_t out[5];
     h.percentiles(ps, out);
@@ -183,7 +179,9 @@ const std::vector<column_def>& columns()
              return join_runs(g, [](R r) { return std::string(db::to_text(r.meta.kind)); });
          }},
         {"status", "status", false, "complete, interrupted, running, failed",
-         [](const group& g, const context&) { return join_runs(g, [](R r) { return std::string(db::to_text(r.status)); }); }},
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) { return std::string(db::to_text(r.status)); });
+         }},
         {"target", "target", false, "the run's --target description",
          [](const group& g, const context&) {
              return join_runs(g, [](R r) { return r.meta.target; });
@@ -358,24 +356,20 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
     t.add_column("global min" + u);
     t.add_column("global max" + u);
     for (const auto& g : groups) {
-        std::int64_t gmin = 0, gmax = 0;
-        bool any = false;
+        stats_pool global; // the windows so far
         for (const auto* r : g.runs)
             for (const auto& w : cat.intervals(*r)) {
                 std::optional<double> mn, mx, mean, sd;
+                global.add(w.samples, w.min_ns, w.max_ns, w.mean_ns, w.stddev_ns);
                 if (w.samples) {
-                    if (!any || w.min_ns < gmin)
-                        gmin = w.min_ns;
-                    if (!any || w.max_ns > gmax)
-                        gmax = w.max_ns;
-                    any = true;
                     mn = double(w.min_ns);
                     mx = double(w.max_ns);
                     mean = w.mean_ns;
                     sd = w.stddev_ns;
                 }
                 auto gv = [&](std::int64_t v) {
-                    return format_latency(any ? std::optional<double>(double(v)) : std::nullopt,
+                    return format_latency(global.empty() ? std::nullopt
+                                                         : std::optional<double>(double(v)),
                                           c.unit, c.decimals);
                 };
                 t.add_row(
@@ -386,7 +380,7 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
                      format_percent(
                          w.samples ? 100.0 * double(w.above_threshold) / double(w.samples) : 0.0),
                      format_latency(mn, c.unit, c.decimals), format_latency(mx, c.unit, c.decimals),
-                     gv(gmin), gv(gmax)});
+                     gv(global.min_ns()), gv(global.max_ns())});
             }
     }
     t.print(out, fmt);
@@ -522,8 +516,8 @@ int compare_command(int argc, char** argv)
     std::string partial;
     for (const auto* r : runs)
         if (r->partial())
-            partial +=
-                (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" + std::string(db::to_text(r->status)) + ")";
+            partial += (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" +
+                       std::string(db::to_text(r->status)) + ")";
     if (!partial.empty())
         print_note(std::cout, f, "PARTIAL runs, figures up to their last commit: " + partial);
     return 0;

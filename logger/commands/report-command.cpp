@@ -4,9 +4,11 @@
 #include "error.hpp"
 #include "plot.hpp"
 #include "selection.hpp"
+#include "stats-pool.hpp"
 #include "store.hpp"
 #include "table.hpp"
 #include "units.hpp"
+#include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -225,42 +227,6 @@ void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>&
     t.print(out, o.fmt);
 }
 
-/** @brief Several intervals as one row: counts add, min/max combine, moments pool. */
-db::interval_row merge(const std::vector<db::interval_row>& v, std::size_t a, std::size_t b)
-{
-    db::interval_row m = v[a];
-    m.end_unix_ns = v[b - 1].end_unix_ns;
-    double sum = 0, sumsq = 0;
-    std::uint64_t n = 0;
-    m.samples = m.above_threshold = m.lost = m.disturbed = m.overflows = 0;
-    bool first = true;
-    for (std::size_t i = a; i < b; ++i) {
-        const auto& x = v[i];
-        m.above_threshold += x.above_threshold;
-        m.lost += x.lost;
-        m.disturbed += x.disturbed;
-        m.overflows += x.overflows;
-        if (!x.samples)
-            continue;
-        if (first || x.min_ns < m.min_ns)
-            m.min_ns = x.min_ns;
-        if (first || x.max_ns > m.max_ns)
-            m.max_ns = x.max_ns;
-        if (first || x.p99_ns > m.p99_ns)
-            m.p99_ns = x.p99_ns;
-        first = false;
-        n += x.samples;
-        sum += x.mean_ns * double(x.samples);
-        sumsq += (x.stddev_ns * x.stddev_ns + x.mean_ns * x.mean_ns) * double(x.samples);
-    }
-    m.samples = n;
-    if (n) {
-        m.mean_ns = sum / double(n);
-        m.stddev_ns = std::sqrt(std::max(0.0, sumsq / double(n) - m.mean_ns * m.mean_ns));
-    }
-    return m;
-}
-
 void print_timeline(const db::run_record& r, const std::vector<db::interval_row>& iv,
                     const report_options& o, std::ostream& out)
 {
@@ -287,7 +253,7 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
     bool marked = false;
     for (std::size_t a = 0; a < iv.size(); a += per) {
         const std::size_t b = std::min(iv.size(), a + per);
-        const auto m = merge(iv, a, b);
+        const auto m = merge_windows(iv, a, b);
         auto opt = [&](double v) { return m.samples ? std::optional<double>(v) : std::nullopt; };
         std::string mark;
         if (!marked && r.has_stats && m.samples && m.max_ns == r.summary.max_ns) {
@@ -315,36 +281,17 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
                        " per row (--timeline-rows 0 shows every one).");
 }
 
-void print_worst(const std::vector<db::sample_row>& w, const report_options& o, std::ostream& out)
+void print_worst(const db::run_record& r, const std::vector<db::sample_row>& w,
+                 const report_options& o, std::ostream& out)
 {
     if (w.empty()) {
         print_note(out, o.fmt, "(no samples)");
         return;
     }
-    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
-    table t;
-    t.add_column("rank");
-    t.add_column("seq");
-    t.add_column("time (UTC)", table::align::left);
-    t.add_column("latency" + u);
-    t.add_column("gap" + u);
-    t.add_column("edge", table::align::left);
-    t.add_column("flags", table::align::left);
-    for (std::size_t i = 0; i < w.size(); ++i) {
-        const auto& s = w[i];
-        std::string flags;
-        if (s.flags & db::flag_disturbed)
-            flags += "disturbed ";
-        if (s.flags & db::flag_warmup)
-            flags += "warmup ";
-        if (!flags.empty())
-            flags.pop_back();
-        t.add_row({std::to_string(i + 1), std::to_string(s.seq), format_utc(s.unix_ns, 6),
-                   format_latency(double(s.latency_ns), o.unit),
-                   format_latency(double(s.gap_ns), o.unit),
-                   (s.flags & db::flag_rising) ? "rising" : "falling", flags});
-    }
-    t.print(out, o.fmt);
+    std::vector<worst_entry> rows;
+    for (const auto& s : w)
+        rows.push_back({&r, s});
+    print_worst_table(rows, worst_columns::sample_only, o.unit, o.fmt, out);
 }
 
 void print_events(db::catalog& cat, const db::run_record& r, const report_options& o,
@@ -381,7 +328,8 @@ const db::run_record* pick_floor(db::catalog& cat, const db::run_record& r, cons
     return f;
 }
 
-void report_one(db::catalog& cat, const db::run_record& r, const report_options& o, std::ostream& out)
+void report_one(db::catalog& cat, const db::run_record& r, const report_options& o,
+                std::ostream& out)
 {
     const db::run_record* floor = pick_floor(cat, r, o.floor);
     const bool md = o.fmt == table_format::markdown;
@@ -414,7 +362,7 @@ void report_one(db::catalog& cat, const db::run_record& r, const report_options&
     print_timeline(r, cat.intervals(r), o, out);
     gap();
     print_heading(out, o.fmt, "worst " + std::to_string(o.top));
-    print_worst(cat.worst(r, o.top), o, out);
+    print_worst(r, cat.worst(r, o.top), o, out);
     gap();
     print_heading(out, o.fmt, "events");
     print_events(cat, r, o, out);

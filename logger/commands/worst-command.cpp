@@ -4,6 +4,7 @@
 #include "error.hpp"
 #include "selection.hpp"
 #include "table.hpp"
+#include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -43,59 +44,19 @@ int worst_command(int argc, char** argv)
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
 
-    struct hit {
-        const db::run_record* run;
-        db::sample_row s;
-    };
-    std::vector<hit> hits;
+    std::vector<worst_entry> hits;
     for (const auto* r : runs)
         for (const auto& s : cat.worst(*r, top))
             hits.push_back({r, s});
     // Ties keep catalog (start) order, then seq: the same database always prints the same list.
-    std::stable_sort(hits.begin(), hits.end(),
-                     [](const hit& a, const hit& b) { return a.s.latency_ns > b.s.latency_ns; });
+    std::stable_sort(hits.begin(), hits.end(), [](const worst_entry& a, const worst_entry& b) {
+        return a.sample.latency_ns > b.sample.latency_ns;
+    });
     if (hits.size() > top)
         hits.resize(top);
-
-    const bool many_files = cat.paths().size() > 1;
-    const std::string us = std::string(" (") + unit_name(u) + ")";
-    table t;
-    t.add_column("rank");
-    t.add_column("run");
-    t.add_column("label", table::align::left);
-    t.add_column("seq");
-    t.add_column("time (UTC)", table::align::left);
-    t.add_column("latency" + us);
-    t.add_column("gap" + us);
-    t.add_column("edge", table::align::left);
-    t.add_column("flags", table::align::left);
-    if (many_files)
-        t.add_column("file", table::align::left);
-    for (std::size_t i = 0; i < hits.size(); ++i) {
-        const auto& [r, s] = hits[i];
-        std::string flags;
-        if (s.flags & db::flag_disturbed)
-            flags += "disturbed ";
-        if (s.flags & db::flag_warmup)
-            flags += "warmup ";
-        if (r->partial())
-            flags += "partial-run ";
-        if (!flags.empty())
-            flags.pop_back();
-        std::vector<std::string> row{std::to_string(i + 1),
-                                     std::to_string(r->id),
-                                     r->meta.label,
-                                     std::to_string(s.seq),
-                                     format_utc(s.unix_ns, 6),
-                                     format_latency(double(s.latency_ns), u),
-                                     format_latency(double(s.gap_ns), u),
-                                     (s.flags & db::flag_rising) ? "rising" : "falling",
-                                     flags};
-        if (many_files)
-            row.push_back(r->db_path);
-        t.add_row(std::move(row));
-    }
-    t.print(std::cout, f);
+    print_worst_table(
+        hits, cat.paths().size() > 1 ? worst_columns::with_run_file : worst_columns::with_run, u, f,
+        std::cout);
     if (hits.empty())
         std::cerr << "irqloop: worst: the selected runs have no samples yet\n";
     return 0;

@@ -198,6 +198,25 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
         CHECK(t[1][2] == a);
         CHECK(t[2][2] == b);
     }
+
+    SECTION("worst across both files names each sample's run and file")
+    {
+        auto r = run_cmd(worst_command, {"worst", a, b, "--top", "3", "--format", "csv"});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        const auto t = parse_csv(r.out);
+        REQUIRE(t.size() == 4);
+        CHECK(t[0] == std::vector<std::string>{"rank", "run", "label", "seq", "time (UTC)",
+                                               "latency (us)", "gap (us)", "edge", "flags",
+                                               "file"});
+        for (std::size_t i = 1; i < 4; ++i) {
+            CHECK(t[i][0] == std::to_string(i));
+            CHECK(t[i][2] == "shared");
+            CHECK(t[i][9] == b); // the 6000 ns model's samples are the worst
+            if (i > 1)
+                CHECK(std::stod(t[i][5]) <= std::stod(t[i - 1][5]));
+        }
+    }
 }
 
 TEST_CASE("compare lays out three labelled runs of the real sim board as the TBM table", "[report]")

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "worst-table.hpp"
+
+namespace irqloop::logger
+{
+
+void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,
+                       table_format fmt, std::ostream& out)
+{
+    const bool run = cols != worst_columns::sample_only;
+    const bool file = cols == worst_columns::with_run_file;
+    const std::string u = std::string(" (") + unit_name(unit) + ")";
+    table t;
+    t.add_column("rank");
+    if (run) {
+        t.add_column("run");
+        t.add_column("label", table::align::left);
+    }
+    t.add_column("seq");
+    t.add_column("time (UTC)", table::align::left);
+    t.add_column("latency" + u);
+    t.add_column("gap" + u);
+    t.add_column("edge", table::align::left);
+    t.add_column("flags", table::align::left);
+    if (file)
+        t.add_column("file", table::align::left);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& [r, s] = rows[i];
+        std::string flags;
+        if (s.flags & db::flag_disturbed)
+            flags += "disturbed ";
+        if (s.flags & db::flag_warmup)
+            flags += "warmup ";
+        if (run && r->partial())
+            flags += "partial-run ";
+        if (!flags.empty())
+            flags.pop_back();
+        std::vector<std::string> row{std::to_string(i + 1)};
+        if (run) {
+            row.push_back(std::to_string(r->id));
+            row.push_back(r->meta.label);
+        }
+        for (auto& cell :
+             {std::to_string(s.seq), format_utc(s.unix_ns, 6),
+              format_latency(double(s.latency_ns), unit), format_latency(double(s.gap_ns), unit),
+              std::string((s.flags & db::flag_rising) ? "rising" : "falling"), flags})
+            row.push_back(cell);
+        if (file)
+            row.push_back(r->db_path);
+        t.add_row(std::move(row));
+    }
+    t.print(out, fmt);
+}
+
+} // namespace irqloop::logger

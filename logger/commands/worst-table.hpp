@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "read.hpp"
+#include "table.hpp"
+
+#include <ostream>
+#include <vector>
+
+namespace irqloop::logger
+{
+
+/** @brief One worst sample and the run it belongs to. */
+struct worst_entry final {
+    const db::run_record* run = nullptr;
+    db::sample_row sample;
+};
+
+/** @brief Which columns beyond the sample's own: report shows one run, worst many. */
+enum class worst_columns {
+    sample_only,  ///< rank, seq, time, latency, gap, edge, flags
+    with_run,     ///< and run, label after rank; flags also say partial-run
+    with_run_file ///< with_run, and the run's file last (several --db files)
+};
+
+/**
+ * @brief The one worst-samples table of report and worst: rank from 1 in the given order,
+ * latencies in @p unit, flags "disturbed" / "warmup" (/ "partial-run"), edge rising or falling.
+ */
+void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,
+                       table_format fmt, std::ostream& out);
+
+} // namespace irqloop::logger
