@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <set>
 
 namespace irqloop::db
@@ -368,14 +369,18 @@ std::vector<event_row> catalog::events(const run_record& run)
 
 std::vector<event_total> catalog::event_totals(const run_record& run)
 {
+    std::map<std::string, event_total> by_kind; // std::string order is SQLite's BINARY order
+    for (const auto& e : events(run)) {
+        auto& t = by_kind.try_emplace(e.kind, event_total{e.kind, 0, 0, e.unix_ns, e.unix_ns})
+                      .first->second;
+        ++t.events;
+        t.value_sum += e.value;
+        t.first_unix_ns = std::min(t.first_unix_ns, e.unix_ns);
+        t.last_unix_ns = std::max(t.last_unix_ns, e.unix_ns);
+    }
     std::vector<event_total> out;
-    impl_->each_row(
-        run, "events",
-        "SELECT kind, count(*), sum(value), min(unix_ns), max(unix_ns) FROM events "
-        "WHERE run_id = ? GROUP BY kind ORDER BY kind",
-        [&](const sql::statement& q) {
-            out.push_back(event_total{q.text(0), u64(q, 1), q.int64(2), q.int64(3), q.int64(4)});
-        });
+    for (auto& [kind, t] : by_kind)
+        out.push_back(std::move(t));
     return out;
 }
 

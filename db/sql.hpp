@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 /**
  * Thin RAII over the sqlite3 C API, for db/ only: prepared statements reused across commits
@@ -42,6 +43,17 @@ public:
     void bind(int i, std::string_view v); ///< copied by SQLite (SQLITE_TRANSIENT)
     void bind_null(int i);
 
+    /**
+     * @brief Bind @p values to parameters 1, 2, ... (integers of any width as int64, doubles,
+     * strings and string_views as text), then run(). One row written per call.
+     */
+    template <typename... T> void run_with(const T&... values)
+    {
+        int i = 0;
+        (bind_value(++i, values), ...);
+        run();
+    }
+
     /** @brief Step once: true when a row is ready, false when done. @throws SQLite::Exception */
     bool step();
     /** @brief Step a statement that returns no rows, then reset it. @throws SQLite::Exception */
@@ -53,6 +65,16 @@ public:
     bool is_null(int col) const noexcept;
 
 private:
+    template <typename T> void bind_value(int i, const T& v)
+    {
+        if constexpr (std::is_integral_v<T>)
+            bind(i, static_cast<std::int64_t>(v));
+        else if constexpr (std::is_floating_point_v<T>)
+            bind(i, static_cast<double>(v));
+        else
+            bind(i, std::string_view(v));
+    }
+
     sqlite3* db_ = nullptr;
     sqlite3_stmt* stmt_ = nullptr;
 };

@@ -277,9 +277,7 @@ void store::impl::initialise()
             for (auto [k, v] : {std::pair<std::string_view, std::string>{
                                     "created_by", std::string("irqloop ") + version},
                                 {"created_schema_version", "1"}}) {
-                info.bind(1, k);
-                info.bind(2, std::string_view(v));
-                info.run();
+                info.run_with(k, v);
             }
         }
     });
@@ -289,15 +287,8 @@ void store::impl::insert_events(std::int64_t run_id, std::span<const event_row> 
 {
     auto& s = prepared(insert_event, "INSERT INTO events (run_id, unix_ns, seq, kind, value, "
                                      "detail) VALUES (?, ?, ?, ?, ?, ?)");
-    for (const auto& e : rows) {
-        s.bind(1, run_id);
-        s.bind(2, e.unix_ns);
-        s.bind(3, static_cast<std::int64_t>(e.seq));
-        s.bind(4, std::string_view(e.kind));
-        s.bind(5, e.value);
-        s.bind(6, std::string_view(e.detail));
-        s.run();
-    }
+    for (const auto& e : rows)
+        s.run_with(run_id, e.unix_ns, e.seq, e.kind, e.value, e.detail);
 }
 
 void store::impl::open_lock_file()
@@ -483,10 +474,7 @@ std::int64_t store::begin_run(const run_row& r)
                 impl_->prepared(impl_->insert_metadata,
                                 "INSERT INTO run_metadata (run_id, key, value) VALUES (?, ?, ?)");
             for (const auto& [k, v] : r.metadata) {
-                md.bind(1, id);
-                md.bind(2, std::string_view(k));
-                md.bind(3, std::string_view(v));
-                md.run();
+                md.run_with(id, k, v);
             }
             // Lock before COMMIT: no other process can see the row 'running' and unlocked.
             if (!ofd_lock(impl_->lock_fd, id, F_WRLCK, F_OFD_SETLK))
@@ -520,16 +508,6 @@ void bind_or_null(sql::statement& s, int i, double v, bool have)
         s.bind(i, v);
     else
         s.bind_null(i);
-}
-
-void bind_sample(sql::statement& s, std::int64_t run_id, const sample_row& r, int first = 1)
-{
-    s.bind(first, run_id);
-    s.bind(first + 1, static_cast<std::int64_t>(r.seq));
-    s.bind(first + 2, r.unix_ns);
-    s.bind(first + 3, r.latency_ns);
-    s.bind(first + 4, r.gap_ns);
-    s.bind(first + 5, static_cast<std::int64_t>(r.flags));
 }
 
 } // namespace
@@ -597,8 +575,7 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                               "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
                               "flags) VALUES (?, ?, ?, ?, ?, ?)");
         for (const auto& r : c.exceedances) {
-            bind_sample(se, run_id, r);
-            se.run();
+            se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags);
         }
         d.insert_events(run_id, c.events);
 
@@ -610,9 +587,7 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                               "rank) VALUES (?, ?, ?, ?, ?, ?, ?)");
         std::int64_t rank = 0;
         for (const auto& r : c.worst) {
-            bind_sample(sw, run_id, r);
-            sw.bind(7, ++rank);
-            sw.run();
+            sw.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, ++rank);
         }
 
         auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
@@ -621,13 +596,8 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
         auto& sh =
             d.prepared(d.insert_histogram,
                        "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
-        for (const auto& b : c.histogram) {
-            sh.bind(1, run_id);
-            sh.bind(2, b.lo_ns);
-            sh.bind(3, b.hi_ns);
-            sh.bind(4, static_cast<std::int64_t>(b.count));
-            sh.run();
-        }
+        for (const auto& b : c.histogram)
+            sh.run_with(run_id, b.lo_ns, b.hi_ns, b.count);
     });
 }
 
@@ -641,14 +611,8 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
     impl_->write(what, [&] {
         auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
                                            "gap_ns, flags) VALUES (?, ?, ?, ?, ?)");
-        for (const auto& r : rows) {
-            s.bind(1, run_id);
-            s.bind(2, static_cast<std::int64_t>(r.seq));
-            s.bind(3, r.latency_ns);
-            s.bind(4, r.gap_ns);
-            s.bind(5, static_cast<std::int64_t>(r.flags));
-            s.run();
-        }
+        for (const auto& r : rows)
+            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags);
     });
 }
 
