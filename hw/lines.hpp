@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /**
  * @brief Which end of the wire a program is.
@@ -21,16 +22,26 @@ enum class role { logger, responder };
  * @brief A sticky error of a line pair: the first failure since open, checked outside the
  * hot loop. Holds no allocated memory so that recording it cannot fail.
  */
-struct line_error final
-{
-    int errnum = 0;              ///< errno value, 0 when there was no failure
-    const char* op = nullptr;    ///< static string: which operation failed ("drive", "sense")
+struct line_error final {
+    int errnum = 0;           ///< errno value, 0 when there was no failure
+    const char* op = nullptr; ///< static string: which operation failed ("drive", "sense")
     explicit operator bool() const noexcept { return errnum != 0; }
 };
 
+/**
+ * @brief One sample measured by a device-timed backend (see lines::measure()): the latency
+ * is known to lie in [latency_ns - bracket_ns, latency_ns].
+ */
+struct device_sample final {
+    std::int64_t latency_ns = 0; ///< upper bound of the latency from the stimulus edge; 0 if lost
+    std::int64_t bracket_ns = 0; ///< width of the interval proven to hold the true latency
+    bool lost = false;           ///< no answer that could be bounded before the timeout
+    bool late = false;           ///< the line already showed an answer to an earlier edge
+    bool suspect = false;        ///< a glitch or a framing fault: the sample is flagged disturbed
+};
+
 /** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
-struct metadata_item final
-{
+struct metadata_item final {
     std::string key;
     std::string value;
 };
@@ -109,6 +120,26 @@ public:
 
     /** @brief Drive the trigger line opened by open_trigger(); hot-path safe. */
     virtual void trigger(bool high) noexcept { (void)high; }
+
+    /**
+     * @brief True when the backend times a whole sample itself (measure()), on a clock of
+     * its own such as an FTDI chip's TCK, instead of the logger spinning on sense().
+     */
+    virtual bool device_timed() const noexcept { return false; }
+
+    /**
+     * @brief Device-timed backends: drive the stimulus to @p high and measure the answer.
+     * Hot path: no allocation, no exception.
+     * @param timeout_ns an answer later than this is lost
+     * @return 0, or -1 on a line failure (sticky error set) or when not device_timed().
+     */
+    virtual int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept
+    {
+        (void)high;
+        (void)timeout_ns;
+        (void)out;
+        return -1;
+    }
 
     /** @brief Called before the first drive(); e.g. starts the simulated board's thread. */
     virtual void start() {}

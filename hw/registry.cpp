@@ -2,6 +2,7 @@
 #include "registry.hpp"
 
 #include "error.hpp"
+#include "ftdi/ftdi-lines.hpp"
 #include "shm/shm-lines.hpp"
 #include "sim/sim-lines.hpp"
 #if IRQLOOP_HAVE_GPIOD
@@ -11,12 +12,17 @@
 #include "parport/parport-lines.hpp"
 #endif
 
-namespace irqloop::hw {
-
-const std::vector<backend_entry>& backends()
+namespace irqloop::hw
 {
+
+const std::vector<backend_entry>& backends(){
     // One explicit list, alphabetical; a backend is one folder under hw/ plus one entry here.
     static const std::vector<backend_entry> list = {
+        {"ftdi",
+         "FTDI chip, device-timed: FT232H/FT2232H/FT4232H (MPSSE, TCK up to 30 MHz) or FT232R "
+         "(mode=syncbb, experimental); desc=|serial=|bus=BUS:ADDR, or sim=ft232h|ft2232h|ft232r "
+         "(chip simulator); docs/backends/ftdi.md",
+         "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz", open_ftdi_lines, nullptr},
         {"gpiod", "Linux GPIO character device through libgpiod 2",
          "gpiod:chip=gpiochip0,out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
@@ -39,8 +45,8 @@ const std::vector<backend_entry>& backends()
         {"sim", "simulated target board in this process (the default)",
          "sim:model=normal,mean=8us,sd=1us", open_sim_lines, nullptr},
     };
-    return list;
-}
+return list;
+} // namespace irqloop::hw
 
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r)
 {

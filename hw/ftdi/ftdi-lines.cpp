@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+#include "ftdi-lines.hpp"
+
+#include "cycle-clock.hpp"
+#include "error.hpp"
+#include "ftdi-defaults.hpp"
+#include "ftdi-sim.hpp"
+#include "sim/latency-model.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace irqloop::hw
+{
+
+namespace
+{
+
+constexpr std::int64_t answer_margin_ns = 50'000'000; // a window's data late by this: a fault
+
+std::int64_t now_ns() noexcept
+{
+    return monotonic_raw_ns();
+}
+
+std::string hz_text(double hz)
+{
+    char b[32];
+    if (hz >= 1e6)
+        std::snprintf(b, sizeof b, "%gMHz", hz / 1e6);
+    else if (hz >= 1e3)
+        std::snprintf(b, sizeof b, "%gkHz", hz / 1e3);
+    else
+        std::snprintf(b, sizeof b, "%gHz", hz);
+    return b;
+}
+
+double parse_hz(const std::string& v, const std::string& what)
+{
+    char* end = nullptr;
+    double x = std::strtod(v.c_str(), &end);
+    std::string unit = end ? end : "";
+    double mul = unit == "" || unit == "Hz" || unit == "hz"      ? 1
+                 : unit == "kHz" || unit == "khz" || unit == "k" ? 1e3
+                 : unit == "MHz" || unit == "mhz" || unit == "M" ? 1e6
+                                                                 : -1;
+    if (end == v.c_str() || mul < 0 || !(x > 0))
+        throw error("bad value for " + what, "'" + v + "'",
+                    "write a frequency such as 30MHz or 500kHz");
+    return x * mul;
+}
+
+} // namespace
+
+ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
+    : port_(std::move(port)), opt_(std::move(o))
+{
+    const ftdi_chip chip = port_->chip();
+    const std::string what = "open FTDI device " + port_->where();
+    if (!opt_.syncbb && !ftdi_chip_has_mpsse(chip))
+        throw irqloop::error(
+            what, std::string("the ") + ftdi_chip_name(chip) + " has no MPSSE",
+            "use mode=syncbb (experimental) with an FT232R or FT-X, or an FT232H/FT2232H");
+    if (!opt_.syncbb && opt_.in_bit != 2)
+        throw irqloop::error(what, "in= must be the MPSSE data input (xDBUS2)",
+                             "the read-bytes command samples only that pin; wire the answer to it");
+    if (opt_.out_bit == opt_.in_bit || static_cast<int>(opt_.out_bit) == opt_.trigger_bit ||
+        static_cast<int>(opt_.in_bit) == opt_.trigger_bit)
+        throw irqloop::error(what, "out=, in= and trigger= must be three different pins");
+    if (!opt_.syncbb && (opt_.out_bit < 3 || (opt_.trigger_bit >= 0 && opt_.trigger_bit < 3)))
+        throw irqloop::error(what, "out= and trigger= must be xDBUS3..7",
+                             "xDBUS0-2 are TCK, data out and data in of the MPSSE");
+    if (opt_.latency_ms < 1 || opt_.latency_ms > 255)
+        throw irqloop::error(what, "latency must lie between 1 and 255 ms",
+                             "use latency=1 (libftdi refuses 0)");
+
+    const std::size_t fifo = ftdi_chip_fifo(chip);
+    const std::size_t packet_payload = ftdi_chip_packet(chip) - 2;
+    ftdi_port_config pc;
+    pc.latency_ms = opt_.latency_ms;
+    if (opt_.syncbb) {
+        window_ = opt_.window ? opt_.window : packet_payload;
+        if (window_ < 4 || window_ > packet_payload)
+            throw irqloop::error(
+                what, "window=" + std::to_string(window_) + " does not fit one packet",
+                "syncbb windows are 4.." + std::to_string(packet_payload) + " bytes");
+        dir_ = static_cast<std::uint8_t>(1u << opt_.out_bit);
+        if (opt_.trigger_bit >= 0)
+            dir_ |= static_cast<std::uint8_t>(1u << opt_.trigger_bit);
+        pc.mode = ftdi_bitmode::syncbb;
+        pc.direction = dir_;
+        pc.baudrate = opt_.baud;
+        pc.read_chunk = pc.write_chunk = 64;
+    } else {
+        window_ = opt_.window ? opt_.window : fifo * 3 / 4;
+        if (window_ < 1 || window_ + 1 > fifo)
+            throw irqloop::error(what,
+                                 "window=" + std::to_string(window_) + " bytes exceeds the " +
+                                     ftdi_chip_name(chip) + "'s FIFO (" + std::to_string(fifo) +
+                                     " bytes)",
+                                 "keep window at most " + std::to_string(fifo - 1) +
+                                     ": a full FIFO pauses the engine, which would hide time");
+        // TCK = 60 MHz / (2 (1 + d)): the fastest TCK not above the one asked for.
+        double d = std::ceil(30e6 / opt_.tck_hz - 1.0 - 1e-9);
+        if (d < 0 || d > 65535)
+            throw irqloop::error(what, "tck=" + hz_text(opt_.tck_hz) + " is out of range",
+                                 "TCK runs from 458Hz to 30MHz");
+        divisor_ = static_cast<unsigned>(d);
+        tick_ns_ = mpsse::tick_ns(divisor_);
+        dir_ = static_cast<std::uint8_t>(0x03 | (1u << opt_.out_bit)); // TCK, data out, stimulus
+        if (opt_.trigger_bit >= 0)
+            dir_ |= static_cast<std::uint8_t>(1u << opt_.trigger_bit);
+        pc.mode = ftdi_bitmode::mpsse;
+        pc.read_chunk = static_cast<unsigned>(std::max<std::size_t>(4096, window_ + 64));
+        pc.write_chunk = 4096;
+    }
+    if (int r = port_->configure(pc); r < 0)
+        throw irqloop::error("configure FTDI device " + port_->where(),
+                             "libftdi " + std::to_string(r) + ": " + port_->error_text(),
+                             "unplug and replug it; check dmesg");
+    cmd_.resize(window_ + 64);
+    buf_.resize(2 * window_ + 64);
+    if (opt_.syncbb) {
+        tick_ns_ = 1e9 / (static_cast<double>(opt_.baud) * 16.0);
+        offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : 0;
+    } else {
+        sync_mpsse();
+        setup_mpsse();
+        offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
+    }
+    if (error())
+        throw irqloop::error(what,
+                             std::string("the chip stopped answering during set-up (") +
+                                 port_->error_text() + ")",
+                             "unplug and replug it");
+}
+
+ftdi_lines::~ftdi_lines()
+{
+    stop();
+}
+
+double ftdi_lines::window_ns() const noexcept
+{
+    return static_cast<double>(window_) * 8 * tick_ns_;
+}
+
+double ftdi_lines::nominal_offset_ns() const noexcept
+{
+    return opt_.syncbb ? 0.0 : 50.0 + (opt_.neg_edge ? 1.0 : 0.5) * tick_ns_;
+}
+
+std::uint8_t ftdi_lines::pins(bool high) const noexcept
+{
+    std::uint8_t v = 0;
+    if (high)
+        v |= static_cast<std::uint8_t>(1u << opt_.out_bit);
+    if (trig_high_ && opt_.trigger_bit >= 0)
+        v |= static_cast<std::uint8_t>(1u << opt_.trigger_bit);
+    return v; // TCK idles low
+}
+
+int ftdi_lines::send(const std::uint8_t* b, std::size_t n) noexcept
+{
+    int r = port_->write(b, n);
+    if (r < 0 || static_cast<std::size_t>(r) != n) {
+        fail(EIO, "ftdi write");
+        return -1;
+    }
+    return 0;
+}
+
+int ftdi_lines::receive(std::uint8_t* b, std::size_t n, std::int64_t deadline_ns) noexcept
+{
+    std::size_t got = 0;
+    while (got < n) {
+        int r = port_->read(b + got, n - got);
+        if (r < 0) {
+            fail(EIO, "ftdi read");
+            return -1;
+        }
+        got += static_cast<std::size_t>(r);
+        if (got < n && now_ns() > deadline_ns)
+            break;
+    }
+    return static_cast<int>(got);
+}
+
+void ftdi_lines::sync_mpsse()
+{
+    // A bad opcode comes back as 0xFA, opcode: whatever a previous program left in the chip
+    // is read and thrown away until that echo shows up.
+    for (std::uint8_t op : {std::uint8_t{0xAA}, std::uint8_t{0xAB}}) {
+        const std::uint8_t c[2] = {op, mpsse::send_immediate};
+        if (send(c, 2) < 0)
+            break;
+        const std::int64_t deadline = now_ns() + 500'000'000;
+        std::uint8_t prev = 0;
+        bool seen = false;
+        while (!seen && now_ns() < deadline) {
+            std::uint8_t b[64];
+            int r = port_->read(b, sizeof b);
+            if (r < 0)
+                break;
+            for (int i = 0; i < r; ++i) {
+                if (prev == mpsse::bad_reply && b[i] == op)
+                    seen = true;
+                prev = b[i];
+            }
+        }
+        if (!seen)
+            throw irqloop::error(
+                "sync FTDI MPSSE on " + port_->where(),
+                "no 0xFA echo of the bad opcode 0x" + std::string(op == 0xAA ? "AA" : "AB"),
+                "the interface is not in MPSSE mode or is used by another program; replug it");
+    }
+}
+
+void ftdi_lines::setup_mpsse()
+{
+    const std::uint8_t c[] = {mpsse::div5_off,
+                              mpsse::adaptive_off,
+                              mpsse::three_phase_off,
+                              mpsse::loopback_off,
+                              mpsse::tck_divisor,
+                              static_cast<std::uint8_t>(divisor_ & 0xff),
+                              static_cast<std::uint8_t>(divisor_ >> 8),
+                              mpsse::set_low,
+                              pins(false),
+                              dir_,
+                              mpsse::get_low,
+                              mpsse::send_immediate};
+    if (send(c, sizeof c) < 0)
+        return;
+    std::uint8_t b = 0;
+    if (receive(&b, 1, now_ns() + 500'000'000) != 1)
+        throw irqloop::error("set up FTDI MPSSE on " + port_->where(),
+                             "no answer to a pin read (0x81)", "replug the device");
+    out_high_ = false;
+    if (b & (1u << opt_.out_bit))
+        throw irqloop::error("set up FTDI MPSSE on " + port_->where(),
+                             "the stimulus pin reads high while driven low",
+                             "something else drives " + opt_.pin_names[0] + ": check the wiring");
+}
+
+int ftdi_lines::resync() noexcept
+{
+    // A short or extra frame: flush both FIFOs and look for the bad-opcode echo again.
+    ++framing_errors_;
+    if (port_->purge() < 0) {
+        fail(EIO, "ftdi purge");
+        return -1;
+    }
+    if (opt_.syncbb)
+        return 0;
+    const std::uint8_t c[2] = {0xAA, mpsse::send_immediate};
+    if (send(c, 2) < 0)
+        return -1;
+    const std::int64_t deadline = now_ns() + 200'000'000;
+    std::uint8_t prev = 0, b[64];
+    while (now_ns() < deadline) {
+        int r = port_->read(b, sizeof b);
+        if (r < 0)
+            break;
+        for (int i = 0; i < r; ++i) {
+            if (prev == mpsse::bad_reply && b[i] == 0xAA)
+                return 0;
+            prev = b[i];
+        }
+    }
+    fail(EIO, "ftdi sync");
+    return -1;
+}
+
+void ftdi_lines::drive(bool high) noexcept
+{
+    if (opt_.syncbb) {
+        const std::uint8_t v = pins(high);
+        std::uint8_t back;
+        if (send(&v, 1) == 0 && receive(&back, 1, now_ns() + answer_margin_ns) != 1)
+            fail(ETIMEDOUT, "ftdi drive");
+    } else {
+        const std::uint8_t c[3] = {mpsse::set_low, pins(high), dir_};
+        send(c, 3);
+    }
+    out_high_ = high;
+}
+
+int ftdi_lines::sense() noexcept
+{
+    if (error())
+        return -1;
+    std::uint8_t b = 0;
+    if (opt_.syncbb) {
+        const std::uint8_t v = pins(out_high_);
+        if (send(&v, 1) < 0)
+            return -1;
+    } else {
+        const std::uint8_t c[2] = {mpsse::get_low, mpsse::send_immediate};
+        if (send(c, 2) < 0)
+            return -1;
+    }
+    int r = receive(&b, 1, now_ns() + answer_margin_ns);
+    if (r != 1) {
+        if (r == 0)
+            fail(ETIMEDOUT, "ftdi sense");
+        return -1;
+    }
+    return (b >> opt_.in_bit) & 1;
+}
+
+bool ftdi_lines::open_trigger(const std::string& line)
+{
+    (void)line; // the trigger pin is chosen by the spec key trigger=
+    trigger_open_ = opt_.trigger_bit >= 0;
+    return trigger_open_;
+}
+
+void ftdi_lines::trigger(bool high) noexcept
+{
+    if (!trigger_open_)
+        return;
+    trig_high_ = high;
+    drive(out_high_);
+}
+
+void ftdi_lines::stop() noexcept
+{
+    if (error())
+        return;
+    trig_high_ = false;
+    drive(false);
+}
+
+int ftdi_lines::measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept
+{
+    out = device_sample{};
+    if (error())
+        return -1;
+    return opt_.syncbb ? measure_syncbb(high, timeout_ns, out)
+                       : measure_mpsse(high, timeout_ns, out);
+}
+
+int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample& out) noexcept
+{
+    const std::uint8_t read_op =
+        static_cast<std::uint8_t>((opt_.order == ftdi_bit_order::lsb_first ? 0x08 : 0x00) |
+                                  (opt_.neg_edge ? 0x04 : 0x00) | 0x20);
+    const std::uint8_t len_lo = static_cast<std::uint8_t>((window_ - 1) & 0xff);
+    const std::uint8_t len_hi = static_cast<std::uint8_t>((window_ - 1) >> 8);
+    std::uint8_t* c = cmd_.data();
+    std::size_t n = 0;
+    c[n++] = mpsse::get_low;
+    c[n++] = mpsse::set_low;
+    c[n++] = pins(high);
+    c[n++] = dir_;
+    c[n++] = read_op;
+    c[n++] = len_lo;
+    c[n++] = len_hi;
+    c[n++] = mpsse::bad_opcode; // its echo closes the frame
+    c[n++] = mpsse::send_immediate;
+
+    const std::int64_t t_w0 = now_ns();
+    if (send(c, n) < 0)
+        return -1;
+    out_high_ = high;
+    const std::int64_t window = static_cast<std::int64_t>(window_ns());
+    const std::size_t need = 1 + window_ + 2;
+    int got = receive(buf_.data(), need, t_w0 + window + answer_margin_ns);
+    if (got < 0)
+        return -1;
+    if (static_cast<std::size_t>(got) != need || buf_[need - 2] != mpsse::bad_reply ||
+        buf_[need - 1] != mpsse::bad_opcode) {
+        out.lost = out.suspect = true;
+        return resync();
+    }
+    const bool idle = (buf_[0] >> opt_.in_bit) & 1;
+    const bool answer = opt_.follow ? high : !idle;
+    ftdi_decoded d = ftdi_decode(buf_.data() + 1, window_, opt_.order, idle, answer);
+    std::int64_t t_r = now_ns();
+    if (d.stale) {
+        out.lost = out.late = true;
+        return 0;
+    }
+    bool glitch = d.glitch;
+    if (d.first >= 0) {
+        const double lat = offset_ns_ + static_cast<double>(d.first) * tick_ns_;
+        out.latency_ns = static_cast<std::int64_t>(std::ceil(lat));
+        // Before the first sample there is no earlier one: the answer may have come at once.
+        out.bracket_ns =
+            d.first == 0 ? out.latency_ns : static_cast<std::int64_t>(std::ceil(tick_ns_));
+        // The chip cannot have seen the answer after the host got the data back.
+        out.suspect = glitch || out.latency_ns > t_r - t_w0;
+        return 0;
+    }
+    // Not in the first window: read more windows, each bracketed by the host clock.
+    std::uint64_t before = window_ * 8; // samples taken before the current window
+    const std::uint8_t more[5] = {read_op, len_lo, len_hi, mpsse::bad_opcode,
+                                  mpsse::send_immediate};
+    while (true) {
+        if (now_ns() - t_w0 > timeout_ns) {
+            out.lost = true;
+            out.suspect = glitch;
+            return 0;
+        }
+        if (send(more, sizeof more) < 0)
+            return -1;
+        got = receive(buf_.data(), window_ + 2, now_ns() + window + answer_margin_ns);
+        if (got < 0)
+            return -1;
+        if (static_cast<std::size_t>(got) != window_ + 2 || buf_[window_] != mpsse::bad_reply ||
+            buf_[window_ + 1] != mpsse::bad_opcode) {
+            out.lost = out.suspect = true;
+            return resync();
+        }
+        d = ftdi_decode(buf_.data(), window_, opt_.order, idle, answer);
+        t_r = now_ns();
+        glitch = glitch || d.glitch;
+        if (d.first >= 0) {
+            ++chained_;
+            const double lower =
+                offset_ns_ +
+                (static_cast<double>(before) + static_cast<double>(d.first) - 1.0) * tick_ns_;
+            out.latency_ns = t_r - t_w0;
+            out.bracket_ns =
+                std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
+            out.suspect = glitch;
+            return 0;
+        }
+        before += window_ * 8;
+    }
+}
+
+int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample& out) noexcept
+{
+    // Byte 0 keeps the old level, bytes 1.. carry the edge; read byte k is the pins just
+    // before write k, so read byte k >= 2 is (k - 1) ticks after the edge.
+    const std::uint8_t before_edge = pins(out_high_), after = pins(high);
+    std::uint8_t* c = cmd_.data();
+    c[0] = before_edge;
+    for (std::size_t k = 1; k < window_; ++k)
+        c[k] = after;
+    const std::uint8_t out_mask = static_cast<std::uint8_t>(1u << opt_.out_bit);
+    const std::int64_t t_w0 = now_ns();
+    const std::int64_t window = static_cast<std::int64_t>(static_cast<double>(window_) * tick_ns_);
+    bool idle = false, answer = false, glitch = false, left_idle = false;
+    std::uint64_t before = 0;
+    for (bool first = true;; first = false) {
+        if (!first && now_ns() - t_w0 > timeout_ns) {
+            out.lost = true;
+            out.suspect = glitch;
+            return 0;
+        }
+        if (!first)
+            c[0] = after;
+        if (send(c, window_) < 0)
+            return -1;
+        out_high_ = high;
+        int got = receive(buf_.data(), window_, now_ns() + window + answer_margin_ns);
+        if (got < 0)
+            return -1;
+        // Framing: each read byte shows the stimulus pin as the previous write left it.
+        bool framed = static_cast<std::size_t>(got) == window_;
+        for (std::size_t k = 2; framed && k < window_; ++k)
+            framed = ((buf_[k] & out_mask) != 0) == high;
+        if (!framed) {
+            out.lost = out.suspect = true;
+            return resync();
+        }
+        const std::size_t from = first ? 1 : 0;
+        if (first) {
+            idle = (buf_[0] >> opt_.in_bit) & 1;
+            answer = opt_.follow ? high : !idle;
+            if (idle == answer) {
+                out.lost = out.late = true;
+                return 0;
+            }
+        }
+        // The final run at the answer level, counted in samples from the edge.
+        std::int64_t start = -1;
+        for (std::size_t k = from; k < window_; ++k) {
+            const bool v = (buf_[k] >> opt_.in_bit) & 1;
+            if (v == answer && start < 0)
+                start = static_cast<std::int64_t>(k);
+            else if (v != answer) {
+                if (start >= 0 || v != idle)
+                    glitch = true;
+                left_idle = left_idle || start >= 0;
+                start = -1;
+            }
+        }
+        if (start >= 0) {
+            const std::int64_t t_r = now_ns();
+            const double spread = 1.0 + syncbb_spread_;
+            if (first) {
+                const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_ns_ * spread;
+                out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
+                out.bracket_ns = static_cast<std::int64_t>(std::ceil(tick_ns_ * spread));
+                out.suspect = glitch || out.latency_ns > t_r - t_w0;
+            } else {
+                ++chained_;
+                out.latency_ns = t_r - t_w0;
+                const double lower = static_cast<double>(before + start - 2) * tick_ns_ / spread;
+                out.bracket_ns =
+                    std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
+                out.suspect = glitch;
+            }
+            return 0;
+        }
+        before += window_ - (first ? 1 : 0);
+        (void)left_idle;
+    }
+}
+
+std::string ftdi_lines::describe() const
+{
+    std::string d = "ftdi:" + port_->where() + ",interface=" + std::string(1, opt_.interface) +
+                    ",mode=" + (opt_.syncbb ? "syncbb" : "mpsse") + ",out=" + opt_.pin_names[0] +
+                    ",in=" + opt_.pin_names[1];
+    if (opt_.trigger_bit >= 0)
+        d += ",trigger=" + opt_.pin_names[2];
+    if (opt_.syncbb)
+        d += ",baud=" + std::to_string(opt_.baud);
+    else
+        d += ",tck=" + hz_text(1e9 / tick_ns_) +
+             ",order=" + (opt_.order == ftdi_bit_order::msb_first ? "msb" : "lsb") +
+             ",edge=" + (opt_.neg_edge ? "falling" : "rising");
+    char off[32];
+    std::snprintf(off, sizeof off, "%.0f", offset_ns_);
+    d += ",window=" + std::to_string(window_) + ",offset=" + off +
+         "ns,answer=" + (opt_.follow ? "follow" : "toggle") +
+         ",latency=" + std::to_string(opt_.latency_ms);
+    return d;
+}
+
+std::vector<metadata_item> ftdi_lines::metadata() const
+{
+    char b[64];
+    auto num = [&](double v) {
+        std::snprintf(b, sizeof b, "%.3f", v);
+        return std::string(b);
+    };
+    return {
+        {"ftdi.chip", ftdi_chip_name(port_->chip())},
+        {"ftdi.device", port_->where()},
+        {"ftdi.mode", opt_.syncbb ? "syncbb (experimental)" : "mpsse"},
+        {"ftdi.tick_ns", num(tick_ns_)},
+        {"ftdi.window_bytes", std::to_string(window_)},
+        {"ftdi.window_ns",
+         num(opt_.syncbb ? static_cast<double>(window_) * tick_ns_ : window_ns())},
+        {"ftdi.offset_ns", num(offset_ns_)},
+        {"ftdi.offset_source", opt_.offset_ns >= 0 ? "calibrated (offset=)" : "nominal"},
+        {"ftdi.fifo_bytes", std::to_string(ftdi_chip_fifo(port_->chip()))},
+        {"ftdi.latency_timer_ms", std::to_string(opt_.latency_ms)},
+    };
+}
+
+namespace
+{
+
+/** Pin name to bit: xDBUS0-7 of the interface's letter (MPSSE), D0-D7 (syncbb). */
+unsigned pin_bit(const std::string& name, bool syncbb, char interface, const std::string& ctx)
+{
+    if (syncbb) {
+        if (name.size() == 2 && name[0] == 'D' && name[1] >= '0' && name[1] <= '7')
+            return static_cast<unsigned>(name[1] - '0');
+        throw error("bad value for " + ctx, "'" + name + "' is not a bit-bang pin", "use D0..D7");
+    }
+    const std::string prefix = std::string(1, interface) + "DBUS";
+    if (name.size() == prefix.size() + 1 && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.back() >= '0' && name.back() <= '7')
+        return static_cast<unsigned>(name.back() - '0');
+    throw error("bad value for " + ctx,
+                "'" + name + "' is not a pin of interface " + std::string(1, interface),
+                "use " + prefix + "3.." + prefix + "7 (" + prefix + "2 is the data input)");
+}
+
+} // namespace
+
+std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
+{
+    const std::string ctx = "backend 'ftdi'";
+    if (r != role::logger)
+        throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
+                    "run irqloop-responder on the target with another backend");
+    ftdi_options o;
+    const std::string sim = s.take_string("sim", "");
+    const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
+                      bus = s.take_string("bus", "");
+    if ((!sim.empty()) + (!desc.empty()) + (!serial.empty()) + (!bus.empty()) > 1)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "give at most one of sim=, desc=, serial=, bus=");
+    const std::string iface = s.take_string("interface", "A");
+    if (iface.size() != 1 || iface[0] < 'A' || iface[0] > 'D')
+        throw error("bad value for " + ctx + " key 'interface'", "'" + iface + "'",
+                    "use A, B, C or D");
+    o.interface = iface[0];
+    ftdi_chip sim_chip = ftdi_chip::unknown;
+    if (!sim.empty()) {
+        sim_chip = sim == "ft232h"    ? ftdi_chip::ft232h
+                   : sim == "ft2232h" ? ftdi_chip::ft2232h
+                   : sim == "ft232r"  ? ftdi_chip::ft232r
+                                      : ftdi_chip::unknown;
+        if (sim_chip == ftdi_chip::unknown)
+            throw error("bad value for " + ctx + " key 'sim'", "'" + sim + "'",
+                        "use ft232h, ft2232h or ft232r");
+        if (o.interface != 'A' && !(sim_chip == ftdi_chip::ft2232h && o.interface == 'B'))
+            throw error("bad value for " + ctx + " key 'interface'",
+                        "the simulated " + sim + " has no interface " + iface);
+    }
+    const std::string mode =
+        s.take_string("mode", sim_chip == ftdi_chip::ft232r ? "syncbb" : "mpsse");
+    if (mode != "mpsse" && mode != "syncbb")
+        throw error("bad value for " + ctx + " key 'mode'", "'" + mode + "'",
+                    "use mpsse or syncbb");
+    o.syncbb = mode == "syncbb";
+    namespace dflt = ftdi_defaults;
+    auto default_pin = [&](const char* mpsse_name, const char* bb_name) {
+        std::string n = o.syncbb ? bb_name : mpsse_name;
+        if (!o.syncbb)
+            n[0] = o.interface;
+        return n;
+    };
+    o.pin_names[0] = s.take_string("out", default_pin(dflt::out_pin, dflt::syncbb_out_pin));
+    o.pin_names[1] = s.take_string("in", default_pin(dflt::in_pin, dflt::syncbb_in_pin));
+    o.out_bit = pin_bit(o.pin_names[0], o.syncbb, o.interface, ctx + " key 'out'");
+    o.in_bit = pin_bit(o.pin_names[1], o.syncbb, o.interface, ctx + " key 'in'");
+    if (s.has("trigger")) {
+        o.pin_names[2] = s.take_string("trigger", "");
+        o.trigger_bit = static_cast<int>(
+            pin_bit(o.pin_names[2], o.syncbb, o.interface, ctx + " key 'trigger'"));
+    }
+    if (auto t = s.take("tck"))
+        o.tck_hz = parse_hz(*t, ctx + " key 'tck'");
+    else
+        o.tck_hz = dflt::tck_hz;
+    o.window = s.take_count("window", 0);
+    const std::string order = s.take_string("order", "msb");
+    if (order != "msb" && order != "lsb")
+        throw error("bad value for " + ctx + " key 'order'", "'" + order + "'", "use msb or lsb");
+    o.order = order == "msb" ? ftdi_bit_order::msb_first : ftdi_bit_order::lsb_first;
+    const std::string edge = s.take_string("edge", "rising");
+    if (edge != "rising" && edge != "falling")
+        throw error("bad value for " + ctx + " key 'edge'", "'" + edge + "'",
+                    "use rising or falling");
+    o.neg_edge = edge == "falling";
+    if (s.has("offset"))
+        o.offset_ns = static_cast<double>(s.take_duration_ns("offset", 0));
+    const std::string answer = s.take_string("answer", "follow");
+    if (answer != "follow" && answer != "toggle")
+        throw error("bad value for " + ctx + " key 'answer'", "'" + answer + "'",
+                    "use follow or toggle");
+    o.follow = answer == "follow";
+    const std::uint64_t lat = s.take_count("latency", dflt::latency_ms);
+    if (lat < 1 || lat > 255)
+        throw error("bad value for " + ctx + " key 'latency'", std::to_string(lat) + " ms",
+                    "the latency timer runs from 1 to 255 ms (libftdi refuses 0); use 1 or 2");
+    o.latency_ms = static_cast<unsigned>(lat);
+    const std::uint64_t baud = s.take_count("baud", dflt::syncbb_baud);
+    if (baud < 300 || baud > 3'000'000)
+        throw error("bad value for " + ctx + " key 'baud'", std::to_string(baud), "use 300..3M");
+    o.baud = static_cast<int>(baud);
+
+    std::unique_ptr<ftdi_port> port;
+    const bool detach = s.take_bool("detach", true);
+    ftdi_sim_config c;
+    if (!sim.empty()) {
+        c.model = latency_model::from_spec(s);
+        auto prob = [&](const char* key) {
+            double p = s.take_number(key, 0);
+            if (!(p >= 0 && p <= 1))
+                throw error("bad value for " + ctx + " key '" + key + "'", std::to_string(p),
+                            "use 0..1");
+            return p;
+        };
+        c.glitch_p = prob("glitch_p");
+        c.stall_p = prob("stall_p");
+        c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000);
+        c.zero_p = prob("zero_p");
+        c.partial_p = prob("partial_p");
+        c.fifo = s.take_count("fifo", 0);
+        c.syncbb_multiplier = static_cast<unsigned>(s.take_count("multiplier", 16));
+        c.syncbb_jitter = s.take_number("jitter", 0);
+        c.seed = s.take_count("usb_seed", 1);
+    }
+    s.finish(); // every key checked before any hardware is touched
+    if (!sim.empty()) {
+        c.chip = sim_chip;
+        c.out_bit = o.out_bit;
+        c.in_bit = o.in_bit;
+        c.follow = o.follow;
+        port = std::make_unique<ftdi_sim>(std::move(c));
+    } else {
+        ftdi_open_params p;
+        p.desc = desc;
+        p.serial = serial;
+        p.bus = bus;
+        p.interface = o.interface;
+        p.detach = detach;
+        port = open_libftdi_port(p);
+    }
+    return std::make_unique<ftdi_lines>(std::move(port), std::move(o));
+}
+
+} // namespace irqloop::hw

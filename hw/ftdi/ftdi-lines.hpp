@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ftdi-decode.hpp"
+#include "ftdi-port.hpp"
+#include "lines.hpp"
+#include "spec.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace irqloop::hw
+{
+
+/** @brief How an ftdi_lines pair is wired and timed. */
+struct ftdi_options final {
+    bool syncbb = false;  ///< synchronous bit-bang (FT232R, FT-X) instead of MPSSE
+    unsigned out_bit = 4; ///< stimulus pin (bit of the low byte / D0..D7)
+    unsigned in_bit = 2;  ///< response pin; MPSSE: must be ADBUS2 (data in)
+    int trigger_bit = -1; ///< trace-trigger pin, -1: none
+    char interface = 'A';
+    double tck_hz = 30e6;   ///< MPSSE: requested TCK, rounded down to 60 MHz / (2 (1+d))
+    std::size_t window = 0; ///< bytes per read window; 0: 3/4 of the FIFO (MPSSE), 62 (syncbb)
+    ftdi_bit_order order = ftdi_bit_order::msb_first;
+    bool neg_edge = false;    ///< sample on the falling TCK edge
+    double offset_ns = -1;    ///< command offset; < 0: the nominal one
+    bool follow = true;       ///< far end answers with the stimulus level (else toggles)
+    unsigned latency_ms = 1;  ///< latency timer, 1..255
+    int baud = 62500;         ///< syncbb clock base
+    std::string pin_names[3]; ///< out, in, trigger as given (for describe())
+};
+
+/**
+ * @brief A line pair on an FTDI chip, device-timed: the chip measures each sample on its own
+ * clock (ftdi_port: libftdi1 or the chip simulator).
+ *
+ * MPSSE (FT232H, FT2232H, FT4232H): one USB write per sample, `0x81` (the level before the
+ * edge), `0x80 value dir` (the edge), a read-bytes command of `window` bytes (the data-in
+ * pin sampled on every TCK edge), `0xAA` (a bad opcode whose echo `0xFA 0xAA` closes the
+ * frame) and `0x87`. The first sample at the answer level, after the calibrated offset,
+ * gives the latency to within a tick. No answer in the window: further windows are read,
+ * each another USB round trip, and the sample gets the bracket the host clock proves
+ * (latency = the host's round trip, an upper bound). The window stays within the chip's
+ * FIFO, so that the engine never pauses inside it (a pause would hide time).
+ *
+ * Sync bit-bang (FT232R): one write of `window` bytes (at most one 64-byte packet) whose
+ * second byte carries the edge; each byte read back is the pins just before the matching
+ * write. The tick (baud x a multiplier sources disagree on, with the FT232R's erratum) is
+ * measured at open against the host clock. Experimental.
+ *
+ * Open: configure the port (bit mode reset, latency timer, chunk sizes, flush, mode), then
+ * sync the MPSSE with a bad opcode (stale bytes of a previous program are thrown away),
+ * set the clock and pins. drive()/sense() also work (host-timed, one round trip each), for
+ * re-synchronising and for responders; measure() is the sampler's path.
+ */
+class ftdi_lines final : public lines
+{
+public:
+    /** @throws irqloop::error when the chip does not answer as expected or the options do not fit
+     * it. */
+    ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o);
+    ~ftdi_lines() override;
+
+    void drive(bool high) noexcept override;
+    int sense() noexcept override;
+    bool far_end_follows() const noexcept override { return opt_.follow; }
+    bool open_trigger(const std::string& line) override;
+    void trigger(bool high) noexcept override;
+    void stop() noexcept override;
+    bool device_timed() const noexcept override { return true; }
+    int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept override;
+    std::string describe() const override;
+    std::vector<metadata_item> metadata() const override;
+
+    double tick_ns() const noexcept { return tick_ns_; }
+    double offset_ns() const noexcept { return offset_ns_; }
+    std::size_t window_bytes() const noexcept { return window_; }
+    /** @brief Samples in one window times the tick. */
+    double window_ns() const noexcept;
+    /** @brief Set the command offset (from `irqloop calibrate`). */
+    void set_offset_ns(double ns) noexcept { offset_ns_ = ns; }
+    /** @brief MPSSE: the nominal offset: the read command's three bytes plus the first half tick.
+     */
+    double nominal_offset_ns() const noexcept;
+    std::uint64_t framing_errors() const noexcept { return framing_errors_; }
+    std::uint64_t chained() const noexcept { return chained_; }
+    ftdi_port& port() noexcept { return *port_; }
+
+private:
+    int send(const std::uint8_t* b, std::size_t n) noexcept;
+    int receive(std::uint8_t* b, std::size_t n, std::int64_t deadline_ns) noexcept;
+    void sync_mpsse();
+    void setup_mpsse();
+    void calibrate_syncbb();
+    int resync() noexcept;
+    int measure_mpsse(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    int measure_syncbb(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    std::uint8_t pins(bool high) const noexcept;
+
+    std::unique_ptr<ftdi_port> port_;
+    ftdi_options opt_;
+    double tick_ns_ = 0, offset_ns_ = 0;
+    unsigned divisor_ = 0;
+    std::size_t window_ = 0;
+    std::uint8_t dir_ = 0;
+    bool out_high_ = false, trig_high_ = false, trigger_open_ = false;
+    std::vector<std::uint8_t> cmd_, buf_; // sized at open: no allocation while measuring
+    std::uint64_t framing_errors_ = 0, chained_ = 0;
+    double syncbb_spread_ = 0; // relative spread of the calibrated syncbb tick
+};
+
+/**
+ * @brief Registry entry for `ftdi:...`.
+ *
+ * Keys: one of `desc=` (libftdi description string), `serial=`, `bus=BUS:ADDR` or
+ * `sim=ft232h|ft2232h|ft232r` (the chip simulator); `interface=A|B|C|D`,
+ * `mode=mpsse|syncbb`, `out=`, `in=`, `trigger=` (pin names: ADBUS0-7 / BDBUS0-7 ..., or
+ * D0-D7 in syncbb), `tck=30MHz`, `window=BYTES`, `order=msb|lsb`, `edge=rising|falling`,
+ * `offset=NS` (the command offset from `irqloop calibrate`), `answer=follow|toggle`,
+ * `latency=1..255` (ms), `baud=` (syncbb), `detach=yes|no`; with sim: the latency-model keys
+ * of the sim backend and `glitch_p`, `stall_p`, `stall_max`, `zero_p`, `partial_p`, `fifo`,
+ * `multiplier`, `jitter` (see ftdi_sim_config).
+ */
+std::unique_ptr<lines> open_ftdi_lines(spec& s, role r);
+
+} // namespace irqloop::hw

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+#include "ftdi-sim.hpp"
+
+#include "cycle-clock.hpp"
+#include "ftdi-decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+
+namespace irqloop::hw
+{
+
+namespace
+{
+
+constexpr std::int64_t cmd_byte_ns = 17; // the MPSSE takes a command byte per 60 MHz cycle
+constexpr std::int64_t cmd3_ns = 50;     // a three-byte command
+
+// clock_nanosleep() does not take CLOCK_MONOTONIC_RAW: sleep for the difference.
+void sleep_until(std::int64_t t_ns) noexcept
+{
+    const std::int64_t d = t_ns - monotonic_raw_ns();
+    if (d <= 0)
+        return;
+    timespec ts{static_cast<time_t>(d / 1000000000), static_cast<long>(d % 1000000000)};
+    nanosleep(&ts, nullptr);
+}
+
+} // namespace
+
+ftdi_sim::ftdi_sim(ftdi_sim_config c) : cfg_(std::move(c))
+{
+    fifo_cap_ = cfg_.fifo ? cfg_.fifo : ftdi_chip_fifo(cfg_.chip);
+    payload_ = ftdi_chip_packet(cfg_.chip) - 2;
+    fifo_.assign(fifo_cap_, 0);
+    usb_.resize(packet_slots);
+    wdata_.assign(data_slots, 0);
+    rng_.seed(cfg_.seed);
+    truth_.reserve(cfg_.truth_capacity);
+    // What a previous program left behind: the MPSSE keeps running after a close, and some
+    // of its answers still wait in the chip. configure() must flush them.
+    mpsse_ = ftdi_chip_has_mpsse(cfg_.chip);
+    divisor_ = 0x1234;
+    packet& p = usb_[0];
+    p.arrive = 0;
+    p.len = 5;
+    p.pos = 0;
+    const std::uint8_t stale[5] = {0x32, 0x60, 0xFA, 0x13, 0x37};
+    std::memcpy(p.bytes, stale, sizeof stale);
+    usb_count_ = 1;
+}
+
+std::string ftdi_sim::where() const
+{
+    return std::string("sim=") + ftdi_chip_name(cfg_.chip);
+}
+
+double ftdi_sim::tick_ns() const noexcept
+{
+    return 2.0 * (1.0 + divisor_) * 1e9 / (div5_ ? 12e6 : 60e6);
+}
+
+double ftdi_sim::first_sample_offset_ns(bool neg_edge) const noexcept
+{
+    // The set-pins command moves the pin as it ends; the read command's three bytes follow,
+    // then its first sample half a period in (rising edge) or a whole one (falling edge).
+    return static_cast<double>(cmd3_ns) + (neg_edge ? 1.0 : 0.5) * tick_ns();
+}
+
+double ftdi_sim::syncbb_tick_ns() const noexcept
+{
+    const double baud = port_.baudrate > 0 ? port_.baudrate : 9600;
+    return 1e9 / (baud * cfg_.syncbb_multiplier);
+}
+
+std::int64_t ftdi_sim::next_frame(std::int64_t t) const noexcept
+{
+    const std::int64_t frame = ftdi_chip_packet(cfg_.chip) == 512 ? 125'000 : 1'000'000;
+    return (t / frame + 1) * frame;
+}
+
+int ftdi_sim::configure(const ftdi_port_config& c)
+{
+    if (c.latency_ms < 1 || c.latency_ms > 255) {
+        err_ = "latency out of range. Only valid for 1-255";
+        return -1;
+    }
+    if (c.mode == ftdi_bitmode::mpsse && !ftdi_chip_has_mpsse(cfg_.chip)) {
+        err_ = "simulated chip has no MPSSE";
+        return -1;
+    }
+    port_ = c;
+    purge();
+    mpsse_ = c.mode == ftdi_bitmode::mpsse;
+    syncbb_ = c.mode == ftdi_bitmode::syncbb;
+    // Entering a mode resets the engine: the 12 MHz base (divide by 5) is on again, all
+    // pins are inputs.
+    div5_ = true;
+    divisor_ = 0xffff;
+    low_dir_ = syncbb_ ? c.direction : 0;
+    low_value_ = 0;
+    high_dir_ = high_value_ = 0;
+    set_pins(0, low_dir_, monotonic_raw_ns());
+    return 0;
+}
+
+int ftdi_sim::purge() noexcept
+{
+    job_head_ = job_count_ = 0;
+    fifo_head_ = fifo_count_ = flush_pending_ = 0;
+    usb_head_ = usb_count_ = 0;
+    paused_ = false;
+    t_last_adv_ = monotonic_raw_ns();
+    t_eng_ = static_cast<double>(t_last_adv_);
+    return 0;
+}
+
+void ftdi_sim::add_transition(std::int64_t t, int level) noexcept
+{
+    if (trans_count_ == transition_slots)
+        return; // the far end is flooded: it drops the answer (a loss, as on a real target)
+    std::size_t i = trans_count_++;
+    while (i > 0 && trans_[i - 1].t > t) {
+        trans_[i] = trans_[i - 1];
+        --i;
+    }
+    trans_[i] = transition{t, static_cast<std::int8_t>(level)};
+}
+
+bool ftdi_sim::level_at(std::int64_t t) noexcept
+{
+    std::size_t k = 0;
+    while (k < trans_count_ && trans_[k].t <= t) {
+        resp_level_ = trans_[k].level < 0 ? !resp_level_ : trans_[k].level != 0;
+        ++k;
+    }
+    if (k) {
+        std::memmove(trans_, trans_ + k, (trans_count_ - k) * sizeof(transition));
+        trans_count_ -= k;
+    }
+    return resp_level_;
+}
+
+std::uint8_t ftdi_sim::pins_at(std::int64_t t) noexcept
+{
+    // Outputs read back what they drive; inputs float high (pull-ups) except the wired one.
+    std::uint8_t v = static_cast<std::uint8_t>((low_value_ & low_dir_) | ~low_dir_);
+    const std::uint8_t in = static_cast<std::uint8_t>(1u << cfg_.in_bit);
+    if (!(low_dir_ & in))
+        v = static_cast<std::uint8_t>(level_at(t) ? (v | in) : (v & ~in));
+    return v;
+}
+
+void ftdi_sim::set_pins(std::uint8_t value, std::uint8_t dir, std::int64_t t) noexcept
+{
+    low_value_ = value;
+    low_dir_ = dir;
+    const std::uint8_t out = static_cast<std::uint8_t>(1u << cfg_.out_bit);
+    const bool level = (dir & out) ? (value & out) != 0 : true;
+    if (level == out_level_)
+        return;
+    out_level_ = level;
+    auto d = cfg_.model.draw();
+    std::int64_t answer = 0;
+    if (!d.lost) {
+        const auto delay = static_cast<std::int64_t>(d.delay_ns);
+        answer = t + delay;
+        if (cfg_.glitch_p > 0 && unit() < cfg_.glitch_p && delay > 200) {
+            // A short pulse on the response line before the answer (crosstalk, a bounce).
+            const std::int64_t at =
+                t + static_cast<std::int64_t>(unit() * static_cast<double>(delay - 200));
+            const std::int64_t width = 40 + static_cast<std::int64_t>(unit() * 100);
+            add_transition(at, -1);
+            add_transition(at + width, -1);
+            ++glitches_;
+        }
+        add_transition(answer, cfg_.follow ? (level ? 1 : 0) : -1);
+    }
+    if (truth_.size() < cfg_.truth_capacity)
+        truth_.push_back(truth{t, answer, level});
+}
+
+void ftdi_sim::move_to_usb(std::size_t n, std::int64_t t) noexcept
+{
+    n = std::min(n, fifo_count_);
+    while (n > 0 && usb_count_ < packet_slots) {
+        const std::size_t m = std::min(n, payload_);
+        packet& p = usb_[(usb_head_ + usb_count_) % packet_slots];
+        p.arrive = next_frame(t) + 2000;
+        p.len = static_cast<std::uint16_t>(m + 2);
+        p.pos = 0;
+        p.bytes[0] = ftdi_chip_packet(cfg_.chip) == 512 ? 0x32 : 0x01; // modem status
+        p.bytes[1] = 0x60;                                             // line status
+        for (std::size_t i = 0; i < m; ++i)
+            p.bytes[2 + i] = fifo_[(fifo_head_ + i) % fifo_cap_];
+        fifo_head_ = (fifo_head_ + m) % fifo_cap_;
+        fifo_count_ -= m;
+        flush_pending_ = flush_pending_ > m ? flush_pending_ - m : 0;
+        ++usb_count_;
+        ++packets_;
+        n -= m;
+    }
+    fifo_oldest_ = t;
+}
+
+bool ftdi_sim::produce(std::uint8_t b, std::int64_t t, bool reading) noexcept
+{
+    if (fifo_count_ == fifo_cap_)
+        return false;
+    if (fifo_count_ == 0)
+        fifo_oldest_ = t;
+    fifo_[(fifo_head_ + fifo_count_) % fifo_cap_] = b;
+    ++fifo_count_;
+    if (reading && fifo_count_ >= payload_)
+        move_to_usb(payload_, t);
+    return true;
+}
+
+void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
+{
+    const std::int64_t latency = static_cast<std::int64_t>(port_.latency_ms) * 1'000'000;
+    if (reading) {
+        // The host has been reading since the last step: what was waiting leaves now.
+        const std::int64_t t0 = t_last_adv_;
+        std::size_t due = (fifo_count_ / payload_) * payload_;
+        due = std::max(due, flush_pending_);
+        if (fifo_count_ && fifo_oldest_ + latency <= t0)
+            due = fifo_count_;
+        if (due)
+            move_to_usb(due, t0);
+        if (paused_ && fifo_count_ < fifo_cap_) {
+            paused_ = false;
+            t_eng_ = std::max(t_eng_, static_cast<double>(t0));
+        }
+    }
+    const double tick = tick_ns();
+    while (job_count_ && !paused_ && t_eng_ <= static_cast<double>(t)) {
+        job& j = jobs_[job_head_];
+        bool finished = true;
+        switch (j.kind) {
+        case op::set_low:
+            t_eng_ += cmd3_ns;
+            set_pins(j.a, j.b, static_cast<std::int64_t>(t_eng_));
+            break;
+        case op::set_high:
+            high_value_ = j.a;
+            high_dir_ = j.b;
+            t_eng_ += cmd3_ns;
+            break;
+        case op::get_low:
+        case op::get_high:
+            if (!produce(j.kind == op::get_low ? pins_at(static_cast<std::int64_t>(t_eng_))
+                                               : high_value_,
+                         static_cast<std::int64_t>(t_eng_), reading)) {
+                finished = false;
+                break;
+            }
+            t_eng_ += cmd_byte_ns;
+            break;
+        case op::divisor:
+            divisor_ = j.a | (static_cast<unsigned>(j.b) << 8);
+            t_eng_ += cmd3_ns;
+            break;
+        case op::div5:
+            div5_ = j.a != 0;
+            t_eng_ += cmd_byte_ns;
+            break;
+        case op::nop:
+            t_eng_ += cmd_byte_ns;
+            break;
+        case op::flush:
+            flush_pending_ = fifo_count_;
+            if (reading)
+                move_to_usb(fifo_count_, static_cast<std::int64_t>(t_eng_));
+            t_eng_ += cmd_byte_ns;
+            break;
+        case op::echo:
+            if (fifo_cap_ - fifo_count_ < 2) {
+                finished = false;
+                break;
+            }
+            produce(mpsse::bad_reply, static_cast<std::int64_t>(t_eng_), reading);
+            produce(j.a, static_cast<std::int64_t>(t_eng_), reading);
+            ++bad_ops_;
+            t_eng_ += cmd_byte_ns;
+            break;
+        case op::read_bytes: {
+            if (!j.b) {
+                t_eng_ += cmd3_ns; // the command's three bytes, then the clocking
+                j.b = 1;
+            }
+            const bool lsb = j.a & 0x08, neg = j.a & 0x04;
+            const double first = neg ? tick : 0.5 * tick;
+            while (j.count) {
+                const double end = t_eng_ + 8 * tick;
+                if (end > static_cast<double>(t) || fifo_count_ == fifo_cap_)
+                    break; // not clocked yet, or the FIFO is full: the engine waits
+                std::uint8_t byte = 0;
+                for (int k = 0; k < 8; ++k) {
+                    const bool bit =
+                        level_at(static_cast<std::int64_t>(std::floor(t_eng_ + first + k * tick)));
+                    if (bit)
+                        byte |= static_cast<std::uint8_t>(lsb ? 1u << k : 0x80u >> k);
+                }
+                produce(byte, static_cast<std::int64_t>(end), reading);
+                t_eng_ = end;
+                --j.count;
+                ++j.done;
+            }
+            finished = j.count == 0;
+            break;
+        }
+        case op::syncbb:
+            while (j.count) {
+                if (t_eng_ > static_cast<double>(t) || fifo_count_ == fifo_cap_)
+                    break;
+                // The pins are read first, then the byte is written.
+                const auto te = static_cast<std::int64_t>(t_eng_);
+                produce(pins_at(te - 1), te, reading);
+                set_pins(wdata_[j.data], low_dir_, te);
+                j.data = static_cast<std::uint32_t>((j.data + 1) % data_slots);
+                --j.count;
+                double tk = syncbb_tick_ns();
+                if (cfg_.syncbb_jitter > 0)
+                    tk *= 1.0 + cfg_.syncbb_jitter * (2 * unit() - 1);
+                t_eng_ += tk;
+            }
+            finished = j.count == 0;
+            break;
+        }
+        if (!finished) {
+            if (fifo_count_ == fifo_cap_ && !paused_) {
+                paused_ = true; // pause, never drop: resumes when the host reads
+                ++pauses_;
+            }
+            break;
+        }
+        job_head_ = (job_head_ + 1) % job_slots;
+        --job_count_;
+    }
+    if (reading && fifo_count_ && fifo_oldest_ + latency <= t)
+        move_to_usb(fifo_count_, fifo_oldest_ + latency); // the latency timer sends a short packet
+    t_last_adv_ = std::max(t_last_adv_, t);
+}
+
+int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
+{
+    const std::int64_t now = monotonic_raw_ns();
+    advance(now, false);
+    if (!mpsse_ && !syncbb_)
+        return static_cast<int>(n); // serial mode: the bytes go out of TXD, nothing comes back
+    auto push = [&](job j) {
+        if (job_count_ == job_slots)
+            return false;
+        jobs_[(job_head_ + job_count_) % job_slots] = j;
+        ++job_count_;
+        return true;
+    };
+    const bool idle = job_count_ == 0;
+    if (syncbb_) {
+        job j{op::syncbb};
+        j.count = static_cast<std::uint32_t>(n);
+        j.data = static_cast<std::uint32_t>(wdata_head_);
+        for (std::size_t i = 0; i < n; ++i) {
+            wdata_[wdata_head_] = data[i];
+            wdata_head_ = (wdata_head_ + 1) % data_slots;
+        }
+        if (n > data_slots || !push(j)) {
+            err_ = "usb bulk write failed";
+            return -1;
+        }
+    } else {
+        for (std::size_t i = 0; i < n;) {
+            const std::uint8_t c = data[i];
+            std::size_t len = 1;
+            job j{op::nop, c};
+            switch (c) {
+            case mpsse::set_low:
+                j = job{op::set_low};
+                len = 3;
+                break;
+            case mpsse::set_high:
+                j = job{op::set_high};
+                len = 3;
+                break;
+            case mpsse::get_low:
+                j = job{op::get_low};
+                break;
+            case mpsse::get_high:
+                j = job{op::get_high};
+                break;
+            case mpsse::tck_divisor:
+                j = job{op::divisor};
+                len = 3;
+                break;
+            case mpsse::send_immediate:
+                j = job{op::flush};
+                break;
+            case mpsse::div5_off:
+                j = job{op::div5, 0};
+                break;
+            case mpsse::div5_on:
+                j = job{op::div5, 1};
+                break;
+            case mpsse::loopback_on:
+            case mpsse::loopback_off:
+            case mpsse::three_phase_on:
+            case mpsse::three_phase_off:
+            case mpsse::adaptive_on:
+            case mpsse::adaptive_off:
+                break;
+            case mpsse::read_msb_pos:
+            case mpsse::read_msb_neg:
+            case mpsse::read_lsb_pos:
+            case mpsse::read_lsb_neg:
+                j = job{op::read_bytes, c};
+                len = 3;
+                break;
+            default:
+                j = job{op::echo, c};
+                break;
+            }
+            if (i + len > n) {
+                err_ = "incomplete MPSSE command";
+                return -1;
+            }
+            if (len == 3) {
+                if (j.kind != op::read_bytes) {
+                    j.a = data[i + 1];
+                    j.b = data[i + 2];
+                } else {
+                    j.count = (data[i + 1] | (static_cast<std::uint32_t>(data[i + 2]) << 8)) + 1u;
+                }
+            }
+            if (!push(j)) {
+                err_ = "usb bulk write failed";
+                return -1;
+            }
+            i += len;
+        }
+    }
+    if (idle) {
+        // The chip sees the data at the next (micro)frame.
+        t_eng_ = std::max(t_eng_, static_cast<double>(next_frame(now) + 1000));
+    }
+    return static_cast<int>(n);
+}
+
+int ftdi_sim::read(std::uint8_t* data, std::size_t n) noexcept
+{
+    advance(monotonic_raw_ns(), false);
+    if (cfg_.stall_p > 0 && unit() < cfg_.stall_p) {
+        ++stalls_;
+        sleep_until(monotonic_raw_ns() +
+                    static_cast<std::int64_t>(unit() * static_cast<double>(cfg_.stall_max_ns)));
+        advance(monotonic_raw_ns(), false);
+    }
+    const std::int64_t start = monotonic_raw_ns();
+    if (cfg_.zero_p > 0 && unit() < cfg_.zero_p) {
+        ++zeros_;
+        advance(start, true);
+        return 0;
+    }
+    std::size_t limit = n;
+    if (cfg_.partial_p > 0 && n > 1 && unit() < cfg_.partial_p)
+        limit = 1 + static_cast<std::size_t>(unit() * static_cast<double>(n - 1));
+    const std::int64_t deadline = start + static_cast<std::int64_t>(port_.latency_ms) * 1'000'000;
+    while (true) {
+        const std::int64_t now = monotonic_raw_ns();
+        advance(now, true);
+        std::size_t got = 0;
+        while (usb_count_ && got < limit) {
+            packet& p = usb_[usb_head_];
+            if (p.arrive > now)
+                break;
+            // Every packet starts with two status bytes: strip them, as libftdi does.
+            if (p.pos < 2)
+                p.pos = 2;
+            const std::size_t m = std::min<std::size_t>(limit - got, p.len - p.pos);
+            std::memcpy(data + got, p.bytes + p.pos, m);
+            got += m;
+            p.pos = static_cast<std::uint16_t>(p.pos + m);
+            if (p.pos == p.len) {
+                usb_head_ = (usb_head_ + 1) % packet_slots;
+                --usb_count_;
+            }
+        }
+        if (got) {
+            if (got < n && limit < n)
+                ++partials_;
+            return static_cast<int>(got);
+        }
+        if (now >= deadline)
+            return 0; // only status bytes came: the latency timer's empty packet
+        std::int64_t next = std::min(deadline, now + 20'000);
+        if (usb_count_)
+            next = std::min(next, usb_[usb_head_].arrive);
+        if (job_count_ && !paused_)
+            next = std::min(next, std::max(now + 1000, static_cast<std::int64_t>(t_eng_)));
+        sleep_until(next);
+    }
+}
+
+} // namespace irqloop::hw
