@@ -580,13 +580,14 @@ unsigned pin_bit(const std::string& name, bool syncbb, char interface, const std
 
 } // namespace
 
-std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
+ftdi_spec take_ftdi_spec(spec& s, role r)
 {
+    ftdi_spec x;
+    ftdi_options& o = x.options;
     const std::string ctx = "backend 'ftdi'";
     if (r != role::logger)
         throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
                     "run irqloop-responder on the target with another backend");
-    ftdi_options o;
     const std::string sim = s.take_string("sim", "");
     const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
                       bus = s.take_string("bus", "");
@@ -649,7 +650,9 @@ std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
     o.neg_edge = edge == "falling";
     if (s.has("offset"))
         o.offset_ns = static_cast<double>(s.take_duration_ns("offset", 0));
-    const std::string answer = s.take_string("answer", "follow");
+    // The simulated far end follows, like the sim backend's board; real targets
+    // (irqloop-responder, the kernel responder) toggle unless told otherwise.
+    const std::string answer = s.take_string("answer", sim.empty() ? "toggle" : "follow");
     if (answer != "follow" && answer != "toggle")
         throw error("bad value for " + ctx + " key 'answer'", "'" + answer + "'",
                     "use follow or toggle");
@@ -664,10 +667,10 @@ std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
         throw error("bad value for " + ctx + " key 'baud'", std::to_string(baud), "use 300..3M");
     o.baud = static_cast<int>(baud);
 
-    std::unique_ptr<ftdi_port> port;
     const bool detach = s.take_bool("detach", true);
-    ftdi_sim_config c;
-    if (!sim.empty()) {
+    x.sim = !sim.empty();
+    ftdi_sim_config& c = x.sim_config;
+    if (x.sim) {
         c.model = latency_model::from_spec(s);
         auto prob = [&](const char* key) {
             double p = s.take_number(key, 0);
@@ -684,25 +687,39 @@ std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
         c.fifo = s.take_count("fifo", 0);
         c.syncbb_multiplier = static_cast<unsigned>(s.take_count("multiplier", 16));
         c.syncbb_jitter = s.take_number("jitter", 0);
+        if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
+            throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),
+                        "use 0..0.5");
         c.seed = s.take_count("usb_seed", 1);
-    }
-    s.finish(); // every key checked before any hardware is touched
-    if (!sim.empty()) {
         c.chip = sim_chip;
         c.out_bit = o.out_bit;
         c.in_bit = o.in_bit;
         c.follow = o.follow;
-        port = std::make_unique<ftdi_sim>(std::move(c));
     } else {
-        ftdi_open_params p;
-        p.desc = desc;
-        p.serial = serial;
-        p.bus = bus;
-        p.interface = o.interface;
-        p.detach = detach;
-        port = open_libftdi_port(p);
+        x.device.desc = desc;
+        x.device.serial = serial;
+        x.device.bus = bus;
+        x.device.interface = o.interface;
+        x.device.detach = detach;
     }
-    return std::make_unique<ftdi_lines>(std::move(port), std::move(o));
+    return x;
+}
+
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x)
+{
+    std::unique_ptr<ftdi_port> port;
+    if (x.sim)
+        port = std::make_unique<ftdi_sim>(x.sim_config);
+    else
+        port = open_libftdi_port(x.device);
+    return std::make_unique<ftdi_lines>(std::move(port), x.options);
+}
+
+std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
+{
+    ftdi_spec x = take_ftdi_spec(s, r);
+    s.finish(); // every key checked before any hardware is touched
+    return open_ftdi(x);
 }
 
 } // namespace irqloop::hw

@@ -3,6 +3,7 @@
 
 #include "ftdi-decode.hpp"
 #include "ftdi-port.hpp"
+#include "ftdi-sim.hpp"
 #include "lines.hpp"
 #include "spec.hpp"
 
@@ -111,6 +112,20 @@ private:
     double syncbb_spread_ = 0; // relative spread of the calibrated syncbb tick
 };
 
+/** @brief Everything a spec says about an ftdi pair, taken before any hardware is touched. */
+struct ftdi_spec final {
+    ftdi_options options;
+    bool sim = false;
+    ftdi_sim_config sim_config; ///< with sim
+    ftdi_open_params device;    ///< without sim
+};
+
+/** @brief Take the `ftdi:` keys (see open_ftdi_lines()); touches nothing. */
+ftdi_spec take_ftdi_spec(spec& s, role r);
+
+/** @brief Open the chip (or the simulator) and set it up. */
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x);
+
 /**
  * @brief Registry entry for `ftdi:...`.
  *
@@ -118,7 +133,8 @@ private:
  * `sim=ft232h|ft2232h|ft232r` (the chip simulator); `interface=A|B|C|D`,
  * `mode=mpsse|syncbb`, `out=`, `in=`, `trigger=` (pin names: ADBUS0-7 / BDBUS0-7 ..., or
  * D0-D7 in syncbb), `tck=30MHz`, `window=BYTES`, `order=msb|lsb`, `edge=rising|falling`,
- * `offset=NS` (the command offset from `irqloop calibrate`), `answer=follow|toggle`,
+ * `offset=NS` (the command offset from `irqloop calibrate`), `answer=toggle|follow` (default
+ * toggle, like irqloop-responder and the kernel responder; follow with sim),
  * `latency=1..255` (ms), `baud=` (syncbb), `detach=yes|no`; with sim: the latency-model keys
  * of the sim backend and `glitch_p`, `stall_p`, `stall_max`, `zero_p`, `partial_p`, `fifo`,
  * `multiplier`, `jitter` (see ftdi_sim_config).

@@ -287,3 +287,38 @@ TEST_CASE("ftdi sim: a FIFO smaller than the window pauses the engine and hides 
     CHECK(early > 0);
     CHECK(r.lines->framing_errors() == 0);
 }
+
+TEST_CASE("ftdi sim: sync bit-bang on an FT232R, read before write", "[ftdi]")
+{
+    // baud 62500 x 16: a 1 us tick; the window is one 64-byte packet less its status bytes.
+    for (double jitter : {0.0, 0.05}) {
+        spec sp("ftdi:sim=ft232r,model=fixed,value=20300ns,jitter=" + std::to_string(jitter));
+        ftdi_spec x = take_ftdi_spec(sp, role::logger);
+        sp.finish();
+        x.sim_config.truth_capacity = 1000;
+        auto port = std::make_unique<ftdi_sim>(x.sim_config);
+        ftdi_sim* sim = port.get();
+        ftdi_lines l(std::move(port), x.options);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(l.window_bytes() == 62);
+        CHECK(l.tick_ns() == 1000);
+        INFO("jitter " << jitter);
+        bool level = false;
+        for (int i = 0; i < 40; ++i) {
+            level = !level;
+            const std::size_t before = sim->truths().size();
+            device_sample s;
+            REQUIRE(l.measure(level, 10'000'000, s) == 0);
+            REQUIRE(sim->truths().size() == before + 1);
+            REQUIRE_FALSE(s.lost);
+            const auto& t = sim->truths()[before];
+            const double truth = static_cast<double>(t.answer_ns - t.edge_ns);
+            // Read byte k is taken (k - 1) ticks after the edge: latency within a tick, give
+            // or take the erratum's accumulated jitter.
+            const double slack = jitter * 21 * 1000 + 1;
+            CHECK(static_cast<double>(s.latency_ns) >= truth - slack);
+            CHECK(static_cast<double>(s.latency_ns) <= truth + 1000 + slack);
+        }
+        CHECK(l.framing_errors() == 0);
+    }
+}
