@@ -43,7 +43,7 @@ ftdi_decoded ftdi_decode(const std::uint8_t* bytes, std::size_t n, ftdi_bit_orde
         --j;
     // Samples from j*8 to the end: find the last sample not at the answer level.
     std::int64_t last_other = -1;
-    for (std::size_t i = j * 8; i < n * 8; ++i)
+    for (std::size_t i = j * 8; i < j * 8 + 8; ++i) // bytes after j are all at the answer
         if (ftdi_sample_bit(bytes, i, order) != answer)
             last_other = static_cast<std::int64_t>(i);
     if (last_other < 0) {
