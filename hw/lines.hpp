@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace irqloop::hw
-{
+namespace irqloop::hw {
 
 /**
  * @brief Which end of the wire a program is.
@@ -22,9 +21,10 @@ enum class role { logger, responder };
  * @brief A sticky error of a line pair: the first failure since open, checked outside the
  * hot loop. Holds no allocated memory so that recording it cannot fail.
  */
-struct line_error final {
-    int errnum = 0;           ///< errno value, 0 when there was no failure
-    const char* op = nullptr; ///< static string: which operation failed ("drive", "sense")
+struct line_error final
+{
+    int errnum = 0;              ///< errno value, 0 when there was no failure
+    const char* op = nullptr;    ///< static string: which operation failed ("drive", "sense")
     explicit operator bool() const noexcept { return errnum != 0; }
 };
 
@@ -32,7 +32,8 @@ struct line_error final {
  * @brief One sample measured by a device-timed backend (see lines::measure()): the latency
  * is known to lie in [latency_ns - bracket_ns, latency_ns].
  */
-struct device_sample final {
+struct device_sample final
+{
     std::int64_t latency_ns = 0; ///< upper bound of the latency from the stimulus edge; 0 if lost
     std::int64_t bracket_ns = 0; ///< width of the interval proven to hold the true latency
     bool lost = false;           ///< no answer that could be bounded before the timeout
@@ -41,7 +42,8 @@ struct device_sample final {
 };
 
 /** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
-struct metadata_item final {
+struct metadata_item final
+{
     std::string key;
     std::string value;
 };

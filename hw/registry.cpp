@@ -12,10 +12,10 @@
 #include "parport/parport-lines.hpp"
 #endif
 
-namespace irqloop::hw
-{
+namespace irqloop::hw {
 
-const std::vector<backend_entry>& backends(){
+const std::vector<backend_entry>& backends()
+{
     // One explicit list, alphabetical; a backend is one folder under hw/ plus one entry here.
     static const std::vector<backend_entry> list = {
         {"ftdi",
@@ -45,8 +45,8 @@ const std::vector<backend_entry>& backends(){
         {"sim", "simulated target board in this process (the default)",
          "sim:model=normal,mean=8us,sd=1us", open_sim_lines, nullptr},
     };
-return list;
-} // namespace irqloop::hw
+    return list;
+}
 
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r)
 {

@@ -192,8 +192,11 @@ void calibrate_loop(run_context& c)
 {
     const auto& clk = c.out.clock;
     c.wire.drive(false);
-    c.out.drive_ns = clk.ns(measure_drive_cycles(c.wire, false));
-    c.out.poll_ns = clk.ns(measure_poll_cycles(c.wire));
+    // A device-timed backend times each sample on its own clock: no host poll to measure
+    // (and each of its drives and senses is a USB round trip).
+    const bool device = c.wire.device_timed();
+    c.out.drive_ns = device ? 0 : clk.ns(measure_drive_cycles(c.wire, false));
+    c.out.poll_ns = device ? 0 : clk.ns(measure_poll_cycles(c.wire));
     // A quiet poll loop repeats within a few poll periods; 20 of them, and at least 1 us,
     // means something else ran on this CPU (an interrupt, an SMI, another task).
     c.out.gap_limit_ns =
@@ -220,6 +223,7 @@ sampler_config make_sampler_config(const run_context& c)
     sc.both_edges = c.wire.far_end_answers_both_edges();
     sc.far_end_follows = sc.both_edges && c.wire.far_end_follows();
     sc.trigger_above_cycles = opt.trigger_above_ns ? cycles_of(opt.trigger_above_ns) : 0;
+    sc.cycles_per_ns = clk.hz / 1e9;
     return sc;
 }
 

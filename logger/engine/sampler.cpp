@@ -88,6 +88,8 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
     if (baseline < 0)
         return sampler_end::line_failure;
     counters_.late.store(0, std::memory_order_relaxed); // what settled before the first stimulus
+    if (wire_.device_timed())
+        return run_device(stop);
 
     start_ = hw::cycles();
     const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
@@ -183,6 +185,56 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
             triggered = false;
         }
 
+        next = t0 + cfg_.interval_cycles;
+        if (cfg_.jitter_cycles)
+            next += next_random(rng) % cfg_.jitter_cycles;
+    }
+}
+
+sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
+{
+    // The backend times the sample on its own clock; the host paces and bookkeeps.
+    std::uint64_t rng = cfg_.seed, seq = 0;
+    int driven = 0;
+    start_ = hw::cycles();
+    const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
+    const auto timeout_ns = static_cast<std::int64_t>(static_cast<double>(cfg_.timeout_cycles) / cfg_.cycles_per_ns);
+    std::uint64_t next = start_;
+    while (true) {
+        if (cfg_.samples && seq >= cfg_.samples)
+            return sampler_end::done;
+        const std::uint64_t paced = spin_until(next, stop);
+        if (paced == 0 || stop.load(std::memory_order_relaxed))
+            return sampler_end::stopped;
+        if (paced >= end)
+            return sampler_end::done;
+        const bool rising = driven == 0;
+        const std::uint64_t t0 = hw::cycles();
+        hw::device_sample d;
+        if (wire_.measure(rising, timeout_ns, d) < 0)
+            return sampler_end::line_failure;
+        driven = rising ? 1 : 0;
+        const double bracket = static_cast<double>(d.bracket_ns) * cfg_.cycles_per_ns;
+        sample s;
+        s.seq = seq++;
+        s.t0_cycles = t0;
+        s.latency_cycles = d.lost ? 0 : static_cast<std::uint64_t>(static_cast<double>(d.latency_ns) * cfg_.cycles_per_ns);
+        s.max_gap_cycles = static_cast<std::uint32_t>(std::min<double>(bracket, UINT32_MAX));
+        const bool disturbed = d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
+        s.flags = (rising ? db::flag_rising : 0u) | (d.lost ? db::flag_lost : 0u) |
+                  (disturbed ? db::flag_disturbed : 0u);
+        counters_.stimuli.store(seq, std::memory_order_relaxed);
+        if (!ring_.try_push(s))
+            counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
+                                      std::memory_order_relaxed);
+        if (d.lost) {
+            counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
+                                 std::memory_order_relaxed);
+            if (d.late)
+                counters_.late.fetch_add(1, std::memory_order_relaxed);
+            if (resync(stop, driven) < 0)
+                return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
+        }
         next = t0 + cfg_.interval_cycles;
         if (cfg_.jitter_cycles)
             next += next_random(rng) % cfg_.jitter_cycles;

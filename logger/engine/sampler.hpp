@@ -25,6 +25,7 @@ struct sampler_config final
     bool both_edges = true;             ///< false: only rising edges are measured
     bool far_end_follows = false;       ///< the target sets the response to the stimulus level
     std::uint64_t trigger_above_cycles = 0; ///< raise the trigger line above this; 0 = off
+    double cycles_per_ns = 1;           ///< device-timed backends report ns: the conversion
 };
 
 /** @brief Counters the sampler keeps; read by other threads while it runs. */
@@ -59,6 +60,10 @@ enum class sampler_end { done, stopped, line_failure };
  * is part of the wire's latency, which the floor run measures. A preemption inside drive()
  * therefore shows as latency, not as a disturbance: the one blind spot of the gap check.
  *
+ * A device-timed backend (hw::lines::device_timed(), e.g. an FTDI chip) measures each
+ * sample itself: the sampler paces, calls measure() and stores the latency (an upper bound)
+ * with its bracket as the sample's gap; a bracket above the gap limit flags it disturbed.
+ *
  * run() neither allocates nor throws; a line failure ends the loop and is left in the lines'
  * sticky error. A full ring drops the sample and counts an overflow; the sampler never waits
  * for the consumer.
@@ -77,6 +82,7 @@ public:
     std::uint64_t start_cycles() const noexcept { return start_; }
 
 private:
+    sampler_end run_device(const std::atomic<bool>& stop) noexcept;
     int settle(const std::atomic<bool>& stop, bool& changed) noexcept;
     int resync(const std::atomic<bool>& stop, int& driven) noexcept;
 

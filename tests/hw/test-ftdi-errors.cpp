@@ -102,8 +102,7 @@ TEST_CASE("ftdi errors: ftdi_sio holding the device and no permission (libftdi 1
                               std::pair{-4, "usb_open() failed"}}) {
         auto perm = message(code, text);
         CHECK_THAT(perm, ContainsSubstring(": no permission to open the USB device (libftdi "));
-        CHECK_THAT(perm,
-                   ContainsSubstring("(install the udev rule: cp hw/udev/60-irqloop-ftdi.rules "
-                                     "/etc/udev/rules.d/"));
+        CHECK_THAT(perm, ContainsSubstring("(the udev rule 60-irqloop.rules gives group plugdev"));
+        CHECK_THAT(perm, ContainsSubstring("cp hw/udev/60-irqloop.rules /etc/udev/rules.d/"));
     }
 }
