@@ -67,8 +67,9 @@ bool tsc_invariant() noexcept;
  * @brief Measure the rate of cycles() against CLOCK_MONOTONIC_RAW.
  *
  * Takes estimates over growing windows (from @p window_ns) until two successive ones agree
- * within @p tolerance_ppm, up to @p max_rounds. On aarch64 the architectural frequency
- * CNTFRQ_EL0 is also read and cross-checked.
+ * within @p tolerance_ppm, up to @p max_rounds. The same measurement on every
+ * architecture: on aarch64 the architectural frequency CNTFRQ_EL0 is not read, nor
+ * compared with the measured rate.
  * @param force Accept a TSC that is not invariant.
  * @throws irqloop::error when the TSC is not invariant (without force) or when the
  *         estimates never agree (a loaded or migrating machine).

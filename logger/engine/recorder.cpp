@@ -7,13 +7,26 @@
 #include <cmath>
 #include <limits>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
+
+// The sampler's flags are stored as they are, with the warm-up bit added here.
+constexpr bool same_bit(sample::flag a, db::sample_flag b)
+{
+    return static_cast<std::uint32_t>(a) == static_cast<std::uint32_t>(b);
+}
+static_assert(same_bit(sample::rising, db::flag_rising) &&
+                  same_bit(sample::disturbed, db::flag_disturbed) &&
+                  same_bit(sample::lost, db::flag_lost),
+              "a sample's flag bits are the stored encoding");
+static_assert(((sample::rising | sample::disturbed | sample::lost) & db::flag_warmup) == 0,
+              "the warm-up bit is the recorder's own");
 
 // Welford's running mean and variance: stable over 1e9 samples where sum of squares is not.
-struct moments
-{
+struct moments {
     std::uint64_t n = 0;
     double mean = 0, m2 = 0;
     std::int64_t min = std::numeric_limits<std::int64_t>::max();
@@ -28,14 +41,16 @@ struct moments
         min = std::min(min, x);
         max = std::max(max, x);
     }
-    double stddev() const noexcept { return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0; }
+    double stddev() const noexcept
+    {
+        return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0;
+    }
     std::int64_t lo() const noexcept { return n ? min : 0; }
     std::int64_t hi() const noexcept { return n ? max : 0; }
 };
 
 // A run of consecutive lost or disturbed samples, reported as one event.
-struct burst
-{
+struct burst {
     std::uint64_t first_seq = 0, count = 0;
     std::int64_t unix_ns = 0, max_gap_ns = 0;
 };
@@ -47,8 +62,7 @@ bool worse(const db::sample_row& a, const db::sample_row& b) noexcept
 
 } // namespace
 
-struct recorder::state
-{
+struct recorder::state {
     recorder_config cfg;
     db::store* store;
     std::int64_t run_id;
@@ -76,7 +90,8 @@ struct recorder::state
 
     state(const recorder_config& c, db::store* st, std::int64_t id)
         : cfg(c), store(st), run_id(id), ns_per_cycle(1e9 / c.clock.hz),
-          interval_cycles(std::max<std::uint64_t>(1, c.clock.from_ns(static_cast<double>(c.stats_interval_ns)))),
+          interval_cycles(std::max<std::uint64_t>(
+              1, c.clock.from_ns(static_cast<double>(c.stats_interval_ns)))),
           run_hist(), interval_hist(), interval_end_cycles(c.anchor_cycles + interval_cycles)
     {
         worst_heap.reserve(cfg.top_k + 1);
@@ -96,8 +111,9 @@ struct recorder::state
     std::int64_t unix_at(std::uint64_t c) const noexcept
     {
         return cfg.anchor_unix_ns +
-               static_cast<std::int64_t>(std::llround(
-                   (static_cast<double>(c) - static_cast<double>(cfg.anchor_cycles)) * ns_per_cycle));
+               static_cast<std::int64_t>(
+                   std::llround((static_cast<double>(c) - static_cast<double>(cfg.anchor_cycles)) *
+                                ns_per_cycle));
     }
 
     void flush_burst(burst& b, const char* kind)
@@ -107,7 +123,8 @@ struct recorder::state
         std::string detail = std::to_string(b.count) + " consecutive";
         if (b.max_gap_ns)
             detail += ", largest poll gap " + std::to_string(b.max_gap_ns) + " ns";
-        new_events.push_back({b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
+        new_events.push_back(
+            {b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
         b = burst{};
     }
 
@@ -143,8 +160,8 @@ struct recorder::state
         r.unix_ns = unix_at(s.t0_cycles);
         r.gap_ns = to_ns(s.max_gap_cycles);
         r.flags = s.flags | (s.seq < cfg.warmup_samples ? db::flag_warmup : 0u);
-        const bool lost = s.flags & db::flag_lost;
-        const bool disturbed = (s.flags & db::flag_disturbed) && !lost;
+        const bool lost = s.flags & sample::lost;
+        const bool disturbed = (s.flags & sample::disturbed) && !lost;
         r.latency_ns = lost ? -1 : to_ns(s.latency_cycles);
         ++totals.stimuli;
         if (cfg.raw) {
@@ -241,8 +258,8 @@ struct recorder::state
             run_hist.for_each_bucket([&](std::int64_t lo, std::int64_t hi, std::uint64_t n) {
                 buckets.push_back({lo, hi, n});
             });
-            db::interval_commit c{cur, make_summary(end_unix), new_exceedances, worst_sorted, buckets,
-                                  new_events};
+            db::interval_commit c{
+                cur, make_summary(end_unix), new_exceedances, worst_sorted, buckets, new_events};
             store->commit_interval(run_id, c);
         }
         ++committed;
@@ -268,7 +285,7 @@ struct recorder::state
     {
         std::lock_guard lock(live_mutex);
         live_ = {totals.samples, totals.lost, totals.disturbed, totals.overflows,
-                 run.lo(), run.hi(), run.mean};
+                 run.lo(),       run.hi(),    run.mean};
     }
 };
 

@@ -12,33 +12,38 @@
 #include <span>
 #include <vector>
 
-namespace irqloop::db {
+namespace irqloop::db
+{
 class store;
 }
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /** @brief What the recorder keeps, from the run's options. */
-struct recorder_config final
-{
-    hw::clock_info clock;                     ///< converts cycles to ns
-    std::int64_t threshold_ns = 30'000;       ///< --threshold: exceedances and % above
-    std::uint64_t warmup_samples = 1000;      ///< --warmup: excluded from WARM MAX
+struct recorder_config final {
+    hw::clock_info clock;                            ///< converts cycles to ns
+    std::int64_t threshold_ns = 30'000;              ///< --threshold: exceedances and % above
+    std::uint64_t warmup_samples = 1000;             ///< --warmup: excluded from WARM MAX
     std::int64_t stats_interval_ns = 10'000'000'000; ///< --stats-interval
-    std::int64_t gap_limit_ns = 0;            ///< poll gaps above this flag "disturbed" (for events)
-    std::size_t top_k = 1000;                 ///< --top-k worst samples kept
+    std::int64_t gap_limit_ns = 0; ///< poll gaps above this flag "disturbed" (for events)
+    std::size_t top_k = 1000;      ///< --top-k worst samples kept
     std::uint64_t max_exceedances = 1'000'000; ///< --max-exceedances
-    bool raw = false;                         ///< --raw: every sample to the store
-    bool keep_disturbed = false;              ///< --keep-disturbed: disturbed samples count in stats
-    std::int64_t anchor_unix_ns = 0;          ///< wall-clock time at anchor_cycles
-    std::uint64_t anchor_cycles = 0;          ///< cycle count at anchor_unix_ns; interval 0 starts here
+    bool raw = false;                          ///< --raw: every sample to the store
+    bool keep_disturbed = false;     ///< --keep-disturbed: disturbed samples count in stats
+    std::int64_t anchor_unix_ns = 0; ///< wall-clock time at anchor_cycles
+    std::uint64_t anchor_cycles = 0; ///< cycle count at anchor_unix_ns; interval 0 starts here
 };
 
 /**
  * @brief Turns the sampler's stream into statistics and store rows.
  *
- * Runs on the consumer thread. Memory is fixed after construction (histograms, top-K heap,
- * per-interval buffers) except with raw, whose rows are flushed to the store in batches.
+ * Runs on the consumer thread, never on the sampler's (the ring is between them). Memory
+ * that grows with nothing: the two histograms and the top-K heap, sized at construction.
+ * Memory per window: the window's exceedances (at most --max-exceedances over the run) and
+ * events are buffered until its commit (capacity reserved at construction, grown when a
+ * window has more), and each commit allocates what it hands to the store (the sorted worst
+ * list, the bucket list); with raw, sample rows are buffered and flushed in batches.
  * Intervals are cut on the samples' own timestamps (t0), so a replayed stream yields the same
  * rows; close_idle() also cuts intervals when no sample arrives (a dead target still produces
  * lost samples, but a stalled sampler produces none).
@@ -79,8 +84,7 @@ public:
     db::summary_row summary() const;
 
     /** @brief Thread-safe copy of the live figures for the progress line. */
-    struct live final
-    {
+    struct live final {
         std::uint64_t samples, lost, disturbed, overflows;
         std::int64_t min_ns, max_ns;
         double mean_ns;

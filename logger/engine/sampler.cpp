@@ -2,14 +2,15 @@
 #include "sampler.hpp"
 
 #include "cycle-clock.hpp"
-#include "rows.hpp"
 
 #include <algorithm>
 #include <array>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
-namespace {
+namespace
+{
 
 // xorshift64*: cheap, allocation-free jitter; the quality needed is "not phase-locked".
 std::uint64_t next_random(std::uint64_t& state) noexcept
@@ -150,8 +151,8 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         s.t0_cycles = t0;
         s.latency_cycles = lost ? 0 : t - t0;
         s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
-        s.flags = (rising ? db::flag_rising : 0u) | (lost ? db::flag_lost : 0u) |
-                  (max_gap > cfg_.gap_limit_cycles ? db::flag_disturbed : 0u);
+        s.flags = (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
+                  (max_gap > cfg_.gap_limit_cycles ? sample::disturbed : 0u);
         // Plain stores, not locked adds: only this thread writes the counters.
         counters_.stimuli.store(seq, std::memory_order_relaxed);
         if (!ring_.try_push(s))
@@ -159,7 +160,7 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
                                       std::memory_order_relaxed);
 
         if (cfg_.trigger_above_cycles && !lost && s.latency_cycles > cfg_.trigger_above_cycles &&
-            !(s.flags & db::flag_disturbed) && !triggered) {
+            !(s.flags & sample::disturbed) && !triggered) {
             wire_.trigger(true);
             triggered = true;
             counters_.triggers.fetch_add(1, std::memory_order_relaxed);
@@ -249,7 +250,8 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls) noexcept
     for (int i = 0; i < polls; ++i) {
         (void)wire.sense();
         std::uint64_t t = hw::cycles();
-        gaps[n++ % gaps.size()] = static_cast<std::uint32_t>(std::min<std::uint64_t>(t - last, UINT32_MAX));
+        gaps[n++ % gaps.size()] =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(t - last, UINT32_MAX));
         last = t;
     }
     n = std::min(n, gaps.size());
@@ -265,7 +267,8 @@ std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives) noex
         std::uint64_t a = hw::cycles();
         wire.drive(level);
         std::uint64_t b = hw::cycles();
-        costs[n++ % costs.size()] = static_cast<std::uint32_t>(std::min<std::uint64_t>(b - a, UINT32_MAX));
+        costs[n++ % costs.size()] =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(b - a, UINT32_MAX));
     }
     n = std::min(n, costs.size());
     std::nth_element(costs.begin(), costs.begin() + n / 2, costs.begin() + n);
