@@ -410,24 +410,21 @@ int compare_command(int argc, char** argv)
     add("floor-corrected", po::bool_switch(&corrected),
         "subtract each run's floor minimum (a floor run in its file) from its latency figures");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    po::variables_map vm = parse_selection_command(argc, argv, desc);
-    if (vm.count("help")) {
-        std::ostringstream more;
-        more << "Print one row per run (or per label) of one or more database files, side by\n"
-                "side. Files from several loggers combine: runs are told apart by "
-                "uuid.\n\npresets:\n";
-        for (const auto& p : presets)
-            more << "  " << p.name << ": " << p.about << " [" << unit_name(p.unit) << "]"
-                 << (*p.columns ? std::string("\n      = ") + p.columns : std::string()) << '\n';
-        more << "\ncolumns:\n";
-        for (const auto& d : columns())
-            more << "  " << d.key << ": " << d.help << '\n';
-        print_command_help("irqloop compare [--by run|label] [--preset P | --columns C] "
-                           "[--db F] [F1.db F2.db ...]",
-                           more.str().c_str(), desc);
+    std::ostringstream more;
+    more << "Print one row per run (or per label) of one or more database files, side by\n"
+            "side. Files from several loggers combine: runs are told apart by "
+            "uuid.\n\npresets:\n";
+    for (const auto& p : presets)
+        more << "  " << p.name << ": " << p.about << " [" << unit_name(p.unit) << "]"
+             << (*p.columns ? std::string("\n      = ") + p.columns : std::string()) << '\n';
+    more << "\ncolumns:\n";
+    for (const auto& d : columns())
+        more << "  " << d.key << ": " << d.help << '\n';
+    if (!parse_reading_command(argc, argv, desc,
+                               "irqloop compare [--by run|label] [--preset P | --columns C] "
+                               "[--db F] [F1.db F2.db ...]",
+                               more.str()))
         return 0;
-    }
-    po::notify(vm);
     if (by != "run" && by != "label")
         throw error("bad --by", "unknown grouping '" + by + "'", "use run or label");
     const preset* p = nullptr;

@@ -274,8 +274,8 @@ void write_json(db::catalog& cat, const std::vector<const db::run_record*>& runs
     out << (runs.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }
 
-void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs, const std::string& what,
-               std::ostream& out)
+void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+               const std::string& what, std::ostream& out)
 {
     table t;
     for (auto h : {"run", "uuid", "label"})
@@ -412,17 +412,13 @@ int export_command(int argc, char** argv)
         "events, raw, or all (everything but raw). CSV takes exactly one. "
         "Default: all for json, intervals for csv");
     add("output,o", po::value(&output), "output file (default: standard output)");
-    po::variables_map vm = parse_selection_command(argc, argv, desc);
-    if (vm.count("help")) {
-        print_command_help(
+    if (!parse_reading_command(
+            argc, argv, desc,
             "irqloop export --format json|csv [--what intervals|worst|raw|all] [--run ID | "
             "--label L | --last] [--db F] [-o F]",
             "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
-            "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.",
-            desc);
+            "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns."))
         return 0;
-    }
-    po::notify(vm);
     if (fmt != "json" && fmt != "csv")
         throw error("bad --format", "unknown export format '" + fmt + "'", "use json or csv");
     const bool json = fmt == "json";

@@ -265,19 +265,15 @@ int plot_command(int argc, char** argv)
     add("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)");
     add("script", po::bool_switch(&print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    if (vm.count("help")) {
-        print_command_help(
+    if (!parse_reading_command(
+            argc, argv, desc,
             "irqloop plot --kind histogram|timeline|cdf [--db F] [--runs ID... | --labels L...] "
             "-o out.svg|out.png",
             "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
             "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
             "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path.",
-            desc);
+            bare_arguments::refused))
         return 0;
-    }
-    po::notify(vm);
     if (o.output.empty() && !print_script)
         throw error("plot", "no output file", "give -o out.svg or -o out.png");
     if (o.output.empty())

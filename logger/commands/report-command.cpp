@@ -387,18 +387,14 @@ int report_command(int argc, char** argv)
     add("floor", po::value(&o.floor)->default_value(o.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
     add("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
-    po::variables_map vm = parse_selection_command(argc, argv, desc);
-    if (vm.count("help")) {
-        print_command_help(
+    if (!parse_reading_command(
+            argc, argv, desc,
             "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "
             "[--format text|markdown|csv]",
             "Print a run's metadata, summary (raw and floor-corrected), a log-scale histogram,\n"
             "the per-interval timeline and the worst samples. Without --run or --label, the\n"
-            "most recent measurement run. Running or interrupted runs are marked PARTIAL.",
-            desc);
+            "most recent measurement run. Running or interrupted runs are marked PARTIAL."))
         return 0;
-    }
-    po::notify(vm);
     o.unit = parse_latency_unit(unit);
     o.fmt = parse_table_format(fmt);
     db::catalog cat(db_paths_or_default(sel.dbs));

@@ -29,15 +29,22 @@ void add_selection_options(boost::program_options::options_description& desc, se
         "only the most recently started of the selected runs");
 }
 
-boost::program_options::variables_map
-parse_selection_command(int argc, char** argv,
-                        const boost::program_options::options_description& desc)
+std::optional<boost::program_options::variables_map>
+parse_reading_command(int argc, char** argv,
+                      const boost::program_options::options_description& desc,
+                      const std::string& usage, const std::string& about, bare_arguments bare)
 {
     namespace po = boost::program_options;
     po::positional_options_description pos;
-    pos.add("db", -1);
+    if (bare == bare_arguments::db_files)
+        pos.add("db", -1);
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        print_command_help(usage.c_str(), about.c_str(), desc);
+        return std::nullopt;
+    }
+    po::notify(vm);
     return vm;
 }
 

@@ -6,6 +6,7 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,13 +32,19 @@ std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs);
  */
 void add_selection_options(boost::program_options::options_description& desc, selection_options& o);
 
+/** @brief How a reading command takes bare arguments. */
+enum class bare_arguments { db_files, refused };
+
 /**
- * @brief Parse a reading command's arguments against @p desc, bare arguments counting as
- *        --db files. Does not notify: the caller handles --help first.
+ * @brief Parse a reading command's arguments against @p desc and notify its values. Bare
+ *        arguments count as --db files (or are refused). With --help, print "usage: @p usage",
+ *        @p about and the options to stdout and return nullopt: the command then returns 0.
  */
-boost::program_options::variables_map
-parse_selection_command(int argc, char** argv,
-                        const boost::program_options::options_description& desc);
+std::optional<boost::program_options::variables_map>
+parse_reading_command(int argc, char** argv,
+                      const boost::program_options::options_description& desc,
+                      const std::string& usage, const std::string& about,
+                      bare_arguments bare = bare_arguments::db_files);
 
 /** @brief Print "usage: irqloop CMD ..." and @p desc to stdout, for --help. */
 void print_command_help(const char* usage, const char* about,

@@ -27,16 +27,12 @@ int worst_command(int argc, char** argv)
         "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)");
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    po::variables_map vm = parse_selection_command(argc, argv, desc);
-    if (vm.count("help")) {
-        print_command_help(
+    if (!parse_reading_command(
+            argc, argv, desc,
             "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
             "List the worst samples of the selected runs (default: every measurement\n"
-            "run of the file(s)), worst first, with the logger's wall-clock time.",
-            desc);
+            "run of the file(s)), worst first, with the logger's wall-clock time."))
         return 0;
-    }
-    po::notify(vm);
     const auto u = parse_latency_unit(unit);
     const auto f = parse_table_format(fmt);
     if (top == 0)
