@@ -222,8 +222,8 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
         s.latency_cycles = d.lost ? 0 : static_cast<std::uint64_t>(static_cast<double>(d.latency_ns) * cfg_.cycles_per_ns);
         s.max_gap_cycles = static_cast<std::uint32_t>(std::min<double>(bracket, UINT32_MAX));
         const bool disturbed = d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
-        s.flags = (rising ? db::flag_rising : 0u) | (d.lost ? db::flag_lost : 0u) |
-                  (disturbed ? db::flag_disturbed : 0u);
+        s.flags = (rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
+                  (disturbed ? sample::disturbed : 0u);
         counters_.stimuli.store(seq, std::memory_order_relaxed);
         if (!ring_.try_push(s))
             counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
