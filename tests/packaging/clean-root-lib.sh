@@ -1,6 +1,6 @@
 # A clean Debian 12 root for the install tests, built by mmdebstrap from the Debian mirror this
-# machine's apt already names (.ci/debian-mirror; bookworm + bookworm-backports, which has
-# libgpiod 2). The tarball is cached in build/clean-root/ (keyed by the mirror); each test
+# machine's apt already names (.ci/debian-mirror; bookworm, -updates, -backports (libgpiod 2) and
+# -security when the machine has it). The tarball is cached in build/clean-root/ (keyed by the mirror); each test
 # unpacks a fresh copy, with its own /dev (device nodes made here, so that changing a node's
 # group inside never touches the host's), /proc and /sys.
 # Sourced by test-install.sh and test-dkms.sh. Needs root (chroot, mknod, mounts).
@@ -36,7 +36,9 @@ find_debs() {
 root_tarball() {
   local mirror key
   mirror=$(bash "$src/.ci/debian-mirror") || fail "no Debian mirror in this machine's apt sources"
-  key=$(printf '%s' "$mirror" | md5sum | cut -c1-12)
+  # The security archive too, when the machine has one: its kernel is the one the testbed boots.
+  security=$(bash "$src/.ci/debian-mirror" --suite bookworm-security 2>/dev/null) || security=""
+  key=$(printf '%s %s' "$mirror" "$security" | md5sum | cut -c1-12)
   tarball=$cache/bookworm-$key.tar
   if [[ ! -s $tarball ]]; then
     mkdir -p "$cache"
@@ -45,7 +47,8 @@ root_tarball() {
     # packages need must come from their Depends.
     mmdebstrap --variant=minbase --include=ca-certificates,man-db --quiet bookworm "$cache/partial-$key.tar" \
       "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
-      "deb $mirror bookworm-backports main" >"$cache/mmdebstrap.log" 2>&1 ||
+      "deb $mirror bookworm-backports main" ${security:+"deb $security bookworm-security main"} \
+      >"$cache/mmdebstrap.log" 2>&1 ||
       { tail -20 "$cache/mmdebstrap.log"; fail "mmdebstrap failed (log: build/clean-root/mmdebstrap.log)"; }
     mv "$cache/partial-$key.tar" "$tarball"
   fi

@@ -29,6 +29,9 @@ usage: run-testbed.sh --build DIR [options]
   --scenario-dir DIR      also take scenarios from DIR (NAME.sh, NAME.host.sh), e.g. your own
   --kmod DIR              also build the Kbuild module in DIR and put its .ko in the guest
                           under \$TB_KMOD_DIR (repeatable)
+  --ko FILE               also put this prebuilt module (e.g. the .ko DKMS built from the
+                          irqloop-responder-dkms package) in the guest under
+                          /lib/modules/ABI/prebuilt/; its vermagic must name the guest kernel
   --guest-modules A,B     also put these modules of the Debian kernel (and what they need) in
                           the guest, not loaded (modprobe them); the modules --kmod modules
                           depend on are added by themselves
@@ -51,7 +54,7 @@ EOF
 
 die() { echo "irqloop: testbed: $*" >&2; exit 2; }
 
-build_dir= results= cache= globs='*' kmods=() scenario_dirs=("$here/scenarios")
+build_dir= results= cache= globs='*' kmods=() prebuilt=() scenario_dirs=("$here/scenarios")
 guest_modules= qemu_extra=() suite=auto flavour=amd64 verdict= keep=0 list=0 fixture=0
 accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=2400 scenario_timeout=900
 while [[ $# -gt 0 ]]; do
@@ -62,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     --scenarios) globs=$2; shift ;;
     --scenario-dir) scenario_dirs+=("$(cd "$2" && pwd)") || die "--scenario-dir: no folder '$2'"; shift ;;
     --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'"; shift ;;
+    --ko) [[ -f $2 ]] || die "--ko: no file '$2'"; prebuilt+=("$(realpath "$2")"); shift ;;
     --kernel-suite) suite=$2; shift ;;
     --flavour) flavour=$2; shift ;;
     --guest-modules) guest_modules+=${guest_modules:+,}$2; shift ;;
@@ -353,6 +357,12 @@ mkdir -p "$root/lib/modules/$kabi/extra"
 cp "$kcache/load.list" "$root/testbed/load.list"
 for d in "$wire_out" ${extra_outs[@]+"${extra_outs[@]}"}; do
     cp "$d"/*.ko "$root/lib/modules/$kabi/extra/"
+done
+for ko in ${prebuilt[@]+"${prebuilt[@]}"}; do
+    [[ $(modinfo -F vermagic "$ko") == "$kabi "* ]] ||
+        die "--ko $ko has vermagic '$(modinfo -F vermagic "$ko")', the guest runs $kabi"
+    mkdir -p "$root/lib/modules/$kabi/prebuilt"
+    cp "$ko" "$root/lib/modules/$kabi/prebuilt/"
 done
 # Debian modules wanted in the guest: the boot set, --guest-modules, and what our modules need.
 own=$(for ko in "$root/lib/modules/$kabi/extra"/*.ko; do basename "$ko" .ko | tr - _; done)
