@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes the irqloop wiring schematics (parport/, gpiod/) as KiCad 9 .kicad_sch files.
+"""Writes the irqloop wiring schematics (parport/, gpiod/, ftdi/) as KiCad 9 .kicad_sch files.
 
 The sheets are plain KiCad sources: open and edit them in KiCad like any other. This script
 only exists so that they can be rebuilt reproducibly (stable UUIDs, every pin on the 1.27 mm
@@ -402,6 +402,131 @@ def gpiod(lib, shifted):
     s.write(HERE / "gpiod")
 
 
+def ftdi(lib):
+    """An FT232H breakout (MPSSE) to a target at any GPIO voltage, through U1-U3."""
+    s = sheet("ftdi", "irqloop ftdi: FT232H breakout logger, level-shifted target", lib)
+    s.comments = [
+        "ADBUS4 (J1.5) stimulus out, ADBUS2 (J1.3, MPSSE data in) response in, ADBUS5 (J1.6) trigger",
+        "U1-U3: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets may skip them",
+        "Defaults: hw/ftdi/ftdi-defaults.hpp; pin table: schematics/ftdi/pins.csv",
+    ]
+    ft = s.symbol("Connector_Generic:Conn_01x10", "J1", "FT232H breakout: LOGGER (ADBUS0-7, GND, 3V3)",
+                  55.88, 91.44, mirror="y",
+                  fields={"Reference": (0, -13.97, 0, None), "Value": (0, 16.51, 0, None)})
+    out, trig, inp = s.pin(ft, 5), s.pin(ft, 6), s.pin(ft, 3)
+    r = "Device:R"
+    rfields = {"Reference": (0, -2.54, 90, None), "Value": (0, 2.54, 90, None)}
+    flags = []
+
+    def flagged(p, end, branch):
+        """The supplies come from connectors, so a PWR_FLAG tells ERC who drives each."""
+        mid = ((p[0] + end[0]) / 2, (p[1] + end[1]) / 2)
+        s.wire(p, mid)
+        s.wire(mid, end)
+        s.wire(mid, branch)
+        s.junction(mid)
+        s.symbol("power:PWR_FLAG", f"#FLG0{len(flags) + 1}", "PWR_FLAG", branch[0], branch[1],
+                 fields={"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)})
+        flags.append(branch)
+
+    def series(ref, at):
+        part = s.symbol(r, ref, "330", at[0], at[1], rot=90, fields=rfields)
+        a, b = sorted([s.pin(part, 1), s.pin(part, 2)])
+        return a, b
+
+    rx = 149.86
+    sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
+    ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
+    u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 50.8, fields=ufields)
+    u3 = s.symbol(sym, "U3", "SN74LVC1T45", 116.84, trig[1], fields=ufields)
+    u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 142.24, fields=ufields)
+    r1a, r1b = series("R1", (rx, 50.8))
+    r3a, r3b = series("R3", (rx, trig[1]))
+    r2a, r2b = series("R2", (rx, 142.24))
+    s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
+    u2a = s.pin(u2, 3)
+    s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
+    s.wire(trig, s.pin(u3, 3))
+    for u, r_end, net in ((u1, r1a, "STIM_VIO"), (u3, r3a, "TRIG_VIO")):
+        s.wire(s.pin(u, 4), r_end)
+        s.label(net, s.pin(u, 4))
+    s.wire(r2a, s.pin(u2, 4))
+    s.label("RESP_VIO", r2a, 180)
+
+    def supply(u, dir_net, note):
+        vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
+        for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
+            s.wire(p, (p[0], p[1] - 5.08))
+            s.label(net, (p[0], p[1] - 5.08), 90)
+        s.wire(gnd, (gnd[0], gnd[1] + 2.54))
+        s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
+        s.wire(direction, (direction[0] - 5.08, direction[1]))
+        s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
+        s.text(note, (u["x"] + 3.81, u["y"] + 13.97))
+
+    supply(u1, "+3V3", "DIR high: A -> B")
+    supply(u3, "+3V3", "DIR high: A -> B")
+    supply(u2, "GND", "DIR low: B -> A")
+
+    s.text("Decoupling: one 100 nF per translator supply pin, close to the pin", (22.86, 160.02))
+    cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
+    for i, net in enumerate(("+3V3", "VIO") * 3):
+        cap = s.symbol("Device:C", f"C{i + 1}", "100n", 27.94 + 15.24 * i, 175.26, fields=cfields)
+        a, b = s.pin(cap, 1), s.pin(cap, 2)
+        s.wire(a, (a[0], a[1] - 2.54))
+        s.label(net, (a[0], a[1] - 2.54), 180)
+        s.wire(b, (b[0], b[1] + 2.54))
+        s.label("GND", (b[0], b[1] + 2.54), 180)
+    s.label("STIM_3V3", out)
+    s.label("RESP_3V3", inp)
+    s.label("TRIG_3V3", trig)
+    for end, net in ((r1b, "STIM"), (r2b, "RESP"), (r3b, "TRIG")):
+        s.wire(end, (end[0] + 12.7, end[1]))
+        s.label(net, (end[0] + 12.7, end[1]), 180)
+
+    # Breakout power: 3V3 (J1.10, from the board's regulator) feeds VCCA; GND (J1.9).
+    v3 = s.pin(ft, 10)
+    flagged(v3, (v3[0] + 7.62, v3[1]), (v3[0] + 3.81, v3[1] + 5.08))
+    s.label("+3V3", (v3[0] + 7.62, v3[1]), 0)
+    g = s.pin(ft, 9)
+    s.wire(g, (g[0] + 12.7, g[1]))
+    s.label("GND", (g[0] + 12.7, g[1]), 0)
+    g_end = (g[0] + 12.7, g[1])
+    s.symbol("power:PWR_FLAG", "#FLG02", "PWR_FLAG", g_end[0], g_end[1] - 0.0,
+             fields={"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)})
+    flags.append(g_end)
+    for n in (1, 2, 4, 7, 8):
+        s.no_connect(s.pin(ft, n))
+
+    tgt = s.symbol("Connector_Generic:Conn_01x05", "J2", "TARGET GPIO", 226.06, 91.44,
+                   fields={"Reference": (1.27, -7.62, 0, None), "Value": (1.27, 10.16, 0, None)})
+    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
+        p = s.pin(tgt, n)
+        if net == "VIO":
+            flagged(p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
+        else:
+            s.wire(p, (p[0] - 7.62, p[1]))
+        s.label(net, (p[0] - 7.62, p[1]), 0)
+
+    big = 1.524
+    s.text("LOGGER: irqloop run --hw ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,trigger=ADBUS5",
+           (22.86, 25.4), big)
+    s.text("J1: the breakout's ADBUS header (labels vary: D0-D7 on Adafruit's, AD0-AD7 on others)\n"
+           "1 ADBUS0 TCK: leave open (clocked in every window)  2 ADBUS1: open\n"
+           "3 ADBUS2 DI: RESP (the only pin the MPSSE samples)  4 ADBUS3: open\n"
+           "5 ADBUS4 GPIOL0: STIM  6 ADBUS5 GPIOL1: TRIG  7-8 ADBUS6-7: open  9 GND  10 3V3",
+           (22.86, 124.46), 1.27)
+    s.text("TARGET header J2\n1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n"
+           "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
+           "3 RESP: a GPIO output (the responder toggles it)\n"
+           "4 TRIG: optional GPIO input (kernel responder trigger=: tracing_off())\n5 GND",
+           (177.8, 124.46), big)
+    s.text("3.3 V target: U1-U3 may be left out (A straight to B); keep R1-R3.\n"
+           "R1-R3 (330): limit the current when both ends drive a line or one\n"
+           "board is unpowered, and damp ringing.", (177.8, 149.86), big)
+    s.write(HERE / "ftdi")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--symbols", default="/usr/share/kicad/symbols", help="KiCad symbol library folder")
@@ -410,6 +535,7 @@ def main():
     parport(lib)
     gpiod(lib, shifted=True)
     gpiod(lib, shifted=False)
+    ftdi(lib)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 // against its defaults header, and each sheet against its table by tracing the sheet's nets
 // (wires, junctions, labels, power symbols) the way KiCad connects them.
 
+#include "ftdi/ftdi-defaults.hpp"
 #include "gpiod/gpiod-defaults.hpp"
 #include "parport/parport-defaults.hpp"
 
@@ -32,6 +33,7 @@ namespace
 
 namespace pd = irqloop::hw::parport_defaults;
 namespace gd = irqloop::hw::gpiod_defaults;
+namespace fd = irqloop::hw::ftdi_defaults;
 
 const std::string source_dir = IRQLOOP_SOURCE_DIR;
 
@@ -433,6 +435,25 @@ std::vector<std::string> check_gpiod_defaults(const table& t)
     return problems;
 }
 
+std::vector<std::string> check_ftdi_defaults(const table& t)
+{
+    std::vector<std::string> problems;
+    auto expect = [&](const std::string& signal, unsigned header_pin, const std::string& name) {
+        const auto& r = find_row(t, signal);
+        if (r.at("logger_pin") != std::to_string(header_pin))
+            problems.push_back(signal + " logger_pin is '" + r.at("logger_pin") +
+                               "', ftdi-defaults.hpp says " + std::to_string(header_pin));
+        if (r.at("logger_name") != name)
+            problems.push_back(signal + " logger_name is '" + r.at("logger_name") +
+                               "', ftdi-defaults.hpp says " + name);
+    };
+    expect("STIM", fd::out_header_pin, fd::out_pin);
+    expect("RESP", fd::in_header_pin, fd::in_pin);
+    expect("TRIG", fd::trigger_header_pin, fd::trigger_pin);
+    expect("GND", fd::ground_header_pin, "GND");
+    return problems;
+}
+
 /// The README beside each pins.csv renders the table for people: each row must be there, with
 /// the same pins and names (its columns may be merged or reordered).
 std::vector<std::string> check_readme(const table& t, const std::string& readme)
@@ -475,6 +496,7 @@ std::string listing(const std::vector<std::string>& problems)
 
 const std::string parport_dir = source_dir + "/schematics/parport/";
 const std::string gpiod_dir = source_dir + "/schematics/gpiod/";
+const std::string ftdi_dir = source_dir + "/schematics/ftdi/";
 
 } // namespace
 
@@ -490,6 +512,28 @@ TEST_CASE("gpiod pin table agrees with gpiod-defaults.hpp", "[schematics]")
     const auto problems = check_gpiod_defaults(read_csv(gpiod_dir + "pins.csv"));
     INFO(listing(problems));
     CHECK(problems.empty());
+}
+
+TEST_CASE("ftdi pin table agrees with ftdi-defaults.hpp", "[schematics]")
+{
+    const auto problems = check_ftdi_defaults(read_csv(ftdi_dir + "pins.csv"));
+    INFO(listing(problems));
+    CHECK(problems.empty());
+}
+
+TEST_CASE("ftdi schematic wires the FT232H breakout as its pin table says", "[schematics]")
+{
+    const auto pins = read_csv(ftdi_dir + "pins.csv");
+    const auto text = slurp(ftdi_dir + "ftdi.kicad_sch");
+    const auto problems = check_sheet(pins, "ftdi", text);
+    INFO(listing(problems));
+    CHECK(problems.empty());
+    // A table row naming another chip pin than the defaults fails.
+    auto edited = pins;
+    for (auto& r : edited)
+        if (r.at("signal") == "RESP")
+            r["logger_name"] = "ADBUS3";
+    CHECK_FALSE(check_ftdi_defaults(edited).empty());
 }
 
 TEST_CASE("parport schematic wires the crossed cable as its pin table says", "[schematics]")
@@ -530,7 +574,7 @@ TEST_CASE("gpiod schematics wire the Pi header as their pin table says", "[schem
 
 TEST_CASE("schematics READMEs show the pins of their pins.csv", "[schematics]")
 {
-    for (const auto& dir : {parport_dir, gpiod_dir}) {
+    for (const auto& dir : {parport_dir, gpiod_dir, ftdi_dir}) {
         const auto problems = check_readme(read_csv(dir + "pins.csv"), slurp(dir + "README.md"));
         INFO(dir << ":\n" << listing(problems));
         CHECK(problems.empty());
