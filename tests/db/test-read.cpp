@@ -25,6 +25,23 @@ std::vector<std::int64_t> ids(const std::vector<const run_record*>& v)
     return out;
 }
 
+struct named_run {
+    const char* uuid;
+    const char* label;
+    std::int64_t start;
+    run_kind kind = run_kind::measure;
+};
+
+/** Write runs (no commit yet) into a new file @p path; their ids in the order given. */
+std::vector<std::int64_t> write_runs(const std::string& path, std::initializer_list<named_run> v)
+{
+    store s(path);
+    std::vector<std::int64_t> out;
+    for (const auto& r : v)
+        out.push_back(s.begin_run(sample_run(r.uuid, r.label, r.start, r.kind)));
+    return out;
+}
+
 /** The refusal @p sel gets, as the user would read it. */
 std::string refusal(const catalog& cat, const run_selector& sel)
 {
@@ -46,14 +63,11 @@ TEST_CASE("a run is named by id, uuid or a unique uuid prefix of 4 or more, as g
 {
     temp_dir dir;
     const std::string path = dir / "names.db";
-    std::int64_t a = 0, b = 0, c = 0, d = 0;
-    {
-        store s(path);
-        a = s.begin_run(sample_run("0f1e2d3c-0000-4000-8000-00000000000a", "idle", t));
-        b = s.begin_run(sample_run("0f1e2d3c-0000-4000-8000-00000000000b", "idle", t + 10));
-        c = s.begin_run(sample_run("9a8b7c6d-0000-4000-8000-00000000000c", "load", t + 5));
-        d = s.begin_run(sample_run("31337000-0000-4000-8000-00000000000d", "", t + 20));
-    }
+    const auto id = write_runs(path, {{"0f1e2d3c-0000-4000-8000-00000000000a", "idle", t},
+                                      {"0f1e2d3c-0000-4000-8000-00000000000b", "idle", t + 10},
+                                      {"9a8b7c6d-0000-4000-8000-00000000000c", "load", t + 5},
+                                      {"31337000-0000-4000-8000-00000000000d", "", t + 20}});
+    const auto a = id[0], c = id[2], d = id[3];
     catalog cat({path});
     CHECK(ids(cat.select({{std::to_string(c)}, {}, false})) == std::vector{c});
     CHECK(ids(cat.select({{"0f1e2d3c-0000-4000-8000-00000000000a"}, {}, false})) == std::vector{a});
@@ -74,15 +88,12 @@ TEST_CASE("a label selects every run with it, --last the latest; unnamed means e
 {
     temp_dir dir;
     const std::string path = dir / "labels.db";
-    std::int64_t a = 0, b = 0, c = 0, f = 0;
-    {
-        store s(path);
-        a = s.begin_run(sample_run("aaaa0000-0000-4000-8000-000000000001", "idle", t));
-        b = s.begin_run(sample_run("bbbb0000-0000-4000-8000-000000000002", "idle", t + 10));
-        c = s.begin_run(sample_run("cccc0000-0000-4000-8000-000000000003", "load", t + 5));
-        f = s.begin_run(
-            sample_run("ffff0000-0000-4000-8000-000000000004", "floor", t + 1, run_kind::floor));
-    }
+    const auto id = write_runs(
+        path, {{"aaaa0000-0000-4000-8000-000000000001", "idle", t},
+               {"bbbb0000-0000-4000-8000-000000000002", "idle", t + 10},
+               {"cccc0000-0000-4000-8000-000000000003", "load", t + 5},
+               {"ffff0000-0000-4000-8000-000000000004", "floor", t + 1, run_kind::floor}});
+    const auto a = id[0], b = id[1], c = id[2], f = id[3];
     catalog cat({path});
     // Listed by start time, whatever the ids.
     std::vector<std::int64_t> listed;
@@ -108,16 +119,10 @@ TEST_CASE("runs of several files: a copied run once, from the first file; a bare
 {
     temp_dir dir;
     const std::string one = dir / "one.db", two = dir / "two.db";
-    {
-        store s(one);
-        s.begin_run(sample_run("11110000-0000-4000-8000-000000000001", "shared", t));
-        s.begin_run(sample_run("11110000-0000-4000-8000-000000000002", "only-one", t + 1));
-    }
-    {
-        store s(two);
-        s.begin_run(sample_run("22220000-0000-4000-8000-000000000001", "only-two", t - 1));
-        s.begin_run(sample_run("11110000-0000-4000-8000-000000000001", "shared", t));
-    }
+    write_runs(one, {{"11110000-0000-4000-8000-000000000001", "shared", t},
+                     {"11110000-0000-4000-8000-000000000002", "only-one", t + 1}});
+    write_runs(two, {{"22220000-0000-4000-8000-000000000001", "only-two", t - 1},
+                     {"11110000-0000-4000-8000-000000000001", "shared", t}});
     catalog cat({one, two});
     REQUIRE(cat.runs().size() == 3);
     CHECK(cat.runs()[0].meta.label == "only-two");

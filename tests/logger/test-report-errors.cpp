@@ -19,12 +19,7 @@ std::string small_db(const temp_dir& dir)
 {
     const std::string path = dir.file("small.db");
     irqloop::db::store st(path);
-    run_spec s;
-    s.uuid = "00000000-0000-4000-8000-000000000401";
-    s.label = "rt-idle";
-    s.samples = 3000;
-    s.seed = 401;
-    record_run(st, s);
+    record_run(st, numbered_spec(401, "rt-idle", 3000));
     return path;
 }
 

@@ -84,6 +84,19 @@ struct run_spec final {
     model m;
 };
 
+/** @brief A run numbered @p n: uuid 00000000-0000-4000-8000-000000000NNN, seed @p n. */
+inline run_spec numbered_spec(unsigned n, std::string label, std::uint64_t samples)
+{
+    run_spec s;
+    char uuid[40];
+    std::snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012u", n);
+    s.uuid = uuid;
+    s.label = std::move(label);
+    s.samples = samples;
+    s.seed = n;
+    return s;
+}
+
 /** @brief Record @p spec into @p st through the real recorder; returns the run id. */
 inline std::int64_t record_run(db::store& st, const run_spec& spec)
 {

@@ -19,11 +19,7 @@ std::string two_run_db(const temp_dir& dir)
 {
     const std::string path = dir.file("plot.db");
     irqloop::db::store st(path);
-    run_spec a;
-    a.uuid = "00000000-0000-4000-8000-000000000301";
-    a.label = "rt_idle";
-    a.samples = 25'000;
-    a.seed = 301;
+    run_spec a = numbered_spec(301, "rt_idle", 25'000);
     a.m = {5000, 2000, 0.003, 31'000, 90'000, 0, 0, 0};
     record_run(st, a);
     run_spec b = a;
