@@ -50,9 +50,14 @@ TEST_CASE("base: error text starts with the program's own name", "[base]")
     const error e("open backend 'x'", "no such thing", "check the spec");
     CHECK(program_name() == "irqloop");
     CHECK(e.message() == "irqloop: open backend 'x': no such thing (check the spec)");
-    set_program_name("irqloop-responder");
-    CHECK(e.message() == "irqloop-responder: open backend 'x': no such thing (check the spec)");
-    set_program_name("irqloop");
+    {
+        struct restore // the rest of this process's tests expect "irqloop"
+        {
+            ~restore() { set_program_name("irqloop"); }
+        } guard;
+        set_program_name("irqloop-responder");
+        CHECK(e.message() == "irqloop-responder: open backend 'x': no such thing (check the spec)");
+    }
     CHECK(e.message() == "irqloop: open backend 'x': no such thing (check the spec)");
 }
 
