@@ -314,9 +314,32 @@ int ftdi_lines::sense() noexcept
 
 bool ftdi_lines::open_trigger(const std::string& line)
 {
-    (void)line; // the trigger pin is chosen by the spec key trigger=
-    trigger_open_ = opt_.trigger_bit >= 0;
-    return trigger_open_;
+    // --trigger-line names the pin (ADBUS5, or D2 in syncbb) unless the spec's trigger= did.
+    if (opt_.trigger_bit < 0 && opt_.syncbb)
+        throw irqloop::error("open trigger line '" + line + "'",
+                             "in syncbb mode the pin directions are set at open",
+                             "name the pin in the spec as well: trigger=" + line);
+    if (opt_.trigger_bit < 0) {
+        const std::string prefix = opt_.syncbb ? "D" : std::string(1, opt_.interface) + "DBUS";
+        const unsigned lowest = opt_.syncbb ? 0 : 3;
+        if (line.size() != prefix.size() + 1 || line.compare(0, prefix.size(), prefix) != 0 ||
+            line.back() < static_cast<char>('0' + lowest) || line.back() > '7')
+            throw irqloop::error("open trigger line '" + line + "'", "not a free pin of this chip",
+                                 "name one of " + prefix + std::to_string(lowest) + ".." + prefix +
+                                     "7 other than out= and in=, e.g. " +
+                                     (opt_.syncbb ? "D2" : prefix + "5"));
+        const auto bit = static_cast<unsigned>(line.back() - '0');
+        if (bit == opt_.out_bit || bit == opt_.in_bit)
+            throw irqloop::error("open trigger line '" + line + "'", "that pin is out= or in=");
+        opt_.trigger_bit = static_cast<int>(bit);
+        opt_.pin_names[2] = line;
+        dir_ |= static_cast<std::uint8_t>(1u << bit);
+        drive(out_high_);
+        if (error())
+            throw irqloop::error("open trigger line '" + line + "'", port_->error_text(), "replug the device");
+    }
+    trigger_open_ = true;
+    return true;
 }
 
 void ftdi_lines::trigger(bool high) noexcept

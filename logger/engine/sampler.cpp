@@ -228,6 +228,13 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
         if (!ring_.try_push(s))
             counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
                                       std::memory_order_relaxed);
+        if (cfg_.trigger_above_cycles && !d.lost && !disturbed &&
+            s.latency_cycles > cfg_.trigger_above_cycles) {
+            // Raised for one sample: the next measure() carries the level back down.
+            wire_.trigger(true);
+            wire_.trigger(false);
+            counters_.triggers.fetch_add(1, std::memory_order_relaxed);
+        }
         if (d.lost) {
             counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
                                  std::memory_order_relaxed);
