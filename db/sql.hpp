@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -15,6 +16,9 @@
  */
 namespace irqloop::db::sql
 {
+
+template <typename T> inline constexpr bool is_optional = false;
+template <typename T> inline constexpr bool is_optional<std::optional<T>> = true;
 
 /** @brief A prepared statement, finalized on destruction. Move-only. */
 class statement final
@@ -45,7 +49,7 @@ public:
 
     /**
      * @brief Bind @p values to parameters 1, 2, ... (integers of any width as int64, doubles,
-     * strings and string_views as text), then run(). One row written per call.
+     * strings and string_views as text, an empty std::optional as NULL), then run().
      */
     template <typename... T> void run_with(const T&... values)
     {
@@ -67,7 +71,12 @@ public:
 private:
     template <typename T> void bind_value(int i, const T& v)
     {
-        if constexpr (std::is_integral_v<T>)
+        if constexpr (is_optional<T>) {
+            if (v)
+                bind_value(i, *v);
+            else
+                bind_null(i);
+        } else if constexpr (std::is_integral_v<T>)
             bind(i, static_cast<std::int64_t>(v));
         else if constexpr (std::is_floating_point_v<T>)
             bind(i, static_cast<double>(v));

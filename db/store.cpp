@@ -494,20 +494,10 @@ std::int64_t store::begin_run(const run_row& r)
 namespace
 {
 
-void bind_or_null(sql::statement& s, int i, std::int64_t v, bool have)
+/** @p v, or NULL (an empty optional) when there is no figure to store. */
+template <typename T> std::optional<T> or_null(T v, bool have)
 {
-    if (have)
-        s.bind(i, v);
-    else
-        s.bind_null(i);
-}
-
-void bind_or_null(sql::statement& s, int i, double v, bool have)
-{
-    if (have)
-        s.bind(i, v);
-    else
-        s.bind_null(i);
+    return have ? std::optional<T>(v) : std::nullopt;
 }
 
 } // namespace
@@ -525,23 +515,11 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
             "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
             "disturbed, overflows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        si.bind(1, run_id);
-        si.bind(2, static_cast<std::int64_t>(iv.index));
-        si.bind(3, iv.start_unix_ns);
-        si.bind(4, iv.end_unix_ns);
-        si.bind(5, static_cast<std::int64_t>(iv.samples));
-        bind_or_null(si, 6, iv.min_ns, have);
-        bind_or_null(si, 7, iv.max_ns, have);
-        bind_or_null(si, 8, iv.mean_ns, have);
-        bind_or_null(si, 9, iv.stddev_ns, have);
-        bind_or_null(si, 10, iv.p50_ns, have);
-        bind_or_null(si, 11, iv.p99_ns, have);
-        bind_or_null(si, 12, iv.p999_ns, have);
-        si.bind(13, static_cast<std::int64_t>(iv.above_threshold));
-        si.bind(14, static_cast<std::int64_t>(iv.lost));
-        si.bind(15, static_cast<std::int64_t>(iv.disturbed));
-        si.bind(16, static_cast<std::int64_t>(iv.overflows));
-        si.run();
+        si.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
+                    or_null(iv.min_ns, have), or_null(iv.max_ns, have), or_null(iv.mean_ns, have),
+                    or_null(iv.stddev_ns, have), or_null(iv.p50_ns, have), or_null(iv.p99_ns, have),
+                    or_null(iv.p999_ns, have), iv.above_threshold, iv.lost, iv.disturbed,
+                    iv.overflows);
 
         const auto& sm = c.summary;
         const bool any = sm.samples > 0;
@@ -552,22 +530,14 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             "falling = ?11, min_ns = ?12, max_ns = ?13, warm_max_ns = ?14, mean_ns = ?15, "
             "stddev_ns = ?16, p50_ns = ?17, p99_ns = ?18, p999_ns = ?19, p9999_ns = ?20, "
             "p999999_ns = ?21, end_unix_ns = ?22 WHERE id = ?1");
-        su.bind(1, run_id);
-        int i = 1;
-        for (std::uint64_t n :
-             {sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
-              sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling})
-            su.bind(++i, static_cast<std::int64_t>(n));
-        bind_or_null(su, ++i, sm.min_ns, any);
-        bind_or_null(su, ++i, sm.max_ns, any);
         // No sample after the warm-up yet: WARM MAX is unknown, not 0.
-        bind_or_null(su, ++i, sm.warm_max_ns, any && sm.warm_max_ns > 0);
-        bind_or_null(su, ++i, sm.mean_ns, any);
-        bind_or_null(su, ++i, sm.stddev_ns, any);
-        for (std::int64_t p : {sm.p50_ns, sm.p99_ns, sm.p999_ns, sm.p9999_ns, sm.p999999_ns})
-            bind_or_null(su, ++i, p, any);
-        su.bind(++i, sm.end_unix_ns);
-        su.run();
+        su.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
+                    sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
+                    or_null(sm.min_ns, any), or_null(sm.max_ns, any),
+                    or_null(sm.warm_max_ns, any && sm.warm_max_ns > 0), or_null(sm.mean_ns, any),
+                    or_null(sm.stddev_ns, any), or_null(sm.p50_ns, any), or_null(sm.p99_ns, any),
+                    or_null(sm.p999_ns, any), or_null(sm.p9999_ns, any),
+                    or_null(sm.p999999_ns, any), sm.end_unix_ns);
         if (sqlite3_changes(d.handle()) != 1)
             throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
 
