@@ -49,7 +49,11 @@ struct raw_options {
     std::string hw = "sim", samples, duration, interval = "100us", jitter = "0", timeout = "10ms",
                 threshold = "30us", warmup = "1000", stats_interval = "10s", gap_limit = "auto",
                 top_k = "1000", max_exceedances = "1M", db = "irqloop.db", label, target, load,
-                trigger_line, trigger_above = "50us", seed = "1", progress = "auto";
+                trigger_line, trigger_above = "50us", seed = "1", progress = "auto", load_cmd,
+                load_grace = "5s", action_holdoff = "10s", max_events = "100K",
+                preflight_root = "/";
+    std::vector<std::string> on_threshold;
+    bool load_required = false;
     base::rt_options rt;
     bool raw = false, keep_disturbed = false, force_tsc = false, no_db = false, quiet = false;
 };
@@ -83,7 +87,14 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("no-db", po::bool_switch(&o.no_db), "do not store; print the summary only")
         ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
         ("target", po::value(&o.target), "free text: the target board, kernel and config")
-        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000'");
+        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000' (default: the --load-cmd)")
+        ("load-cmd", po::value(&o.load_cmd), "start this /bin/sh command once the warm-up is done, in its own process group; stopped when the run ends (its start, exit status and output tail are events)")
+        ("load-required", po::bool_switch(&o.load_required), "end the run when the --load-cmd load exits by itself")
+        ("load-grace", po::value(&o.load_grace)->default_value(o.load_grace), "SIGTERM to the load's group, then SIGKILL after this long")
+        ("on-threshold", po::value(&o.on_threshold)->composing(), "on a sample above --threshold: shell,command=CMD | signal,pid=N,num=S | stop | trace (raise --trigger-line); repeatable")
+        ("action-holdoff", po::value(&o.action_holdoff)->default_value(o.action_holdoff), "after the actions fire, samples above --threshold within this long fire none (counted)")
+        ("max-events", po::value(&o.max_events)->default_value(o.max_events), "cap on stored lost/disturbed/overflow events (the rest are counted)")
+        ("preflight-root", po::value(&o.preflight_root)->default_value(o.preflight_root), "read the preflight checks' sys/ and proc/ below this directory (as doctor --root)");
     base::add_rt_options(d, o.rt, "the sampler thread");
     d.add_options()
         ("force-tsc", po::bool_switch(&o.force_tsc), "use the TSC even if it is not invariant")
@@ -145,11 +156,15 @@ int run_like(int argc, char** argv, bool floor)
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
     if (vm.count("help")) {
-        std::cout << desc << "\nbackends:\n"
-                  << hw::backends_help()
-                  << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
-                     "SIGINT/SIGTERM stop the run cleanly; what was measured stays in --db.\n"
-                     "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
+        std::cout
+            << desc << "\nbackends:\n"
+            << hw::backends_help()
+            << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
+               "SIGINT/SIGTERM stop the run cleanly; what was measured stays in --db.\n"
+               "Before the first stimulus the run performs irqloop doctor's checks, stores them "
+               "as\n"
+               "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"
+               "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
         return 0;
     }
     po::notify(vm);
@@ -201,6 +216,30 @@ int run_like(int argc, char** argv, bool floor)
         throw error("run", "--trigger-above given without --trigger-line",
                     "name the line to raise with --trigger-line");
     }
+    opt.load_cmd = o.load_cmd;
+    if (opt.load.empty())
+        opt.load = o.load_cmd; // the description defaults to the command
+    opt.load_required = o.load_required;
+    if (o.load_required && o.load_cmd.empty())
+        throw error("run", "--load-required given without --load-cmd",
+                    "give the load to run with --load-cmd");
+    opt.load_grace_ns = parse_duration_ns(o.load_grace, "--load-grace");
+    if (opt.load_grace_ns > 600'000'000'000)
+        throw error("bad value for --load-grace", "'" + o.load_grace + "' is over 10m",
+                    "use at most 10m");
+    for (const auto& a : o.on_threshold)
+        opt.actions.push_back(parse_action(a));
+    opt.action_holdoff_ns = parse_duration_ns(o.action_holdoff, "--action-holdoff");
+    for (const auto& a : opt.actions) {
+        if (a.kind != action_kind::trace)
+            continue;
+        if (opt.trigger_line.empty())
+            throw error("bad value for --on-threshold", "'trace' needs a line to raise",
+                        "name it with --trigger-line (a gpiod backend line)");
+        if (vm["trigger-above"].defaulted())
+            opt.trigger_above_ns = opt.threshold_ns; // trace fires with the other actions
+    }
+    opt.max_events = parse_count(o.max_events, "--max-events");
     opt.rt = base::to_rt_request(o.rt);
     if (o.progress == "auto")
         opt.progress = o.quiet                 ? progress_mode::none
@@ -216,6 +255,21 @@ int run_like(int argc, char** argv, bool floor)
         throw error("bad value for --progress", "'" + o.progress + "'",
                     "use auto, tty, log or none");
     opt.command_line = "irqloop " + join_command_line(argc, argv);
+
+    // The preflight of `irqloop doctor`, stored with the run; a FAIL refuses a --strict-rt run.
+    preflight_options pre;
+    pre.cpu = o.rt.cpu;
+    pre.root = o.preflight_root;
+    opt.preflight = run_preflight(pre);
+    for (const auto& c : opt.preflight)
+        if (c.level == check_level::warn || c.level == check_level::fail)
+            std::fprintf(stderr, "irqloop: preflight: %s %s: %s (%s)\n", level_name(c.level),
+                         c.key.c_str(), c.value.c_str(), c.hint.c_str());
+    if (o.rt.strict)
+        for (const auto& c : opt.preflight)
+            if (c.level == check_level::fail)
+                throw error("run: preflight check " + c.key, c.value,
+                            c.hint + "; or drop --strict-rt");
 
     // Everything that can be refused is checked before the first stimulus.
     auto wire = hw::open_lines(o.hw, hw::role::logger);
@@ -235,6 +289,39 @@ int run_like(int argc, char** argv, bool floor)
             std::string("run: ") + (r.line_failure.op ? r.line_failure.op : "line access") +
                 " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
             "check the wiring and the device; results so far are in the database", exit_failure);
+    }
+    if (r.events_dropped)
+        std::fprintf(stderr,
+                     "irqloop: run: %llu lost/disturbed/overflow events over --max-events %llu "
+                     "were counted, not stored\n",
+                     static_cast<unsigned long long>(r.events_dropped),
+                     static_cast<unsigned long long>(opt.max_events));
+    if (!opt.actions.empty() && !o.quiet)
+        std::printf("  actions: fired %llu, held off %llu\n",
+                    static_cast<unsigned long long>(r.actions_fired),
+                    static_cast<unsigned long long>(r.actions_held_off));
+    if (!opt.load_cmd.empty() && !o.quiet)
+        std::printf("  load: %s\n", r.load_end.empty()
+                                        ? "not started (the run ended within the warm-up)"
+                                        : r.load_end.c_str());
+    const std::string where_db = opt.db_path.empty() ? ""
+                                                     : "; results so far are in " + opt.db_path +
+                                                           " as run " + std::to_string(r.run_id);
+    if (r.status == db::run_status::interrupted && r.load_died && opt.load_required &&
+        !signals.signal()) {
+        std::fprintf(stderr,
+                     "irqloop: run: the load exited by itself (%s) and --load-required is set: "
+                     "stopped after %llu stimuli (run marked interrupted%s)\n",
+                     r.load_end.c_str(), static_cast<unsigned long long>(r.summary.stimuli),
+                     where_db.c_str());
+        return exit_failure;
+    }
+    if (r.status == db::run_status::interrupted && r.stopped_by_action && !signals.signal()) {
+        std::fprintf(stderr,
+                     "irqloop: run: stopped by --on-threshold stop after %llu stimuli (run marked "
+                     "interrupted%s)\n",
+                     static_cast<unsigned long long>(r.summary.stimuli), where_db.c_str());
+        return 0;
     }
     if (r.status == db::run_status::interrupted) {
         int sig = signals.signal() ? signals.signal() : SIGINT;

@@ -82,6 +82,7 @@ struct recorder::state {
     std::vector<db::sample_row> worst_heap; // min-heap by latency: the best of the worst on top
     std::vector<db::sample_row> new_exceedances;
     std::vector<db::event_row> new_events;
+    std::uint64_t capped_events = 0, events_dropped = 0;
     std::vector<db::sample_row> raw;
     burst lost_burst, disturbed_burst;
 
@@ -123,9 +124,22 @@ struct recorder::state {
         std::string detail = std::to_string(b.count) + " consecutive";
         if (b.max_gap_ns)
             detail += ", largest poll gap " + std::to_string(b.max_gap_ns) + " ns";
-        new_events.push_back(
-            {b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
+        push_event({b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
         b = burst{};
+    }
+
+    // A target that loses every other answer makes an event per lost sample: those kinds are
+    // capped like exceedances; the rare kinds (signal, load, action, error...) never are.
+    void push_event(db::event_row ev)
+    {
+        if (ev.kind == "lost" || ev.kind == "disturbed" || ev.kind == "overflow") {
+            if (capped_events >= cfg.max_events) {
+                ++events_dropped;
+                return;
+            }
+            ++capped_events;
+        }
+        new_events.push_back(std::move(ev));
     }
 
     void extend_burst(burst& b, const db::sample_row& r)
@@ -307,7 +321,12 @@ void recorder::add(std::span<const sample> batch)
 
 void recorder::add_event(db::event_row ev)
 {
-    s_->new_events.push_back(std::move(ev));
+    s_->push_event(std::move(ev));
+}
+
+std::uint64_t recorder::events_dropped() const noexcept
+{
+    return s_->events_dropped;
 }
 
 void recorder::add_overflows(std::uint64_t n)
@@ -329,6 +348,14 @@ void recorder::close_idle(std::uint64_t now_cycles)
 void recorder::finish(std::uint64_t now_cycles)
 {
     s_->close_through(now_cycles);
+    s_->flush_burst(s_->lost_burst, "lost");
+    s_->flush_burst(s_->disturbed_burst, "disturbed");
+    if (s_->events_dropped)
+        s_->new_events.push_back({s_->unix_at(now_cycles), s_->totals.stimuli, "capped",
+                                  static_cast<std::int64_t>(s_->events_dropped),
+                                  "lost, disturbed and overflow events over --max-events " +
+                                      std::to_string(s_->cfg.max_events) +
+                                      ": counted, not stored"});
     // A run that ends just past a window boundary leaves an empty window: commit it only if
     // something happened in it (or nothing was committed yet), so reports show no empty row.
     const auto& c = s_->cur;

@@ -29,7 +29,10 @@ struct recorder_config final {
     std::int64_t gap_limit_ns = 0; ///< poll gaps above this flag "disturbed" (for events)
     std::size_t top_k = 1000;      ///< --top-k worst samples kept
     std::uint64_t max_exceedances = 1'000'000; ///< --max-exceedances
-    bool raw = false;                          ///< --raw: every sample to the store
+    /// --max-events: lost, disturbed and overflow events stored at most; the rest are counted
+    /// and finish() stores one "capped" event with their number. Other kinds are never capped.
+    std::uint64_t max_events = 100'000;
+    bool raw = false;                ///< --raw: every sample to the store
     bool keep_disturbed = false;     ///< --keep-disturbed: disturbed samples count in stats
     std::int64_t anchor_unix_ns = 0; ///< wall-clock time at anchor_cycles
     std::uint64_t anchor_cycles = 0; ///< cycle count at anchor_unix_ns; interval 0 starts here
@@ -97,6 +100,8 @@ public:
     /** @brief The worst samples so far, worst first. */
     std::vector<db::sample_row> worst() const;
 
+    /** @brief Events over max_events so far, counted and not stored. */
+    std::uint64_t events_dropped() const noexcept;
     /** @brief Number of intervals committed so far. */
     std::uint64_t intervals_committed() const noexcept;
 

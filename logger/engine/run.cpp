@@ -5,6 +5,7 @@
 #include "run.hpp"
 
 #include "error.hpp"
+#include "load-process.hpp"
 #include "recorder.hpp"
 #include "store.hpp"
 #include "units.hpp"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <sys/utsname.h>
@@ -183,6 +185,19 @@ struct run_context {
 
     // measure()
     std::exception_ptr failure; // a store failure on the recorder's thread
+    std::optional<load_process> load;
+    bool load_started = false, load_reported = false;
+    std::optional<action_runner> actions;
+    std::atomic<bool> action_stop{false}, load_stop{false};
+    // Events made on other threads (load, actions), handed to the recorder's thread.
+    std::mutex inbox_mu;
+    std::vector<db::event_row> inbox;
+
+    void post(db::event_row e)
+    {
+        std::lock_guard lk(inbox_mu);
+        inbox.push_back(std::move(e));
+    }
 };
 
 // --- set-up -----------------------------------------------------------------------------
@@ -272,6 +287,21 @@ db::run_row make_run_row(const run_context& c)
     if (!opt.trigger_line.empty())
         meta("logger.trigger",
              opt.trigger_line + " above " + std::to_string(opt.trigger_above_ns) + " ns");
+    for (auto& [k, v] : preflight_metadata(opt.preflight))
+        r.metadata.emplace_back(k, v);
+    if (!opt.load_cmd.empty()) {
+        meta("load.command", opt.load_cmd);
+        meta("load.required", opt.load_required ? "yes" : "no");
+        meta("load.grace_ns", std::to_string(opt.load_grace_ns));
+    }
+    std::string acts;
+    for (const auto& a : opt.actions)
+        acts += (acts.empty() ? "" : "; ") + a.text;
+    if (!acts.empty()) {
+        meta("actions.on_threshold", acts);
+        meta("actions.holdoff_ns", std::to_string(opt.action_holdoff_ns));
+    }
+    meta("logger.max_events", std::to_string(opt.max_events));
     return r;
 }
 
@@ -285,6 +315,7 @@ recorder_config make_recorder_config(const run_context& c)
     rc.gap_limit_ns = c.out.gap_limit_ns;
     rc.top_k = c.opt.top_k;
     rc.max_exceedances = c.opt.max_exceedances;
+    rc.max_events = c.opt.max_events;
     rc.raw = c.opt.raw;
     rc.keep_disturbed = c.opt.keep_disturbed;
     rc.anchor_unix_ns = c.anchor_unix;
@@ -321,6 +352,13 @@ void set_up(run_context& c)
     c.anchor_cycles = hw::cycles();
     c.anchor_unix = unix_now_ns();
     c.rec.emplace(make_recorder_config(c), c.store.get(), c.out.run_id);
+    if (!c.opt.load_cmd.empty())
+        c.load.emplace(load_options{c.opt.load_cmd, c.opt.load_grace_ns, 1024});
+    if (!c.opt.actions.empty())
+        c.actions.emplace(c.opt.actions, c.opt.action_holdoff_ns, [&c] {
+            c.action_stop.store(true);
+            c.sampling->halt();
+        });
 }
 
 // --- the measurement --------------------------------------------------------------------
@@ -333,7 +371,34 @@ void record(run_context& c)
     auto& rec = *c.rec;
     const auto& counters = c.smp->counters();
     std::vector<sample> batch(8192);
+    std::vector<db::event_row> posted;
     std::uint64_t seen_overflows = 0, seen_late = 0;
+    const std::uint64_t threshold_cycles =
+        c.out.clock.from_ns(static_cast<double>(c.opt.threshold_ns));
+    // The actions see the samples here, off the sampler's thread; offer() never waits.
+    auto offer_actions = [&](std::span<const sample> b) {
+        for (const auto& s : b) {
+            if ((s.flags & sample::lost) || s.latency_cycles <= threshold_cycles ||
+                ((s.flags & sample::disturbed) && !c.opt.keep_disturbed))
+                continue;
+            const auto at = c.anchor_unix + static_cast<std::int64_t>(
+                                                c.out.clock.ns(s.t0_cycles - c.anchor_cycles));
+            c.actions->offer(
+                {s.seq, at, static_cast<std::int64_t>(c.out.clock.ns(s.latency_cycles))});
+        }
+    };
+    auto drain_posted = [&] {
+        {
+            std::lock_guard lk(c.inbox_mu);
+            posted.swap(c.inbox);
+        }
+        if (c.actions)
+            for (auto& e : c.actions->take_events())
+                posted.push_back(std::move(e));
+        for (auto& e : posted)
+            rec.add_event(std::move(e));
+        posted.clear();
+    };
     // Intervals close on sample timestamps; without samples they close once no sample
     // for them can still be in flight (timeout plus re-sync after a loss, plus margin).
     const std::uint64_t slack =
@@ -342,9 +407,12 @@ void record(run_context& c)
         while (true) {
             std::size_t n = ring.pop(batch);
             if (n) {
+                if (c.actions)
+                    offer_actions(std::span<const sample>(batch.data(), n));
                 rec.add(std::span<const sample>(batch.data(), n));
                 continue;
             }
+            drain_posted();
             auto ov = counters.overflows.load();
             if (ov != seen_overflows) {
                 rec.add_overflows(ov - seen_overflows);
@@ -360,8 +428,10 @@ void record(run_context& c)
             }
             if (c.stop.load())
                 c.sampling->halt();
-            if (c.sampling->done() && ring.size() == 0)
+            if (c.sampling->done() && ring.size() == 0) {
+                drain_posted();
                 break;
+            }
             const std::uint64_t now = hw::cycles();
             if (now > c.anchor_cycles + slack)
                 rec.close_idle(now - slack);
@@ -377,6 +447,69 @@ void record(run_context& c)
     }
 }
 
+std::string one_line(std::string t)
+{
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+        t.pop_back();
+    for (auto& ch : t)
+        if (ch == '\n')
+            ch = '|';
+    return t;
+}
+
+db::event_row load_end_event(run_context& c, const load_result& r, const char* how)
+{
+    std::string d = std::string(how) + ": " + r.describe();
+    char secs[32];
+    std::snprintf(secs, sizeof secs, " after %.1f s", r.seconds);
+    d += secs;
+    if (r.killed)
+        d += " (SIGKILL after the grace period)";
+    if (!r.tail.empty())
+        d += "; output: " + one_line(r.tail);
+    c.out.load_end = r.describe();
+    return {unix_now_ns(), c.smp->counters().stimuli.load(), "load", r.status, d};
+}
+
+// The load starts once the warm-up samples are taken; an early death is recorded and, with
+// --load-required, ends the run.
+void service_load(run_context& c)
+{
+    if (!c.load || c.load_reported)
+        return;
+    const std::uint64_t stimuli = c.smp->counters().stimuli.load();
+    if (!c.load_started) {
+        if (stimuli < c.opt.warmup || c.sampling->done())
+            return;
+        c.load_started = true;
+        try {
+            c.load->start();
+        } catch (const error& e) {
+            c.load_reported = true;
+            c.out.load_died = true;
+            c.post({unix_now_ns(), stimuli, "load", -1, "not started: " + e.message()});
+            if (c.opt.load_required) {
+                c.load_stop.store(true);
+                c.sampling->halt();
+            }
+            return;
+        }
+        c.post({unix_now_ns(), stimuli, "load", 0,
+                "started after " + std::to_string(stimuli) + " samples (process group " +
+                    std::to_string(c.load->pgid()) + "): " + c.opt.load_cmd});
+        return;
+    }
+    if (c.load->exited() && !c.sampling->done()) {
+        c.load_reported = true;
+        c.out.load_died = true;
+        c.post(load_end_event(c, c.load->stop(), "exited by itself"));
+        if (c.opt.load_required) {
+            c.load_stop.store(true);
+            c.sampling->halt();
+        }
+    }
+}
+
 // Progress, on the caller's thread, which otherwise only waits for the sampler.
 void show_progress(run_context& c)
 {
@@ -388,6 +521,7 @@ void show_progress(run_context& c)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         if (c.stop.load())
             c.sampling->halt();
+        service_load(c);
         auto now = std::chrono::steady_clock::now();
         if (c.opt.progress != progress_mode::none && now - last_print >= period) {
             std::uint64_t st = c.smp->counters().stimuli.load();
@@ -442,9 +576,33 @@ run_outcome finalise(run_context& c)
     out.status = c.failure || out.end == sampler_end::line_failure ? db::run_status::failed
                  : out.end == sampler_end::stopped                 ? db::run_status::interrupted
                                                                    : db::run_status::complete;
+    // The load and the actions end with the measurement, whatever ended it.
+    if (c.load && c.load_started && !c.load_reported) {
+        c.load_reported = true;
+        const bool died = c.load->exited();
+        c.post(load_end_event(c, c.load->stop(),
+                              died ? "exited by itself" : "stopped at the end of the run"));
+    }
+    if (c.actions) {
+        c.actions->finish();
+        for (auto& e : c.actions->take_events())
+            c.post(std::move(e));
+        out.actions_fired = c.actions->fired();
+        out.actions_held_off = c.actions->suppressed();
+    }
+    out.stopped_by_action = c.action_stop.load();
     if (!c.failure) {
         try {
-            if (out.end == sampler_end::stopped)
+            for (auto& e : c.inbox)
+                rec.add_event(std::move(e));
+            c.inbox.clear();
+            if (out.end == sampler_end::stopped && c.load_stop.load())
+                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
+                               "stopped: the load exited and --load-required is set"});
+            else if (out.end == sampler_end::stopped && c.action_stop.load())
+                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
+                               "stopped by an --on-threshold stop action"});
+            else if (out.end == sampler_end::stopped)
                 rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
                                "stopped by signal before the requested end"});
             if (out.end == sampler_end::line_failure)
@@ -462,6 +620,7 @@ run_outcome finalise(run_context& c)
     }
     out.summary = rec.summary();
     out.intervals = rec.intervals_committed();
+    out.events_dropped = rec.events_dropped();
     if (c.store) {
         try {
             c.store->finish_run(out.run_id, out.status, unix_now_ns());

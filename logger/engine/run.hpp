@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "actions.hpp"
 #include "cycle-clock.hpp"
 #include "lines.hpp"
+#include "preflight.hpp"
 #include "rows.hpp"
 #include "rt-setup.hpp"
 #include "sampler.hpp"
@@ -45,6 +47,15 @@ struct run_options final {
     std::string trigger_line;
     base::rt_request rt;
     progress_mode progress = progress_mode::none;
+    std::vector<preflight_check> preflight; ///< stored as run metadata preflight.<key>
+    /// A /bin/sh command started once the warm-up samples are taken, in its own process group,
+    /// and stopped (SIGTERM, SIGKILL after load_grace_ns) when the run ends; "" = none.
+    std::string load_cmd;
+    bool load_required = false; ///< the load exiting by itself ends the run
+    std::int64_t load_grace_ns = 5'000'000'000;
+    std::vector<action_spec> actions; ///< --on-threshold, for samples above threshold_ns
+    std::int64_t action_holdoff_ns = 10'000'000'000;
+    std::uint64_t max_events = 100'000; ///< cap on stored lost/disturbed/overflow events
 };
 
 /** @brief What a run ended with. */
@@ -63,6 +74,11 @@ struct run_outcome final {
     std::vector<std::string> rt_misses;
     std::uint64_t intervals = 0;
     std::uint64_t triggers = 0;
+    bool load_died = false; ///< the load exited by itself during the measurement
+    std::string load_end;   ///< how the load ended ("exit 3", "killed by SIGTERM"), "" = none
+    bool stopped_by_action = false; ///< an --on-threshold stop action ended the run
+    std::uint64_t actions_fired = 0, actions_held_off = 0;
+    std::uint64_t events_dropped = 0; ///< over max_events, counted and not stored
 };
 
 /**

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+// `irqloop run` on the sim board with the soak machinery: the preflight stored and enforced,
+// a real load process (started after warm-up, stopped on every kind of end, no process of its
+// group left), --on-threshold actions with their holdoff, and the events cap.
+#include "run-process.hpp"
+#include "temp-dir.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+using namespace irqloop::test;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+namespace
+{
+
+const std::string irqloop_bin = IRQLOOP_BIN;
+const std::string trees = std::string(IRQLOOP_SOURCE_DIR) + "/tests/logger/doctor-trees/";
+
+process_result run_irqloop(std::vector<std::string> args)
+{
+    args.insert(args.begin(), irqloop_bin);
+    return run_process(args);
+}
+
+std::int64_t query_int(const std::string& db, const std::string& sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getInt64();
+}
+
+std::string query_text(const std::string& db, const std::string& sql)
+{
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getString();
+}
+
+// The process group named in the "load started" event.
+int load_pgid(const std::string& db)
+{
+    const auto d =
+        query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'started%'");
+    const auto at = d.find("process group ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(d.substr(at + 14));
+}
+
+bool group_alive(int pgid)
+{
+    return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+bool wait_for_load_start(const std::string& db, double seconds)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        try {
+            if (std::filesystem::exists(db) &&
+                query_int(db, "SELECT count(*) FROM events WHERE kind = 'load'") > 0)
+                return true;
+        } catch (const SQLite::Exception&) {
+            // not created yet
+        }
+    }
+    return false;
+}
+
+const std::vector<std::string> sim_args = {"--hw",
+                                           "sim:model=fixed,value=5us",
+                                           "--interval",
+                                           "100us",
+                                           "--stats-interval",
+                                           "100ms",
+                                           "--progress",
+                                           "none"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more)
+{
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+}
+
+} // namespace
+
+TEST_CASE("run: the preflight is stored as preflight.* metadata and --strict-rt refuses a FAIL",
+          "[run][cli][preflight]")
+{
+    temp_dir dir;
+    const std::string db = dir / "pre.db";
+    auto r = run_irqloop(with({"run", "--db", db, "--samples", "2000", "--strict-rt",
+                               "--preflight-root", trees + "throttled"},
+                              sim_args));
+    CHECK(r.status == 2);
+    CHECK_THAT(
+        r.err,
+        ContainsSubstring(
+            "irqloop: preflight: FAIL sched.rt_throttling: on: 950000 us of every 1000000 us"));
+    CHECK_THAT(r.err, ContainsSubstring(
+                          "irqloop: run: preflight check sched.rt_throttling: on: 950000 us"));
+    CHECK_FALSE(std::filesystem::exists(db));
+
+    r = run_irqloop(
+        with({"run", "--db", db, "--samples", "2000", "--preflight-root", trees + "throttled"},
+             sim_args));
+    INFO(r.err);
+    REQUIRE(r.status == 0); // without --strict-rt a FAIL is printed and stored, not fatal
+    CHECK_THAT(r.err, ContainsSubstring("irqloop: preflight: FAIL sched.rt_throttling"));
+    CHECK(query_text(
+              db, "SELECT value FROM run_metadata WHERE key = 'preflight.sched.rt_throttling'") ==
+          "FAIL on: 950000 us of every 1000000 us");
+    CHECK(query_int(db, "SELECT count(*) FROM run_metadata WHERE key LIKE 'preflight.%'") == 14);
+}
+
+TEST_CASE(
+    "run: --load-cmd starts after the warm-up and is stopped at the --duration end, group and all",
+    "[run][cli][load]")
+{
+    temp_dir dir;
+    const std::string db = dir / "load.db";
+    auto r = run_irqloop(with({"run", "--db", db, "--duration", "2s", "--warmup", "3000",
+                               "--load-cmd", "echo load running; sleep 60 & sleep 60 & wait"},
+                              sim_args));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, ContainsSubstring("load: killed by SIGTERM"));
+    CHECK(query_text(db, "SELECT status FROM runs") == "complete");
+    CHECK(query_text(db, "SELECT load FROM runs") ==
+          "echo load running; sleep 60 & sleep 60 & wait");
+    CHECK(query_int(db, "SELECT seq FROM events WHERE kind = 'load' AND detail LIKE 'started%'") >=
+          3000);
+    CHECK(query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'stopped%'")
+              .rfind("stopped at the end of the run: killed by SIGTERM", 0) == 0);
+    CHECK_THAT(
+        query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'stopped%'"),
+        ContainsSubstring("output: load running"));
+    CHECK(
+        query_int(db, "SELECT value FROM events WHERE kind = 'load' AND detail LIKE 'stopped%'") ==
+        128 + SIGTERM);
+    CHECK_FALSE(group_alive(load_pgid(db)));
+}
+
+TEST_CASE(
+    "run: SIGINT and SIGTERM of irqloop stop the load, and none of its processes outlives the run",
+    "[run][cli][load][signal]")
+{
+    for (int sig : {SIGINT, SIGTERM}) {
+        DYNAMIC_SECTION("signal " << sig)
+        {
+            temp_dir dir;
+            const std::string db = dir / "sig.db";
+            background_process p(with({irqloop_bin, "run", "--db", db, "--warmup", "100",
+                                       "--load-cmd", "trap '' INT; while :; do sleep 0.05; done"},
+                                      sim_args),
+                                 dir / "log");
+            REQUIRE(wait_for_load_start(db, 20));
+            const int pg = load_pgid(db);
+            CHECK(group_alive(pg));
+            p.signal(sig);
+            CHECK(p.wait() == 128 + sig);
+            CHECK(query_text(db, "SELECT status FROM runs") == "interrupted");
+            CHECK(query_int(
+                      db,
+                      "SELECT value FROM events WHERE kind = 'load' AND detail LIKE 'stopped%'") ==
+                  128 + SIGTERM);
+            CHECK_FALSE(group_alive(pg));
+        }
+    }
+}
+
+TEST_CASE("run: a load that dies early is recorded; with --load-required it ends the run",
+          "[run][cli][load]")
+{
+    temp_dir dir;
+    SECTION("without --load-required the run goes on to its end")
+    {
+        const std::string db = dir / "early.db";
+        auto r = run_irqloop(with({"run", "--db", db, "--duration", "2s", "--warmup", "100",
+                                   "--load-cmd", "echo cannot reach target; exit 3"},
+                                  sim_args));
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        CHECK(query_text(db, "SELECT status FROM runs") == "complete");
+        CHECK(query_int(db,
+                        "SELECT value FROM events WHERE kind = 'load' AND detail LIKE 'exited%'") ==
+              3);
+        CHECK_THAT(
+            query_text(db,
+                       "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'exited%'"),
+            StartsWith("exited by itself: exit 3") &&
+                ContainsSubstring("output: cannot reach target"));
+    }
+    SECTION("with --load-required the run stops, marked interrupted, exit 1")
+    {
+        const std::string db = dir / "req.db";
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = run_irqloop(with({"run", "--db", db, "--duration", "60s", "--warmup", "100",
+                                   "--load-cmd", "sleep 0.5; exit 3", "--load-required"},
+                                  sim_args));
+        const double took =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        CHECK(r.status == 1);
+        CHECK_THAT(
+            r.err,
+            ContainsSubstring(
+                "irqloop: run: the load exited by itself (exit 3) and --load-required is set"));
+        CHECK(took < 30);
+        CHECK(query_text(db, "SELECT status FROM runs") == "interrupted");
+        CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'signal' AND detail LIKE "
+                            "'%--load-required%'") == 1);
+        CHECK(query_int(db, "SELECT samples FROM runs") > 0);
+    }
+    SECTION("--load-required without --load-cmd is refused")
+    {
+        const std::string db = dir / "none.db";
+        auto r = run_irqloop(with({"run", "--db", db, "--load-required"}, sim_args));
+        CHECK(r.status == 2);
+        CHECK_THAT(r.err, ContainsSubstring("--load-required given without --load-cmd"));
+        CHECK_FALSE(std::filesystem::exists(db));
+    }
+}
+
+TEST_CASE(
+    "run: a seeded sim spike fires a shell action exactly once per holdoff, recorded as events",
+    "[run][cli][actions]")
+{
+    temp_dir dir;
+    const std::string spikes = dir / "spikes.txt";
+    const std::string cmd =
+        "shell,command=echo $IRQLOOP_SEQ $IRQLOOP_LATENCY_NS >> '" + spikes + "'";
+    SECTION("a holdoff longer than the run: one action for many spikes")
+    {
+        const std::string db = dir / "once.db";
+        auto r = run_irqloop(
+            {"run", "--db", db, "--hw",
+             "sim:model=fixed,value=5us,spike_p=0.01,spike_min=200us,spike_max=300us,seed=7",
+             "--interval", "100us", "--duration", "2s", "--threshold", "150us", "--progress",
+             "none", "--on-threshold", cmd, "--action-holdoff", "1h"});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        CHECK(query_int(db, "SELECT above_threshold FROM runs") >= 2); // several spikes, one action
+        std::ifstream in(spikes);
+        const std::string text{std::istreambuf_iterator<char>(in),
+                               std::istreambuf_iterator<char>()};
+        CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+        CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'") == 1);
+        CHECK(query_int(db, "SELECT value FROM events WHERE kind = 'action'") == 0);
+        // The action's seq is a sample that was above the threshold.
+        const auto seq = query_int(db, "SELECT seq FROM events WHERE kind = 'action'");
+        CHECK(query_int(db, "SELECT count(*) FROM exceedances WHERE seq = " +
+                                std::to_string(seq)) == 1);
+        CHECK(text.rfind(std::to_string(seq) + " ", 0) == 0);
+        CHECK_THAT(r.out, ContainsSubstring("actions: fired 1, held off "));
+    }
+    SECTION(
+        "a 500 ms holdoff over 3 s: actions at least 500 ms of sample time apart, one line each")
+    {
+        const std::string db = dir / "holdoff.db";
+        auto r = run_irqloop(
+            {"run", "--db", db, "--hw",
+             "sim:model=fixed,value=5us,spike_p=0.01,spike_min=200us,spike_max=300us,seed=7",
+             "--interval", "100us", "--duration", "3s", "--threshold", "150us", "--progress",
+             "none", "--on-threshold", cmd, "--action-holdoff", "500ms"});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        std::ifstream in(spikes);
+        const std::string text{std::istreambuf_iterator<char>(in),
+                               std::istreambuf_iterator<char>()};
+        const auto lines = std::count(text.begin(), text.end(), '\n');
+        const auto events = query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'");
+        CHECK(lines == events);
+        CHECK(events >= 2);
+        CHECK(events <= 7); // 3 s / 500 ms, plus the first
+        SQLite::Database d(db, SQLite::OPEN_READONLY);
+        SQLite::Statement q(d, "SELECT unix_ns FROM events WHERE kind = 'action' ORDER BY seq");
+        std::int64_t prev = 0;
+        while (q.executeStep()) {
+            const auto t = q.getColumn(0).getInt64();
+            if (prev)
+                CHECK(t - prev >= 500'000'000);
+            prev = t;
+        }
+    }
+}
+
+TEST_CASE("run: lost events stay under --max-events and the rest are counted", "[run][cli][lost]")
+{
+    temp_dir dir;
+    const std::string db = dir / "cap.db";
+    auto r = run_irqloop({"run", "--db", db, "--hw", "sim:model=fixed,value=5us,loss_p=0.5,seed=3",
+                          "--interval", "20us", "--timeout", "100us", "--samples", "20000",
+                          "--max-events", "20", "--progress", "none"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(query_int(
+              db, "SELECT count(*) FROM events WHERE kind IN ('lost', 'disturbed', 'overflow')") ==
+          20);
+    const auto dropped = query_int(db, "SELECT value FROM events WHERE kind = 'capped'");
+    CHECK(dropped > 0);
+    CHECK_THAT(
+        r.err,
+        ContainsSubstring(
+            std::to_string(dropped) +
+            " lost/disturbed/overflow events over --max-events 20 were counted, not stored"));
+    // The counters still hold every loss: more than the stored events can account for.
+    CHECK(query_int(db, "SELECT lost FROM runs") >=
+          query_int(db, "SELECT sum(value) FROM events WHERE kind = 'lost'"));
+    CHECK(query_int(db, "SELECT lost FROM runs") ==
+          query_int(db, "SELECT sum(lost) FROM intervals"));
+}
