@@ -7,6 +7,7 @@
 #include "sim/sim-lines.hpp"
 #if IRQLOOP_HAVE_GPIOD
 #include "gpiod/gpiod-lines.hpp"
+#include "gpiomem/gpiomem-open.hpp"
 #endif
 #if IRQLOOP_HAVE_PARPORT
 #include "parport/parport-lines.hpp"
@@ -27,6 +28,16 @@ const std::vector<backend_entry>& backends()
          "gpiod:chip=gpiochip0,out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
          open_gpiod_lines, nullptr},
+#else
+         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
+#endif
+        {"gpiomem",
+         "Raspberry Pi GPIO block polled through its registers (/dev/gpiomem, /dev/gpiomem0), "
+         "lines claimed through libgpiod; sim=bcm2711|rp1|... for the register simulator; "
+         "docs/backends/gpiomem.md",
+         "gpiomem:out=17,in=27",
+#if IRQLOOP_HAVE_GPIOD
+         open_gpiomem_spec, nullptr},
 #else
          nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
 #endif

@@ -244,7 +244,7 @@ gpiod_line_id find_gpiod_line(const std::string& text, const std::string& defaul
     return make_id(c, *off);
 }
 
-void gpiod_lines::request_deleter::operator()(gpiod_line_request* r) const noexcept
+void gpiod_request_deleter::operator()(gpiod_line_request* r) const noexcept
 {
     gpiod_line_request_release(r);
 }
@@ -261,7 +261,7 @@ gpiod_lines::gpiod_lines(spec& s, role r)
     auto out_text = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
     auto in_text = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
     bias_ = s.take_string("bias", "as-is");
-    int bias = parse_bias(bias_, s.context());
+    (void)parse_bias(bias_, s.context());
     active_low_ = s.take_bool("active_low", false);
     auto edges = s.take_string("edges", r == role::responder ? "both" : "none");
     if (edges != "both" && edges != "none")
@@ -275,8 +275,8 @@ gpiod_lines::gpiod_lines(spec& s, role r)
         throw irqloop::error("open " + s.context(), "out and in are the same line " + id_text(out_),
                              "the program drives one line and senses another");
 
-    out_request_ = request_line(out_, true, false, GPIOD_LINE_BIAS_AS_IS, "out");
-    in_request_ = request_line(in_, false, edges_, bias, "in");
+    out_request_ = request_line(out_, true, false, "as-is", "out");
+    in_request_ = request_line(in_, false, edges_, bias_, "in");
     if (edges_) {
         // Enough for the kernel's whole queue (16 events per line): one read drains it.
         edge_capacity_ = 16;
@@ -290,10 +290,17 @@ gpiod_lines::gpiod_lines(spec& s, role r)
 gpiod_lines::~gpiod_lines() = default;
 
 gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool output, bool edges,
-                                                   int bias, const std::string& what)
+                                                   const std::string& bias, const std::string& what)
 {
-    const std::string ctx =
-        "open gpiod line " + what + "=" + id_text(id) + " [" + id.chip_label + "]";
+    return request_gpiod_line(
+        id, {output, edges, bias, active_low_, consumer_, "open gpiod line " + what});
+}
+
+gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a)
+{
+    const std::string ctx = a.what + "=" + id_text(id) + " [" + id.chip_label + "]";
+    const bool output = a.output, edges = a.edges;
+    const int bias = parse_bias(a.bias, a.what);
     settings_ptr settings(gpiod_line_settings_new());
     line_config_ptr line_cfg(gpiod_line_config_new());
     request_config_ptr req_cfg(gpiod_request_config_new());
@@ -308,18 +315,18 @@ gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool
         if (edges)
             gpiod_line_settings_set_edge_detection(settings.get(), GPIOD_LINE_EDGE_BOTH);
     }
-    gpiod_line_settings_set_active_low(settings.get(), active_low_);
+    gpiod_line_settings_set_active_low(settings.get(), a.active_low);
     unsigned offset = id.offset;
     if (gpiod_line_config_add_line_settings(line_cfg.get(), &offset, 1, settings.get()) < 0)
         throw_from_errno(errno, ctx);
-    gpiod_request_config_set_consumer(req_cfg.get(), consumer_.c_str());
+    gpiod_request_config_set_consumer(req_cfg.get(), a.consumer.c_str());
 
     auto c = try_open(id.path);
     if (!c) {
         int err = errno;
         throw_from_errno(err, ctx + ": cannot open " + id.path, permission_hint(id.path));
     }
-    request_ptr req(gpiod_chip_request_lines(c->chip.get(), req_cfg.get(), line_cfg.get()));
+    gpiod_request_ptr req(gpiod_chip_request_lines(c->chip.get(), req_cfg.get(), line_cfg.get()));
     if (req)
         return req;
     int err = errno;
@@ -405,7 +412,7 @@ bool gpiod_lines::open_trigger(const std::string& line)
 {
     auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
     trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
-    trigger_request_ = request_line(trigger_, true, false, GPIOD_LINE_BIAS_AS_IS, "trigger");
+    trigger_request_ = request_line(trigger_, true, false, "as-is", "trigger");
     return true;
 }
 

@@ -43,6 +43,30 @@ struct gpiod_line_id final {
 gpiod_line_id find_gpiod_line(const std::string& text, const std::string& default_chip,
                               const std::string& what);
 
+/** @brief Releases a libgpiod line request. */
+struct gpiod_request_deleter final {
+    void operator()(gpiod_line_request* r) const noexcept;
+};
+using gpiod_request_ptr = std::unique_ptr<gpiod_line_request, gpiod_request_deleter>;
+
+/** @brief How request_gpiod_line() asks for one line. */
+struct gpiod_request_args final {
+    bool output = false;        ///< an output starting inactive; else an input
+    bool edges = false;         ///< input: request both edge events
+    std::string bias = "as-is"; ///< input: as-is, disabled, pull-up, pull-down
+    bool active_low = false;
+    std::string consumer; ///< what gpioinfo shows: "irqloop", "irqloop-responder"
+    std::string what;     ///< message context, e.g. "open gpiod line out"
+};
+
+/**
+ * @brief Request one line from the kernel; the gpiod backend's requests, and the gpiomem
+ * backend's (which then drives the line through the registers).
+ * @throws irqloop::error (exit status 2): no permission on the chip (with the group hint), the
+ *         line in use (naming the consumer that holds it).
+ */
+gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a);
+
 /**
  * @brief A line pair on the Linux GPIO character device through libgpiod 2 (`gpiod:` backend).
  *
@@ -114,17 +138,14 @@ public:
     const gpiod_line_id& in_line() const noexcept { return in_; }
 
 private:
-    struct request_deleter {
-        void operator()(gpiod_line_request* r) const noexcept;
-    };
     struct buffer_deleter {
         void operator()(gpiod_edge_event_buffer* b) const noexcept;
     };
-    using request_ptr = std::unique_ptr<gpiod_line_request, request_deleter>;
+    using request_ptr = gpiod_request_ptr;
     using buffer_ptr = std::unique_ptr<gpiod_edge_event_buffer, buffer_deleter>;
 
-    request_ptr request_line(const gpiod_line_id& id, bool output, bool edges, int bias,
-                             const std::string& what);
+    request_ptr request_line(const gpiod_line_id& id, bool output, bool edges,
+                             const std::string& bias, const std::string& what);
     void measure_poll_cost();
 
     role role_;
