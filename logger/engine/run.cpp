@@ -559,6 +559,54 @@ void measure(run_context& c)
 
 // --- finalisation -----------------------------------------------------------------------
 
+// The load and the actions end with the measurement, whatever ended it; their last events
+// go to the inbox.
+void end_side_tasks(run_context& c)
+{
+    auto& out = c.out;
+    if (c.load && c.load_started && !c.load_reported) {
+        c.load_reported = true;
+        const bool died = c.load->exited();
+        c.post(load_end_event(c, c.load->stop(),
+                              died ? "exited by itself" : "stopped at the end of the run"));
+    }
+    if (c.actions) {
+        c.actions->finish();
+        for (auto& e : c.actions->take_events())
+            c.post(std::move(e));
+        out.actions_fired = c.actions->fired();
+        out.actions_held_off = c.actions->suppressed();
+    }
+    out.stopped_by_action = c.action_stop.load();
+}
+
+// The closing events (inbox, why it stopped, a line failure, real-time misses) and the last,
+// partial window.
+void close_recording(run_context& c)
+{
+    auto& out = c.out;
+    auto& rec = *c.rec;
+    const auto& counters = c.smp->counters();
+    for (auto& e : c.inbox)
+        rec.add_event(std::move(e));
+    c.inbox.clear();
+    if (out.end == sampler_end::stopped && c.load_stop.load())
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
+                       "stopped: the load exited and --load-required is set"});
+    else if (out.end == sampler_end::stopped && c.action_stop.load())
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
+                       "stopped by an --on-threshold stop action"});
+    else if (out.end == sampler_end::stopped)
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
+                       "stopped by signal before the requested end"});
+    if (out.end == sampler_end::line_failure)
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "error", out.line_failure.errnum,
+                       out.line_failure.op ? out.line_failure.op : "line"});
+    for (const auto& m : out.rt_misses)
+        rec.add_event({c.anchor_unix, 0, "warning", 0, "real-time setting not obtained: " + m});
+    rec.finish(hw::cycles());
+}
+
 // How the run ended, the closing events and the last (partial) interval, the run's final
 // status in the store. A store failure is rethrown after the status is set, if it can be.
 run_outcome finalise(run_context& c)
@@ -576,43 +624,10 @@ run_outcome finalise(run_context& c)
     out.status = c.failure || out.end == sampler_end::line_failure ? db::run_status::failed
                  : out.end == sampler_end::stopped                 ? db::run_status::interrupted
                                                                    : db::run_status::complete;
-    // The load and the actions end with the measurement, whatever ended it.
-    if (c.load && c.load_started && !c.load_reported) {
-        c.load_reported = true;
-        const bool died = c.load->exited();
-        c.post(load_end_event(c, c.load->stop(),
-                              died ? "exited by itself" : "stopped at the end of the run"));
-    }
-    if (c.actions) {
-        c.actions->finish();
-        for (auto& e : c.actions->take_events())
-            c.post(std::move(e));
-        out.actions_fired = c.actions->fired();
-        out.actions_held_off = c.actions->suppressed();
-    }
-    out.stopped_by_action = c.action_stop.load();
+    end_side_tasks(c);
     if (!c.failure) {
         try {
-            for (auto& e : c.inbox)
-                rec.add_event(std::move(e));
-            c.inbox.clear();
-            if (out.end == sampler_end::stopped && c.load_stop.load())
-                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
-                               "stopped: the load exited and --load-required is set"});
-            else if (out.end == sampler_end::stopped && c.action_stop.load())
-                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
-                               "stopped by an --on-threshold stop action"});
-            else if (out.end == sampler_end::stopped)
-                rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
-                               "stopped by signal before the requested end"});
-            if (out.end == sampler_end::line_failure)
-                rec.add_event({unix_now_ns(), counters.stimuli.load(), "error",
-                               out.line_failure.errnum,
-                               out.line_failure.op ? out.line_failure.op : "line"});
-            for (const auto& m : out.rt_misses)
-                rec.add_event(
-                    {c.anchor_unix, 0, "warning", 0, "real-time setting not obtained: " + m});
-            rec.finish(hw::cycles());
+            close_recording(c);
         } catch (...) {
             c.failure = std::current_exception();
             out.status = db::run_status::failed;
