@@ -363,6 +363,37 @@ void set_up(run_context& c)
 
 // --- the measurement --------------------------------------------------------------------
 
+// The actions see the samples on the recorder's thread, off the sampler's; offer() never waits.
+void offer_to_actions(run_context& c, std::span<const sample> batch)
+{
+    const std::uint64_t threshold_cycles =
+        c.out.clock.from_ns(static_cast<double>(c.opt.threshold_ns));
+    for (const auto& s : batch) {
+        if ((s.flags & sample::lost) || s.latency_cycles <= threshold_cycles ||
+            ((s.flags & sample::disturbed) && !c.opt.keep_disturbed))
+            continue;
+        const auto at = c.anchor_unix +
+                        static_cast<std::int64_t>(c.out.clock.ns(s.t0_cycles - c.anchor_cycles));
+        c.actions->offer({s.seq, at, static_cast<std::int64_t>(c.out.clock.ns(s.latency_cycles))});
+    }
+}
+
+// Events made on other threads (the inbox, the actions' own) into the recorder; @p posted is
+// the recorder thread's scratch vector.
+void drain_inbox(run_context& c, std::vector<db::event_row>& posted)
+{
+    {
+        std::lock_guard lk(c.inbox_mu);
+        posted.swap(c.inbox);
+    }
+    if (c.actions)
+        for (auto& e : c.actions->take_events())
+            posted.push_back(std::move(e));
+    for (auto& e : posted)
+        c.rec->add_event(std::move(e));
+    posted.clear();
+}
+
 // The recorder's thread: drains the ring into the recorder until the sampler is done and the
 // ring empty. A store failure halts the sampler and is kept for finalise().
 void record(run_context& c)
@@ -373,32 +404,6 @@ void record(run_context& c)
     std::vector<sample> batch(8192);
     std::vector<db::event_row> posted;
     std::uint64_t seen_overflows = 0, seen_late = 0;
-    const std::uint64_t threshold_cycles =
-        c.out.clock.from_ns(static_cast<double>(c.opt.threshold_ns));
-    // The actions see the samples here, off the sampler's thread; offer() never waits.
-    auto offer_actions = [&](std::span<const sample> b) {
-        for (const auto& s : b) {
-            if ((s.flags & sample::lost) || s.latency_cycles <= threshold_cycles ||
-                ((s.flags & sample::disturbed) && !c.opt.keep_disturbed))
-                continue;
-            const auto at = c.anchor_unix + static_cast<std::int64_t>(
-                                                c.out.clock.ns(s.t0_cycles - c.anchor_cycles));
-            c.actions->offer(
-                {s.seq, at, static_cast<std::int64_t>(c.out.clock.ns(s.latency_cycles))});
-        }
-    };
-    auto drain_posted = [&] {
-        {
-            std::lock_guard lk(c.inbox_mu);
-            posted.swap(c.inbox);
-        }
-        if (c.actions)
-            for (auto& e : c.actions->take_events())
-                posted.push_back(std::move(e));
-        for (auto& e : posted)
-            rec.add_event(std::move(e));
-        posted.clear();
-    };
     // Intervals close on sample timestamps; without samples they close once no sample
     // for them can still be in flight (timeout plus re-sync after a loss, plus margin).
     const std::uint64_t slack =
@@ -408,11 +413,11 @@ void record(run_context& c)
             std::size_t n = ring.pop(batch);
             if (n) {
                 if (c.actions)
-                    offer_actions(std::span<const sample>(batch.data(), n));
+                    offer_to_actions(c, std::span<const sample>(batch.data(), n));
                 rec.add(std::span<const sample>(batch.data(), n));
                 continue;
             }
-            drain_posted();
+            drain_inbox(c, posted);
             auto ov = counters.overflows.load();
             if (ov != seen_overflows) {
                 rec.add_overflows(ov - seen_overflows);
@@ -429,7 +434,7 @@ void record(run_context& c)
             if (c.stop.load())
                 c.sampling->halt();
             if (c.sampling->done() && ring.size() == 0) {
-                drain_posted();
+                drain_inbox(c, posted);
                 break;
             }
             const std::uint64_t now = hw::cycles();
