@@ -30,6 +30,7 @@ constexpr command commands[] = {
     {"report", irqloop::logger::report_command,
      "one run: metadata, summary, histogram, timeline, worst"},
     {"run", irqloop::logger::run_command, "measure latency through the wire (default: sim board)"},
+    {"watch", irqloop::logger::watch_command, "live read-only view of the running run in a file"},
     {"worst", irqloop::logger::worst_command, "the worst samples across runs or within one"},
 };
 

@@ -18,5 +18,6 @@ int plot_command(int argc, char** argv);
 int export_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int doctor_command(int argc, char** argv);
+int watch_command(int argc, char** argv);
 
 } // namespace irqloop::logger
