@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "far-end.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /**
  * @brief Which end of the wire a program is.
@@ -21,10 +24,9 @@ enum class role { logger, responder };
  * @brief A sticky error of a line pair: the first failure since open, checked outside the
  * hot loop. Holds no allocated memory so that recording it cannot fail.
  */
-struct line_error final
-{
-    int errnum = 0;              ///< errno value, 0 when there was no failure
-    const char* op = nullptr;    ///< static string: which operation failed ("drive", "sense")
+struct line_error final {
+    int errnum = 0;           ///< errno value, 0 when there was no failure
+    const char* op = nullptr; ///< static string: which operation failed ("drive", "sense")
     explicit operator bool() const noexcept { return errnum != 0; }
 };
 
@@ -42,8 +44,7 @@ struct device_sample final
 };
 
 /** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
-struct metadata_item final
-{
+struct metadata_item final {
     std::string key;
     std::string value;
 };
@@ -95,18 +96,18 @@ public:
 
     /**
      * @brief True when the far end answers both stimulus edges (each edge is one sample).
-     * False for single-edge targets (parallel-port nACK): the logger re-arms on the return
-     * edge without measuring it.
+     * False for single-edge targets (parallel-port nACK, `edges=rising`): the logger re-arms
+     * on the return edge without measuring it. Every backend takes it, with `answer`, through
+     * take_far_end() (far-end.hpp); the default of this base class is both edges, toggle.
      */
-    virtual bool far_end_answers_both_edges() const noexcept { return true; }
+    bool far_end_answers_both_edges() const noexcept { return far_end_.both_edges; }
 
     /**
-     * @brief True when the far end sets the response to the stimulus level ("follow")
-     * instead of flipping it on each edge ("toggle", lpptest's way and the default). A
-     * following far end lets the logger reject a late answer to an earlier edge. Backends
-     * take it from the spec key `answer=toggle|follow`.
+     * @brief True when the far end sets the response to the stimulus level (`answer=follow`)
+     * instead of flipping it on each edge (`answer=toggle`, lpptest's way). A following far
+     * end lets the logger reject a late answer to an earlier edge.
      */
-    virtual bool far_end_follows() const noexcept { return false; }
+    bool far_end_follows() const noexcept { return far_end_.follow; }
 
     /**
      * @brief Open a third, output-only line that the logger raises when a sample exceeds
@@ -160,6 +161,8 @@ public:
 
 protected:
     lines() = default;
+    /** @brief For a backend: how its far end answers (see take_far_end()). */
+    explicit lines(far_end f) : far_end_(f) {}
 
     /** @brief Record a failure; keeps the first one. Safe on the hot path. */
     void fail(int errnum, const char* op) noexcept
@@ -170,6 +173,7 @@ protected:
 
 private:
     line_error error_;
+    far_end far_end_;
 };
 
 } // namespace irqloop::hw

@@ -13,10 +13,21 @@
 #include "parport/parport-lines.hpp"
 #endif
 
-namespace irqloop::hw {
-
-const std::vector<backend_entry>& backends()
+namespace irqloop::hw
 {
+
+namespace
+{
+
+/** The registry's prepare step for a backend with an options type: take the keys, then open. */
+template <auto take, auto open> opener two_steps(spec& s, role r)
+{
+    return [o = take(s, r)] { return open(o); };
+}
+
+} // namespace
+
+const std::vector<backend_entry>& backends(){
     // One explicit list, alphabetical; a backend is one folder under hw/ plus one entry here.
     static const std::vector<backend_entry> list = {
         {"ftdi",
@@ -27,7 +38,7 @@ const std::vector<backend_entry>& backends()
         {"gpiod", "Linux GPIO character device through libgpiod 2",
          "gpiod:chip=gpiochip0,out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
-         open_gpiod_lines, nullptr},
+         two_steps<take_gpiod_options, open_gpiod_lines>, nullptr},
 #else
          nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
 #endif
@@ -47,33 +58,34 @@ const std::vector<backend_entry>& backends()
          "docs/backends/parport.md",
          "parport:base=0x378,out=D3,in=nACK",
 #if IRQLOOP_HAVE_PARPORT
-         open_parport_lines, nullptr},
+         two_steps<take_parport_spec, open_parport_lines>, nullptr},
 #else
          nullptr, "built without parallel-port support (Linux only)"},
 #endif
         {"shm", "shared-memory wire to an irqloop-responder process", "shm:name=bench1",
-         open_shm_lines, nullptr},
+         two_steps<take_shm_options, open_shm_lines>, nullptr},
         {"sim", "simulated target board in this process (the default)",
-         "sim:model=normal,mean=8us,sd=1us", open_sim_lines, nullptr},
+         "sim:model=normal,mean=8us,sd=1us", two_steps<take_sim_options, open_sim_lines>, nullptr},
     };
-    return list;
-}
+return list;
+} // namespace irqloop::hw
 
-std::unique_ptr<lines> open_lines(std::string_view spec_text, role r)
+std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
+                                  const std::vector<backend_entry>& list)
 {
     spec s(spec_text);
-    for (const auto& b : backends()) {
+    for (const auto& b : list) {
         if (s.name() != b.name)
             continue;
-        if (!b.open)
+        if (!b.prepare)
             throw error("open backend '" + s.name() + "'", "not available in this build",
                         b.missing);
-        auto pair = b.open(s, r);
-        s.finish();
-        return pair;
+        opener open = b.prepare(s, r);
+        s.finish(); // before the hardware: a typo must not have written a register
+        return open();
     }
     std::string known;
-    for (const auto& b : backends())
+    for (const auto& b : list)
         known += (known.empty() ? "" : ", ") + std::string(b.name);
     throw error("open backend '" + s.name() + "'", "unknown backend", "known backends: " + known);
 }
@@ -83,7 +95,7 @@ std::string backends_help()
     std::string h;
     for (const auto& b : backends()) {
         h += "  " + std::string(b.name) + ": " + b.summary;
-        if (!b.open)
+        if (!b.prepare)
             h += std::string(" [") + b.missing + "]";
         h += "\n      e.g. " + std::string(b.example) + "\n";
     }

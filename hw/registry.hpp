@@ -4,22 +4,33 @@
 #include "lines.hpp"
 #include "spec.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace irqloop::hw {
-
-/** @brief One entry of the backend list. */
-struct backend_entry final
+namespace irqloop::hw
 {
-    const char* name;        ///< spec name, e.g. "gpiod"
-    const char* summary;     ///< one line for --help
-    const char* example;     ///< an example spec
-    /** Opens a pair; null when the backend was compiled out (see @ref missing). */
-    std::unique_ptr<lines> (*open)(spec& s, role r);
-    const char* missing;     ///< why it was compiled out, with the package to install
+
+/** @brief The second step of opening a backend: touches the hardware, returns the pair. */
+using opener = std::function<std::unique_ptr<lines>()>;
+
+/**
+ * @brief One entry of the backend list.
+ *
+ * Opening is two steps, so that a bad spec is refused before any hardware is touched:
+ * prepare() reads every key of the spec into the backend's options (no device opened, no
+ * register written, no segment created) and returns the opener; open_lines() calls
+ * spec::finish(), which refuses keys nobody took, and only then the opener.
+ */
+struct backend_entry final {
+    const char* name;    ///< spec name, e.g. "gpiod"
+    const char* summary; ///< one line for --help
+    const char* example; ///< an example spec
+    /** Takes the keys and returns the opener; null when compiled out (see @ref missing). */
+    opener (*prepare)(spec& s, role r);
+    const char* missing; ///< why it was compiled out, with the package to install
 };
 
 /** @brief Every backend, compiled in or not, in alphabetical order. */
@@ -27,10 +38,14 @@ const std::vector<backend_entry>& backends();
 
 /**
  * @brief Open a line pair from a spec string such as "sim:model=normal,mean=8us,sd=1us".
- * @throws irqloop::error for an unknown or compiled-out backend, an unknown key, a bad value
- *         or a hardware failure (missing device, no permission, line busy).
+ * @param list The backends to choose from: backends(), or in tests a list whose entry puts a
+ *        simulator behind a real backend's key parsing.
+ * @throws irqloop::error for an unknown or compiled-out backend, an unknown key or a bad
+ *         value (all before the hardware is touched), or a hardware failure (missing device,
+ *         no permission, line busy).
  */
-std::unique_ptr<lines> open_lines(std::string_view spec_text, role r);
+std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
+                                  const std::vector<backend_entry>& list = backends());
 
 /** @brief The --help paragraph listing the backends. */
 std::string backends_help();

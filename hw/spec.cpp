@@ -4,7 +4,8 @@
 #include "error.hpp"
 #include "units.hpp"
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 spec::spec(std::string_view text) : text_(text)
 {
@@ -35,10 +36,15 @@ spec::spec(std::string_view text) : text_(text)
 
 bool spec::has(std::string_view key) const
 {
+    return peek(key).has_value();
+}
+
+std::optional<std::string> spec::peek(std::string_view key) const
+{
     for (const auto& [k, v] : params_)
         if (k == key)
-            return true;
-    return false;
+            return v;
+    return std::nullopt;
 }
 
 std::optional<std::string> spec::take(std::string_view key)
@@ -89,8 +95,8 @@ bool spec::take_bool(std::string_view key, bool fallback)
         return true;
     if (*v == "0" || *v == "no" || *v == "false" || *v == "off")
         return false;
-    throw error("bad value for " + context() + " key '" + std::string(key) + "'",
-                "'" + *v + "'", "use yes or no");
+    throw error("bad value for " + context() + " key '" + std::string(key) + "'", "'" + *v + "'",
+                "use yes or no");
 }
 
 void spec::finish() const

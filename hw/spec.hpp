@@ -8,7 +8,8 @@
 #include <utility>
 #include <vector>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /**
  * @brief A parsed backend spec: `name[:key=value,key=value...]`.
@@ -25,6 +26,8 @@ public:
     const std::string& name() const noexcept { return name_; }
     const std::string& text() const noexcept { return text_; }
     bool has(std::string_view key) const;
+    /** @brief The value of @p key without taking it (finish() still wants it taken). */
+    std::optional<std::string> peek(std::string_view key) const;
 
     std::optional<std::string> take(std::string_view key);
     std::string take_string(std::string_view key, std::string_view fallback);

@@ -208,6 +208,16 @@ int parse_bias(const std::string& v, const std::string& ctx)
                 "use as-is, disabled, pull-up or pull-down");
 }
 
+gpiod_events default_events(role r)
+{
+    return r == role::responder ? gpiod_events::both : gpiod_events::none;
+}
+
+const char* events_text(gpiod_events e)
+{
+    return e == gpiod_events::both ? "both" : "none";
+}
+
 std::int64_t now_ns() noexcept
 {
     timespec ts{};
@@ -254,30 +264,21 @@ void gpiod_lines::buffer_deleter::operator()(gpiod_edge_event_buffer* b) const n
     gpiod_edge_event_buffer_free(b);
 }
 
-gpiod_lines::gpiod_lines(spec& s, role r)
-    : role_(r), consumer_(r == role::logger ? "irqloop" : "irqloop-responder")
+gpiod_lines::gpiod_lines(gpiod_options o)
+    : lines(o.answers), opt_(std::move(o)),
+      consumer_(opt_.who == role::logger ? "irqloop" : "irqloop-responder")
 {
-    auto chip = s.take_string("chip", "");
-    auto out_text = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
-    auto in_text = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
-    bias_ = s.take_string("bias", "as-is");
-    (void)parse_bias(bias_, s.context());
-    active_low_ = s.take_bool("active_low", false);
-    auto edges = s.take_string("edges", r == role::responder ? "both" : "none");
-    if (edges != "both" && edges != "none")
-        throw irqloop::error(s.context() + " key 'edges'", "unknown value '" + edges + "'",
-                             "use both (edge events for wait_edge) or none (polling only)");
-    edges_ = edges == "both";
-
-    out_ = find_gpiod_line(out_text, chip, "open gpiod line out=" + out_text);
-    in_ = find_gpiod_line(in_text, chip, "open gpiod line in=" + in_text);
+    out_ = find_gpiod_line(opt_.out, opt_.chip, "open gpiod line out=" + opt_.out);
+    in_ = find_gpiod_line(opt_.in, opt_.chip, "open gpiod line in=" + opt_.in);
     if (out_.path == in_.path && out_.offset == in_.offset)
-        throw irqloop::error("open " + s.context(), "out and in are the same line " + id_text(out_),
+        throw irqloop::error("open backend 'gpiod'",
+                             "out and in are the same line " + id_text(out_),
                              "the program drives one line and senses another");
 
+    const bool events = opt_.events == gpiod_events::both;
     out_request_ = request_line(out_, true, false, "as-is", "out");
-    in_request_ = request_line(in_, false, edges_, bias_, "in");
-    if (edges_) {
+    in_request_ = request_line(in_, false, events, opt_.bias, "in");
+    if (events) {
         // Enough for the kernel's whole queue (16 events per line): one read drains it.
         edge_capacity_ = 16;
         edge_buffer_.reset(gpiod_edge_event_buffer_new(edge_capacity_));
@@ -293,7 +294,7 @@ gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool
                                                    const std::string& bias, const std::string& what)
 {
     return request_gpiod_line(
-        id, {output, edges, bias, active_low_, consumer_, "open gpiod line " + what});
+        id, {output, edges, bias, opt_.active_low, consumer_, "open gpiod line " + what});
 }
 
 gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a)
@@ -439,12 +440,17 @@ std::string gpiod_lines::describe() const
 {
     std::string d = "gpiod:out=" + out_.chip_name + ":" + std::to_string(out_.offset) +
                     ",in=" + in_.chip_name + ":" + std::to_string(in_.offset);
-    if (bias_ != "as-is")
-        d += ",bias=" + bias_;
-    if (active_low_)
+    if (opt_.bias != "as-is")
+        d += ",bias=" + opt_.bias;
+    if (opt_.active_low)
         d += ",active_low=1";
-    if (edges_ != (role_ == role::responder))
-        d += edges_ ? ",edges=both" : ",edges=none";
+    if (opt_.events != default_events(opt_.who))
+        d += std::string(",events=") + events_text(opt_.events);
+    const far_end usual;
+    if (opt_.answers.both_edges != usual.both_edges)
+        d += std::string(",edges=") + opt_.answers.edges_text();
+    if (opt_.answers.follow != usual.follow)
+        d += std::string(",answer=") + opt_.answers.answer_text();
     return d;
 }
 
@@ -459,7 +465,7 @@ std::vector<metadata_item> gpiod_lines::metadata() const
         {"gpiod.out", line(out_)},
         {"gpiod.in", line(in_)},
         {"gpiod.poll_cost_ns", cost},
-        {"gpiod.edges", edges_ ? "both" : "none"},
+        {"gpiod.events", events_text(opt_.events)},
         {"gpiod.libgpiod", gpiod_api_version()},
     };
     if (trigger_request_)
@@ -467,9 +473,33 @@ std::vector<metadata_item> gpiod_lines::metadata() const
     return m;
 }
 
-std::unique_ptr<lines> open_gpiod_lines(spec& s, role r)
+gpiod_options take_gpiod_options(spec& s, role r)
 {
-    return std::make_unique<gpiod_lines>(s, r);
+    gpiod_options o;
+    o.who = r;
+    o.chip = s.take_string("chip", "");
+    o.out = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
+    o.in = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
+    o.bias = s.take_string("bias", o.bias);
+    (void)parse_bias(o.bias, s.context());
+    o.active_low = s.take_bool("active_low", false);
+    const std::string events = s.take_string("events", events_text(default_events(r)));
+    if (events != "both" && events != "none")
+        throw irqloop::error(s.context() + " key 'events'", "unknown value '" + events + "'",
+                             "use both (edge events for wait_edge) or none (polling only)");
+    o.events = events == "both" ? gpiod_events::both : gpiod_events::none;
+    // Until this release `edges` named the kernel's events here: point an old spec there.
+    if (auto edges = s.peek("edges"); edges && *edges == "none")
+        throw irqloop::error(s.context() + " key 'edges'",
+                             "edges=none: 'edges' says which stimulus edges the far end answers",
+                             "to request no kernel edge events, write events=none");
+    o.answers = take_far_end(s, o.answers);
+    return o;
+}
+
+std::unique_ptr<lines> open_gpiod_lines(const gpiod_options& o)
+{
+    return std::make_unique<gpiod_lines>(o);
 }
 
 } // namespace irqloop::hw

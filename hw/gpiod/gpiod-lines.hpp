@@ -67,6 +67,21 @@ struct gpiod_request_args final {
  */
 gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a);
 
+/** @brief Which kernel edge events the sensed line's request asks for (key `events`). */
+enum class gpiod_events { none, both };
+
+/** @brief What a `gpiod:` spec says (take_gpiod_options()); lines are resolved at open. */
+struct gpiod_options final {
+    role who = role::logger;
+    std::string chip;           ///< default chip for lines given without one; empty: gpiochip0
+    std::string out;            ///< `[CHIP:]LINE` this program drives
+    std::string in;             ///< `[CHIP:]LINE` this program senses
+    std::string bias = "as-is"; ///< as-is, disabled, pull-up or pull-down (checked)
+    bool active_low = false;
+    gpiod_events events = gpiod_events::none;
+    far_end answers; ///< default both edges, toggle (irqloop-responder's defaults)
+};
+
 /**
  * @brief A line pair on the Linux GPIO character device through libgpiod 2 (`gpiod:` backend).
  *
@@ -78,8 +93,9 @@ gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_reques
  *   different chips;
  * - `bias=as-is|disabled|pull-up|pull-down` for the sensed line (default as-is);
  * - `active_low=1` inverts both lines (for an inverting level shifter);
- * - `edges=both|none` edge detection on the sensed line: default both for the responder role
- *   (wait_edge() needs it), none for the logger, which only polls.
+ * - `events=both|none` the kernel edge events requested on the sensed line: default both for
+ *   the responder role (wait_edge() needs them), none for the logger, which only polls;
+ * - `edges=both|rising`, `answer=toggle|follow`: how the far end answers (see far_end).
  *
  * Each line is its own request, consumer "irqloop" (logger) or "irqloop-responder". The driven
  * line starts low. drive() and sense() are one ioctl each through the C API
@@ -94,7 +110,7 @@ class gpiod_lines final : public lines
 {
 public:
     /** @throws irqloop::error (status 2) as find_gpiod_line(), and for a busy line. */
-    gpiod_lines(spec& s, role r);
+    explicit gpiod_lines(gpiod_options o);
     ~gpiod_lines() override;
 
     void drive(bool high) noexcept override;
@@ -148,11 +164,8 @@ private:
                              const std::string& bias, const std::string& what);
     void measure_poll_cost();
 
-    role role_;
+    gpiod_options opt_;
     std::string consumer_;
-    bool active_low_ = false;
-    std::string bias_;
-    bool edges_ = false;
     gpiod_line_id out_;
     gpiod_line_id in_;
     gpiod_line_id trigger_;
@@ -167,7 +180,13 @@ private:
     double poll_cost_ns_ = 0;
 };
 
-/** @brief The registry's entry point for `gpiod:`. */
-std::unique_ptr<lines> open_gpiod_lines(spec& s, role r);
+/**
+ * @brief Read a `gpiod:` spec's keys; opens no chip.
+ * @throws irqloop::error (exit status 2) on a bad value.
+ */
+gpiod_options take_gpiod_options(spec& s, role r);
+
+/** @brief The registry's open step: gpiod_lines(o). */
+std::unique_ptr<lines> open_gpiod_lines(const gpiod_options& o);
 
 } // namespace irqloop::hw

@@ -36,7 +36,7 @@ std::string hex2(unsigned v)
 } // namespace
 
 parport_lines::parport_lines(std::unique_ptr<parport_io> io, parport_options o)
-    : io_(std::move(io)), opt_(std::move(o))
+    : lines(o.answers), io_(std::move(io)), opt_(std::move(o))
 {
     const std::string what = std::string("open parallel port (") + io_->where() + ")";
     if (!opt_.out.is_output())
@@ -201,8 +201,8 @@ void parport_lines::stop() noexcept
 std::string parport_lines::describe() const
 {
     std::string d = std::string("parport:") + io_->where() + ",out=" + opt_.out.name +
-                    ",in=" + opt_.in.name + ",edges=" + (opt_.both_edges ? "both" : "rising");
-    if (opt_.follow)
+                    ",in=" + opt_.in.name + ",edges=" + opt_.answers.edges_text();
+    if (opt_.answers.follow)
         d += ",answer=follow";
     if (opt_.ctl_on_irq)
         d += std::string(",ctl_on_irq=") + opt_.ctl_on_irq->name;
@@ -216,7 +216,7 @@ std::vector<metadata_item> parport_lines::metadata() const
         {"parport.port", io_->where()},
         {"parport.out", opt_.out.explain()},
         {"parport.in", opt_.in.explain()},
-        {"parport.edges", opt_.both_edges ? "both" : "rising"},
+        {"parport.edges", opt_.answers.edges_text()},
         {"parport.status_read_ns", fmt_ns(read_ns_)},
         {"parport.write_ns", fmt_ns(write_ns_)},
     };
@@ -229,9 +229,10 @@ std::vector<metadata_item> parport_lines::metadata() const
     return m;
 }
 
-std::unique_ptr<lines> open_parport_lines(spec& s, role r)
+parport_spec take_parport_spec(spec& s, role r)
 {
     const std::string what = "open backend 'parport'";
+    const std::string bad = "bad backend spec '" + s.text() + "'";
     auto base = s.take("base");
     auto dev = s.take("dev");
     auto sim = s.take("sim");
@@ -240,25 +241,14 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
                     "parport:base=0x378,... (raw port I/O, root) or "
                     "parport:dev=/dev/parport0,... (ppdev)");
 
-    parport_options o;
+    parport_spec p;
+    parport_options& o = p.lines;
     o.who = r;
     std::string ctl = s.take_string("ctl_on_irq", "");
     o.out = parport_pin_by_name(s.take_string("out", ctl.empty() ? parport_defaults::out_pin : ctl),
                                 "key 'out'");
     o.in = parport_pin_by_name(s.take_string("in", parport_defaults::in_pin), "key 'in'");
-    std::string edges = s.take_string("edges", "rising");
-    if (edges != "rising" && edges != "both")
-        throw error("bad backend spec '" + s.text() + "'",
-                    "unknown value '" + edges + "' of key 'edges'", "use rising or both");
-    o.both_edges = edges == "both";
-    std::string answer = s.take_string("answer", "toggle");
-    if (answer != "toggle" && answer != "follow")
-        throw error("bad backend spec '" + s.text() + "'",
-                    "unknown value '" + answer + "' of key 'answer'", "use toggle or follow");
-    if (answer == "follow" && !o.both_edges)
-        throw error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",
-                    "a single-edge target can only toggle");
-    o.follow = answer == "follow";
+    o.answers = take_far_end(s, o.answers);
     o.check = s.take_bool("check", true);
     if (!ctl.empty()) {
         if (r != role::responder || !dev)
@@ -272,38 +262,55 @@ std::unique_ptr<lines> open_parport_lines(spec& s, role r)
                         "PPWCTLONIRQ sets control lines only: nSTROBE, nAUTOFD, nINIT, nSELECTIN");
     }
 
-    std::unique_ptr<parport_io> io;
     if (base) {
+        p.method = parport_method::raw;
         char* end = nullptr;
         unsigned long b = std::strtoul(base->c_str(), &end, 0);
         if (base->empty() || *end != '\0')
-            throw error("bad backend spec '" + s.text() + "'",
-                        "key 'base' is not a number: '" + *base + "'",
+            throw error(bad, "key 'base' is not a number: '" + *base + "'",
                         "write it as in /proc/ioports, e.g. base=0x378 or base=0xd010");
-        io = open_parport_raw_io(static_cast<unsigned>(std::min(b, 0x10000ul)));
+        p.base = static_cast<unsigned>(std::min(b, 0x10000ul));
     } else if (dev) {
-        io = open_parport_ppdev_io(*dev, s.take_bool("excl", true));
+        p.method = parport_method::ppdev;
+        p.device = *dev;
+        p.exclusive = s.take_bool("excl", true);
     } else {
+        p.method = parport_method::sim;
         if (r != role::logger)
             throw error(what, "the simulator plays the target, so it serves only the logger",
                         "tests drive a responder through the C++ API (parport-sim.hpp)");
         if (*sim != "raw" && *sim != "ppdev")
-            throw error("bad backend spec '" + s.text() + "'",
-                        "unknown value '" + *sim + "' of key 'sim'",
+            throw error(bad, "unknown value '" + *sim + "' of key 'sim'",
                         "use sim=raw or sim=ppdev: the access method to imitate");
-        parport_sim_target t;
-        t.model = latency_model::from_spec(s);
-        t.rising_only = !o.both_edges;
-        t.follow = o.follow;
-        t.lose_every = s.take_count("lose_every", 0);
-        t.answer_twice = s.take_bool("twice", false);
-        t.twice_gap_ns = s.take_duration_ns("twice_gap", 2000);
-        parport_sim_port p;
-        p.flavour = *sim == "ppdev" ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
-        p.read_cost_ns = s.take_duration_ns("read_cost", 0);
-        io = make_parport_sim_io(std::make_shared<parport_sim>(o.out, o.in, std::move(t), p));
+        p.target.model = latency_model::from_spec(s);
+        p.target.rising_only = !o.answers.both_edges;
+        p.target.follow = o.answers.follow;
+        p.target.lose_every = s.take_count("lose_every", 0);
+        p.target.answer_twice = s.take_bool("twice", false);
+        p.target.twice_gap_ns = s.take_duration_ns("twice_gap", 2000);
+        p.port.flavour = *sim == "ppdev" ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
+        p.port.read_cost_ns = s.take_duration_ns("read_cost", 0);
     }
-    return std::make_unique<parport_lines>(std::move(io), std::move(o));
+    return p;
+}
+
+std::unique_ptr<parport_io> open_parport_io(const parport_spec& p)
+{
+    switch (p.method) {
+    case parport_method::raw:
+        return open_parport_raw_io(p.base);
+    case parport_method::ppdev:
+        return open_parport_ppdev_io(p.device, p.exclusive);
+    case parport_method::sim:
+        break;
+    }
+    return make_parport_sim_io(
+        std::make_shared<parport_sim>(p.lines.out, p.lines.in, p.target, p.port));
+}
+
+std::unique_ptr<lines> open_parport_lines(const parport_spec& p)
+{
+    return std::make_unique<parport_lines>(open_parport_io(p), p.lines);
 }
 
 } // namespace irqloop::hw

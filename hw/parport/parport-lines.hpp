@@ -4,6 +4,7 @@
 #include "lines.hpp"
 #include "parport-io.hpp"
 #include "parport-pins.hpp"
+#include "parport-sim.hpp"
 #include "spec.hpp"
 
 #include <cstdint>
@@ -21,12 +22,11 @@ struct parport_options final {
     parport_pin in;  ///< the pin this program senses: a status pin
     role who = role::logger;
     /**
-     * The far end answers both stimulus edges (a polling responder) rather than only the
-     * rising one (an nACK interrupt responder, the default wiring).
+     * How the far end answers. Default: the rising edge only (the default wiring ends on the
+     * target's nACK, whose interrupt fires on that edge), by toggling (lpptest's way);
+     * `edges=both` for a polling responder.
      */
-    bool both_edges = false;
-    /** The far end sets the response to the stimulus level instead of toggling it. */
-    bool follow = false;
+    far_end answers{false, false};
     /**
      * Responder only: have the kernel toggle this control pin from its IRQ handler
      * (PPWCTLONIRQ), before the waiting thread even wakes. Must equal @ref out.
@@ -71,8 +71,6 @@ public:
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override;
     std::uint64_t missed_edges() const noexcept override { return missed_; }
-    bool far_end_answers_both_edges() const noexcept override { return opt_.both_edges; }
-    bool far_end_follows() const noexcept override { return opt_.follow; }
     /** @brief Re-acquires raw port permission in the calling thread (ioperm is per thread). */
     void start() override;
     /** @brief Drives the out pin low. */
@@ -100,8 +98,22 @@ private:
     std::uint64_t irqs_ = 0, missed_ = 0;
 };
 
+/** @brief How a `parport:` spec reaches the port. */
+enum class parport_method { raw, ppdev, sim };
+
+/** @brief What a `parport:` spec says (take_parport_spec()); no port is touched to get it. */
+struct parport_spec final {
+    parport_method method = parport_method::raw;
+    unsigned base = 0;         ///< raw: the I/O base (range-checked at open)
+    std::string device;        ///< ppdev: the device node
+    bool exclusive = true;     ///< ppdev: PPEXCL
+    parport_sim_target target; ///< sim: the simulated far end
+    parport_sim_port port;     ///< sim: the emulated port
+    parport_options lines;     ///< pins, role, far end, ctl_on_irq, check
+};
+
 /**
- * @brief Registry entry for `parport:...`.
+ * @brief Read a `parport:` spec's keys.
  *
  * Keys:
  * - exactly one of `base=0x378` (raw port I/O at that I/O address: 0x378, 0x278, 0x3bc or a
@@ -109,17 +121,26 @@ private:
  *   simulator imitating that method, with a target thread; logger only);
  * - `out=D3`, `in=nACK`: pin names (see parport_pin_by_name); defaults from
  *   parport-defaults.hpp, the same for both ends of the crossed cable;
- * - `edges=rising|both` (default rising: with the default cable the stimulus reaches the
- *   target's nACK, whose interrupt fires on the rising edge only; use both with a polling
- *   responder);
- * - `answer=toggle|follow` (default toggle, lpptest's way: the target flips its line on each
- *   edge it answers; follow, with edges=both only: it copies the stimulus level);
- * - `excl=yes|no` (ppdev: register exclusively, default yes, so that lp cannot interleave);
+ * - `edges=rising|both`, `answer=toggle|follow` (see far_end; default rising, toggle: with
+ *   the default cable the stimulus reaches the target's nACK, whose interrupt fires on the
+ *   rising edge only; use edges=both with a polling responder);
+ * - `excl=yes|no` (ppdev only: register exclusively, default yes, so that lp cannot
+ *   interleave);
  * - `ctl_on_irq=PIN` (ppdev responder: PPWCTLONIRQ on this control pin, which becomes out);
  * - `check=yes|no` (read the data register back at open, default yes);
  * - with sim only: the latency-model keys of the sim backend (model, value, mean, sd, ...,
  *   loss_p, seed), `lose_every=N`, `twice=yes`, `twice_gap=2us`, `read_cost=1us`.
+ * @throws irqloop::error (exit status 2) on a bad key value or combination.
  */
-std::unique_ptr<lines> open_parport_lines(spec& s, role r);
+parport_spec take_parport_spec(spec& s, role r);
+
+/**
+ * @brief Open the port @p p names: ioperm, ppdev PPCLAIM, or a new simulator.
+ * @throws irqloop::error as open_parport_raw_io() and open_parport_ppdev_io().
+ */
+std::unique_ptr<parport_io> open_parport_io(const parport_spec& p);
+
+/** @brief The registry's open step: parport_lines on open_parport_io(p). */
+std::unique_ptr<lines> open_parport_lines(const parport_spec& p);
 
 } // namespace irqloop::hw

@@ -13,9 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
-namespace {
+namespace
+{
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* ts)
 {
@@ -30,14 +32,15 @@ std::string segment(const std::string& name)
 
 } // namespace
 
-shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end, bool follow)
-    : name_(name), role_(r), unlink_(unlink_at_end), follow_(follow)
+shm_lines::shm_lines(shm_options o) : lines(o.answers), opt_(std::move(o))
 {
+    const std::string& name = opt_.name;
     const std::string what = "open shared-memory wire '" + name + "'";
     int fd = shm_open(segment(name).c_str(), O_RDWR | O_CREAT, 0600);
     if (fd < 0)
         throw_from_errno(errno, what);
-    struct stat st{};
+    struct stat st {
+    };
     if (fstat(fd, &st) < 0 || (st.st_size == 0 && ftruncate(fd, sizeof(shm_wire)) < 0)) {
         int err = errno;
         close(fd);
@@ -46,7 +49,7 @@ shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end, bool f
     if (st.st_size != 0 && static_cast<std::size_t>(st.st_size) < sizeof(shm_wire)) {
         close(fd);
         throw irqloop::error(what, "/dev/shm" + segment(name) + " is not an irqloop wire",
-                    "remove it or choose another name");
+                             "remove it or choose another name");
     }
     void* p = mmap(nullptr, sizeof(shm_wire), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int err = errno;
@@ -57,12 +60,14 @@ shm_lines::shm_lines(const std::string& name, role r, bool unlink_at_end, bool f
     if (wire_->magic == 0) {
         wire_->version = shm_wire::layout_version;
         wire_->magic = shm_wire::magic_value;
-    } else if (wire_->magic != shm_wire::magic_value || wire_->version != shm_wire::layout_version) {
+    } else if (wire_->magic != shm_wire::magic_value ||
+               wire_->version != shm_wire::layout_version) {
         munmap(wire_, sizeof(shm_wire));
-        throw irqloop::error(what, "/dev/shm" + segment(name) + " is not an irqloop wire of this version",
-                    "remove it or choose another name");
+        throw irqloop::error(what,
+                             "/dev/shm" + segment(name) + " is not an irqloop wire of this version",
+                             "remove it or choose another name");
     }
-    if (r == role::logger) {
+    if (opt_.who == role::logger) {
         driven_ = &wire_->stimulus;
         sensed_ = &wire_->response;
         wire_->logger_pid.store(getpid());
@@ -78,22 +83,22 @@ shm_lines::~shm_lines()
 {
     if (!wire_)
         return;
-    (role_ == role::logger ? wire_->logger_pid : wire_->responder_pid).store(0);
+    (opt_.who == role::logger ? wire_->logger_pid : wire_->responder_pid).store(0);
     munmap(wire_, sizeof(shm_wire));
-    if (unlink_)
-        shm_unlink(segment(name_).c_str());
+    if (opt_.unlink_at_end)
+        shm_unlink(segment(opt_.name).c_str());
 }
 
 void shm_lines::drive(bool high) noexcept
 {
     driven_->store(high ? 1u : 0u, std::memory_order_release);
-    if (role_ == role::logger && wire_->stimulus_waiters.load(std::memory_order_acquire) != 0)
+    if (opt_.who == role::logger && wire_->stimulus_waiters.load(std::memory_order_acquire) != 0)
         futex(driven_, FUTEX_WAKE, 1, nullptr);
 }
 
 int shm_lines::wait_edge(std::int64_t timeout_ns) noexcept
 {
-    if (role_ != role::responder)
+    if (opt_.who != role::responder)
         return -1;
     timespec ts{};
     const timespec* tsp = nullptr;
@@ -124,29 +129,39 @@ int shm_lines::wait_edge(std::int64_t timeout_ns) noexcept
 
 std::string shm_lines::describe() const
 {
-    return "shm:name=" + name_ + (follow_ ? ",answer=follow" : "");
+    const far_end usual;
+    std::string d = "shm:name=" + opt_.name;
+    if (opt_.answers.both_edges != usual.both_edges)
+        d += std::string(",edges=") + opt_.answers.edges_text();
+    if (opt_.answers.follow != usual.follow)
+        d += std::string(",answer=") + opt_.answers.answer_text();
+    return d;
 }
 
 std::vector<metadata_item> shm_lines::metadata() const
 {
-    return {{"shm.segment", "/dev/shm" + segment(name_)}};
+    return {{"shm.segment", "/dev/shm" + segment(opt_.name)}};
 }
 
-std::unique_ptr<lines> open_shm_lines(spec& s, role r)
+shm_options take_shm_options(spec& s, role r)
 {
-    std::string name = s.take_string("name", "irqloop");
-    for (char c : name)
+    shm_options o;
+    o.who = r;
+    o.name = s.take_string("name", o.name);
+    for (char c : o.name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
             throw error("bad backend spec '" + s.text() + "'",
                         "key 'name' may only hold letters, digits, '-' and '_'");
-    if (name.empty())
+    if (o.name.empty())
         throw error("bad backend spec '" + s.text() + "'", "key 'name' is empty");
-    bool unlink_at_end = s.take_bool("unlink", false);
-    std::string answer = s.take_string("answer", "toggle");
-    if (answer != "follow" && answer != "toggle")
-        throw irqloop::error("bad backend spec '" + s.text() + "'", "unknown value '" + answer + "' of key 'answer'",
-                             "use toggle or follow, as the responder's --answer");
-    return std::make_unique<shm_lines>(name, r, unlink_at_end, answer == "follow");
+    o.unlink_at_end = s.take_bool("unlink", false);
+    o.answers = take_far_end(s, o.answers);
+    return o;
+}
+
+std::unique_ptr<lines> open_shm_lines(const shm_options& o)
+{
+    return std::make_unique<shm_lines>(o);
 }
 
 } // namespace irqloop::hw

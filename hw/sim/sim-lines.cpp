@@ -9,12 +9,10 @@
 #include <pthread.h>
 #include <sched.h>
 
-namespace irqloop::hw {
-
-sim_lines::sim_lines(latency_model model, bool both_edges, int cpu, int priority, bool follow)
-    : model_(std::move(model)), both_edges_(both_edges), cpu_(cpu), priority_(priority), follow_(follow)
+namespace irqloop::hw
 {
-}
+
+sim_lines::sim_lines(sim_options o) : lines(o.answers), opt_(std::move(o)) {}
 
 sim_lines::~sim_lines()
 {
@@ -34,16 +32,16 @@ void sim_lines::start()
         return;
     (void)process_clock(); // calibrate before the thread needs it
     thread_ = std::thread([this] { target_loop(); });
-    if (cpu_ >= 0) {
+    if (opt_.cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
-        CPU_SET(cpu_, &set);
+        CPU_SET(opt_.cpu, &set);
         if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof set, &set))
             fail(err, "pin the simulated target thread");
     }
-    if (priority_ > 0) {
+    if (opt_.priority > 0) {
         sched_param sp{};
-        sp.sched_priority = priority_;
+        sp.sched_priority = opt_.priority;
         if (int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &sp))
             fail(err, "give the simulated target thread SCHED_FIFO");
     }
@@ -87,13 +85,14 @@ void sim_lines::target_loop() noexcept
         edges_handled = edges;
         level = static_cast<int>(edges & 1u);
         const bool rising = level != 0;
-        if (!both_edges_ && !rising)
+        if (!opt_.answers.both_edges && !rising)
             continue; // a single-edge target ignores the re-arm edge
-        auto d = model_.draw();
+        auto d = opt_.model.draw();
         edges_.fetch_add(1, std::memory_order_relaxed);
         truth* t = nullptr;
         if (truth_.size() < truth_cap_) {
-            truth_.push_back({d.delay_ns, d.lost, rising, t_seen, 0, detect_gap}); // reserved: no allocation
+            truth_.push_back(
+                {d.delay_ns, d.lost, rising, t_seen, 0, detect_gap}); // reserved: no allocation
             t = &truth_.back();
         }
         if (d.lost) {
@@ -107,7 +106,7 @@ void sim_lines::target_loop() noexcept
             gap = std::max(gap, c2 - c);
             c = c2;
         }
-        out = follow_ ? level : out ^ 1;
+        out = opt_.answers.follow ? level : out ^ 1;
         response_.store(out, std::memory_order_release);
         last_poll = cycles();
         if (t) {
@@ -119,47 +118,49 @@ void sim_lines::target_loop() noexcept
 
 std::string sim_lines::describe() const
 {
-    std::string d = "sim:" + model_.describe() + ",edges=" + (both_edges_ ? "both" : "rising") +
-                    ",answer=" + (follow_ ? "follow" : "toggle");
-    if (cpu_ >= 0)
-        d += ",cpu=" + std::to_string(cpu_);
-    if (priority_ > 0)
-        d += ",priority=" + std::to_string(priority_);
+    std::string d = "sim:" + opt_.model.describe() + ",edges=" + opt_.answers.edges_text() +
+                    ",answer=" + opt_.answers.answer_text();
+    if (opt_.cpu >= 0)
+        d += ",cpu=" + std::to_string(opt_.cpu);
+    if (opt_.priority > 0)
+        d += ",priority=" + std::to_string(opt_.priority);
     return d;
 }
 
 std::vector<metadata_item> sim_lines::metadata() const
 {
     // Only settings: metadata is stored when the run begins, before any edge.
-    return {{"sim.model", model_.describe()},
-            {"sim.edges", both_edges_ ? "both" : "rising"},
-            {"sim.answer", follow_ ? "follow" : "toggle"}};
+    return {{"sim.model", opt_.model.describe()},
+            {"sim.edges", opt_.answers.edges_text()},
+            {"sim.answer", opt_.answers.answer_text()}};
 }
 
-std::unique_ptr<lines> open_sim_lines(spec& s, role r)
+sim_options take_sim_options(spec& s, role r)
 {
     if (r != role::logger)
         throw error("open backend 'sim'", "the simulated board is the target itself",
                     "irqloop-responder needs a real wire: use shm, gpiod or parport");
-    auto model = latency_model::from_spec(s);
-    std::string edges = s.take_string("edges", "both");
-    if (edges != "both" && edges != "rising")
-        throw error("bad backend spec '" + s.text() + "'", "unknown value '" + edges + "' of key 'edges'",
-                    "use both or rising");
-    int cpu = -1;
-    if (s.has("cpu"))
-        cpu = static_cast<int>(s.take_count("cpu", 0));
-    std::string answer = s.take_string("answer", edges == "both" ? "follow" : "toggle");
-    if (answer != "follow" && answer != "toggle")
-        throw irqloop::error("bad backend spec '" + s.text() + "'", "unknown value '" + answer + "' of key 'answer'",
-                             "use follow or toggle");
-    if (answer == "follow" && edges != "both")
-        throw irqloop::error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",
-                             "a single-edge target toggles its response");
-    int priority = static_cast<int>(s.take_count("priority", 0));
+    sim_options o;
+    o.model = latency_model::from_spec(s);
+    o.answers = take_far_end(s, o.answers);
+    if (s.has("cpu")) {
+        const std::uint64_t cpu = s.take_count("cpu", 0);
+        if (cpu >= CPU_SETSIZE)
+            throw error("bad backend spec '" + s.text() + "'",
+                        "key 'cpu' must lie below " + std::to_string(CPU_SETSIZE));
+        o.cpu = static_cast<int>(cpu);
+    }
+    const std::uint64_t priority = s.take_count("priority", 0);
     if (priority > 99)
-        throw irqloop::error("bad backend spec '" + s.text() + "'", "key 'priority' must lie between 0 and 99");
-    return std::make_unique<sim_lines>(std::move(model), edges == "both", cpu, priority, answer == "follow");
+        throw error("bad backend spec '" + s.text() + "'",
+                    "key 'priority' must lie between 0 and 99");
+    o.priority = static_cast<int>(priority);
+    return o;
+}
+
+std::unique_ptr<lines> open_sim_lines(const sim_options& o)
+{
+    return std::make_unique<sim_lines>(o);
 }
 
 } // namespace irqloop::hw

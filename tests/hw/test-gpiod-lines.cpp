@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "gpiod/gpiod-lines.hpp"
 #include "registry.hpp"
+#include "spec.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -112,6 +113,40 @@ TEST_CASE("gpiod refuses bad key values before touching hardware", "[gpiod]")
     CHECK_THAT(bias.message(), ContainsSubstring("pull-up"));
     auto edges = open_error("gpiod:chip=x,out=1,in=2,edges=some");
     CHECK_THAT(edges.message(), ContainsSubstring("edges"));
+    auto events = open_error("gpiod:chip=x,out=1,in=2,events=some");
+    CHECK(events.status() == exit_usage);
+    CHECK_THAT(events.message(), ContainsSubstring("events"));
+}
+
+TEST_CASE("gpiod refuses an unknown key before opening a chip", "[gpiod]")
+{
+    // Were the chip opened first, the error would be "no such chip".
+    auto e = open_error("gpiod:chip=no-such-chip-xyz,out=1,in=2,evnts=none");
+    CHECK(e.status() == exit_usage);
+    CHECK_THAT(e.message(), ContainsSubstring("unknown key 'evnts'"));
+    CHECK_THAT(e.message(), !ContainsSubstring("no such chip"));
+}
+
+TEST_CASE("gpiod events= asks for kernel edge events; edges= is the far end's", "[gpiod]")
+{
+    auto take = [](const std::string& text, role r) {
+        spec s(text);
+        auto o = take_gpiod_options(s, r);
+        s.finish();
+        return o;
+    };
+    CHECK(take("gpiod", role::logger).events == gpiod_events::none);
+    CHECK(take("gpiod", role::responder).events == gpiod_events::both);
+    CHECK(take("gpiod:events=both", role::logger).events == gpiod_events::both);
+    CHECK(take("gpiod:events=none", role::responder).events == gpiod_events::none);
+    auto far = take("gpiod:edges=rising", role::logger).answers;
+    CHECK_FALSE(far.both_edges);
+    CHECK_FALSE(far.follow);
+    CHECK(take("gpiod:answer=follow", role::logger).answers.follow);
+    // The key's old meaning, spelled the old way, is pointed to its new name.
+    auto old = open_error("gpiod:chip=x,edges=none", role::responder);
+    CHECK(old.status() == exit_usage);
+    CHECK_THAT(old.message() + " " + old.hint(), ContainsSubstring("events=none"));
 }
 
 TEST_CASE("gpiod drives one end of a wire and senses the other", "[gpiod]")
@@ -124,6 +159,30 @@ TEST_CASE("gpiod drives one end of a wire and senses the other", "[gpiod]")
     }
     CHECK_FALSE(pair->error());
     CHECK_FALSE(pair->has_edge_events()); // the logger polls: no edge detection by default
+}
+
+TEST_CASE("gpiod names events and the far end in its spec, metadata and pair", "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto logger =
+        open_lines("gpiod:chip=" + chip + ",out=0,in=1,events=both,answer=follow", role::logger);
+    CHECK(logger->has_edge_events());
+    CHECK(logger->far_end_follows());
+    CHECK(logger->far_end_answers_both_edges());
+    CHECK(logger->describe() ==
+          "gpiod:out=" + chip + ":0,in=" + chip + ":1,events=both,answer=follow");
+    std::string all;
+    for (const auto& m : logger->metadata())
+        all += m.key + "=" + m.value + "\n";
+    CHECK_THAT(all, ContainsSubstring("gpiod.events=both\n"));
+    logger.reset();
+
+    auto responder =
+        open_lines("gpiod:chip=" + chip + ",out=2,in=3,events=none,edges=rising", role::responder);
+    CHECK_FALSE(responder->has_edge_events());
+    CHECK_FALSE(responder->far_end_answers_both_edges());
+    CHECK(responder->describe() ==
+          "gpiod:out=" + chip + ":2,in=" + chip + ":3,events=none,edges=rising");
 }
 
 TEST_CASE("gpiod finds chips by label and path and lines by name", "[gpiod]")

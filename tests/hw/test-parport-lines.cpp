@@ -84,7 +84,7 @@ rig make_rig(const char* out, const char* in, parport_sim_flavour fl, parport_si
     o.out = pin(out);
     o.in = pin(in);
     o.who = who;
-    o.both_edges = both;
+    o.answers.both_edges = both;
     r.pair = std::make_unique<parport_lines>(make_parport_sim_io(r.sim), o);
     // Opening moves a control pin from its reset level to low: an edge the target answers.
     // Let that settle, as a real logger re-synchronises before its first stimulus.
@@ -523,4 +523,78 @@ TEST_CASE("parport ppdev on a missing device says which modules to load", "[parp
         CHECK(e.message().find("/dev/parport-irqloop-absent") != std::string::npos);
         CHECK(e.hint().find("modprobe ppdev parport_pc") != std::string::npos);
     }
+}
+
+namespace
+{
+
+// The register simulator behind the real parport key parsing, for the registry test below.
+std::shared_ptr<parport_sim> watched_port;
+
+opener prepare_on_watched_port(spec& s, role r)
+{
+    auto p = take_parport_spec(s, r);
+    return
+        [p] { return std::make_unique<parport_lines>(make_parport_sim_io(watched_port), p.lines); };
+}
+
+} // namespace
+
+TEST_CASE("parport spec with an unknown key is refused before any register is written", "[parport]")
+{
+    // The registry's own order (take the keys, finish(), then open) with the port the test
+    // watches: the parport entry's parsing, and parport_lines on the register simulator.
+    parport_sim_target t;
+    t.thread = false;
+    watched_port = std::make_shared<parport_sim>(pin("D3"), pin("nACK"), t);
+    const std::vector<backend_entry> list = {{"parport", "", "", prepare_on_watched_port, nullptr}};
+    const std::uint8_t control_at_reset = watched_port->control_latch();
+    const int data_at_reset = watched_port->read_data();
+    for (const char* typo : {"parport:sim=raw,chek=no", "parport:sim=raw,out=D3,edge=both",
+                             "parport:sim=raw,answer=follow,edges=both,x=1"}) {
+        INFO(typo);
+        try {
+            open_lines(typo, role::logger, list);
+            FAIL("accepted");
+        } catch (const irqloop::error& e) {
+            CHECK(e.status() == exit_usage);
+            CHECK(e.message().find("unknown key") != std::string::npos);
+        }
+        CHECK(watched_port->writes() == 0);
+        CHECK(watched_port->control_latch() == control_at_reset);
+        CHECK(watched_port->read_data() == data_at_reset);
+    }
+    // Without the typo the same path writes the port: the count above would have seen it.
+    auto pair = open_lines("parport:sim=raw,check=no", role::logger, list);
+    CHECK(watched_port->writes() > 0);
+    pair.reset();
+    watched_port.reset();
+
+    // Through the real registry: the key is named, not the port's absence or permission.
+    for (const char* typo : {"parport:base=0x378,chek=no", "parport:dev=/dev/parport-absent,x=1",
+                             "parport:sim=raw,lose_evry=3"}) {
+        INFO(typo);
+        try {
+            open_lines(typo, role::logger);
+            FAIL("accepted");
+        } catch (const irqloop::error& e) {
+            CHECK(e.status() == exit_usage);
+            CHECK(e.message().find("unknown key") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("parport keys of another access method are unknown keys", "[parport]")
+{
+    auto message_of = [](const char* text) {
+        try {
+            open_lines(text, role::logger);
+        } catch (const irqloop::error& e) {
+            return e.message();
+        }
+        return std::string("accepted");
+    };
+    CHECK(message_of("parport:sim=raw,excl=no").find("unknown key 'excl'") != std::string::npos);
+    CHECK(message_of("parport:base=0x378,model=fixed").find("unknown key 'model'") !=
+          std::string::npos);
 }
