@@ -7,6 +7,16 @@
 namespace irqloop::hw
 {
 
+std::string far_end::keys_unlike(const far_end& usual) const
+{
+    std::string k;
+    if (both_edges != usual.both_edges)
+        k += std::string(",edges=") + edges_text();
+    if (follow != usual.follow)
+        k += std::string(",answer=") + answer_text();
+    return k;
+}
+
 far_end take_far_end(spec& s, far_end usual)
 {
     far_end f;
@@ -21,7 +31,7 @@ far_end take_far_end(spec& s, far_end usual)
     if (answer != "toggle" && answer != "follow")
         throw error("bad backend spec '" + s.text() + "'",
                     "unknown value '" + answer + "' of key 'answer'",
-                    "use toggle or follow: how the far end answers (irqloop-responder --answer)");
+                    "use toggle or follow, as the far end answers: irqloop-responder --answer");
     f.follow = answer == "follow";
     if (f.follow && !f.both_edges)
         throw error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",

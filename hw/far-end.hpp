@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <string>
+
 namespace irqloop::hw
 {
 
@@ -29,6 +31,12 @@ struct far_end final {
     const char* edges_text() const noexcept { return both_edges ? "both" : "rising"; }
     /** @brief The value of `answer=`: "follow" or "toggle". */
     const char* answer_text() const noexcept { return follow ? "follow" : "toggle"; }
+
+    /**
+     * @brief The keys that differ from @p usual, for a canonical spec: "", ",edges=rising",
+     * ",answer=follow" or both.
+     */
+    std::string keys_unlike(const far_end& usual) const;
 };
 
 /**

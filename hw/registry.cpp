@@ -54,7 +54,7 @@ const std::vector<backend_entry>& backends(){
 #endif
         {"parport",
          "PC parallel port: base=ADDR (raw port I/O, root), dev=/dev/parportN (ppdev) or "
-         "sim=raw|ppdev; pins by name (out=D3,in=nACK), edges=rising|both; "
+         "sim=raw|ppdev; pins by name (out=D3,in=nACK); "
          "docs/backends/parport.md",
          "parport:base=0x378,out=D3,in=nACK",
 #if IRQLOOP_HAVE_PARPORT
@@ -99,7 +99,8 @@ std::string backends_help()
             h += std::string(" [") + b.missing + "]";
         h += "\n      e.g. " + std::string(b.example) + "\n";
     }
-    return h;
+    return h + "  every backend: edges=both|rising, answer=toggle|follow: how the far end "
+               "answers\n      (docs/methodology.md)\n";
 }
 
 } // namespace irqloop::hw

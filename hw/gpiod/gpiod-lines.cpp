@@ -446,12 +446,7 @@ std::string gpiod_lines::describe() const
         d += ",active_low=1";
     if (opt_.events != default_events(opt_.who))
         d += std::string(",events=") + events_text(opt_.events);
-    const far_end usual;
-    if (opt_.answers.both_edges != usual.both_edges)
-        d += std::string(",edges=") + opt_.answers.edges_text();
-    if (opt_.answers.follow != usual.follow)
-        d += std::string(",answer=") + opt_.answers.answer_text();
-    return d;
+    return d + opt_.answers.keys_unlike(far_end{});
 }
 
 std::vector<metadata_item> gpiod_lines::metadata() const
@@ -490,8 +485,9 @@ gpiod_options take_gpiod_options(spec& s, role r)
     o.events = events == "both" ? gpiod_events::both : gpiod_events::none;
     // Until this release `edges` named the kernel's events here: point an old spec there.
     if (auto edges = s.peek("edges"); edges && *edges == "none")
-        throw irqloop::error(s.context() + " key 'edges'",
-                             "edges=none: 'edges' says which stimulus edges the far end answers",
+        throw irqloop::error("bad backend spec '" + s.text() + "'",
+                             "key 'edges' says which stimulus edges the far end answers (both "
+                             "or rising), not 'none'",
                              "to request no kernel edge events, write events=none");
     o.answers = take_far_end(s, o.answers);
     return o;

@@ -129,13 +129,7 @@ int shm_lines::wait_edge(std::int64_t timeout_ns) noexcept
 
 std::string shm_lines::describe() const
 {
-    const far_end usual;
-    std::string d = "shm:name=" + opt_.name;
-    if (opt_.answers.both_edges != usual.both_edges)
-        d += std::string(",edges=") + opt_.answers.edges_text();
-    if (opt_.answers.follow != usual.follow)
-        d += std::string(",answer=") + opt_.answers.answer_text();
-    return d;
+    return "shm:name=" + opt_.name + opt_.answers.keys_unlike(far_end{});
 }
 
 std::vector<metadata_item> shm_lines::metadata() const

@@ -144,9 +144,9 @@ int responder_main(int argc, char** argv)
     // filling an event queue nobody reads; so unless the spec says otherwise, ask for none.
     if (mode == "poll") {
         hw::spec parsed(hw_spec);
-        if (parsed.name() == "gpiod" && !parsed.has("edges"))
+        if (parsed.name() == "gpiod" && !parsed.has("events"))
             hw_spec +=
-                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "edges=none";
+                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "events=none";
     }
     auto wire = hw::open_lines(hw_spec, hw::role::responder);
     if (mode == "event" && !wire->has_edge_events())

@@ -92,6 +92,22 @@ rig make_rig(const char* out, const char* in, parport_sim_flavour fl, parport_si
     return r;
 }
 
+/** A simulator without a target thread: the test plays the far end with far_drive(). */
+parport_sim_target test_plays_far_end()
+{
+    parport_sim_target t;
+    t.thread = false;
+    return t;
+}
+
+/** One pin of the port, for the tests that walk the pin table. */
+struct pin_case {
+    const char* name;
+    parport_register reg;
+    unsigned mask;
+    bool inverted;
+};
+
 const char* flavour_name(parport_sim_flavour f)
 {
     return f == parport_sim_flavour::raw ? "raw" : "ppdev";
@@ -165,22 +181,15 @@ TEST_CASE("parport unknown pin names are refused with the list of valid names", 
 TEST_CASE("parport drive() sets the pin's electrical level through the register inversion",
           "[parport]")
 {
+    using enum parport_register;
     auto fl = GENERATE(parport_sim_flavour::raw, parport_sim_flavour::ppdev);
-    struct out_case {
-        const char* name;
-        bool reg_is_data;
-        unsigned mask;
-        bool inverted;
-    };
-    auto c =
-        GENERATE(out_case{"D3", true, 0x08, false}, out_case{"D6", true, 0x40, false},
-                 out_case{"nSTROBE", false, 0x01, true}, out_case{"nAUTOFD", false, 0x02, true},
-                 out_case{"nINIT", false, 0x04, false}, out_case{"nSELECTIN", false, 0x08, true});
+    auto c = GENERATE(
+        pin_case{"D3", data, 0x08, false}, pin_case{"D6", data, 0x40, false},
+        pin_case{"nSTROBE", control, 0x01, true}, pin_case{"nAUTOFD", control, 0x02, true},
+        pin_case{"nINIT", control, 0x04, false}, pin_case{"nSELECTIN", control, 0x08, true});
     INFO(flavour_name(fl) << " " << c.name);
-    parport_sim_target t;
-    t.thread = false;
-    auto r = make_rig(c.name, "nACK", fl, t);
-    auto reg = [&] { return c.reg_is_data ? r.sim->read_data() : r.sim->read_control(); };
+    auto r = make_rig(c.name, "nACK", fl, test_plays_far_end());
+    auto reg = [&] { return c.reg == data ? r.sim->read_data() : r.sim->read_control(); };
     auto bit = [&] { return (reg() & c.mask) != 0; };
 
     CHECK(bit() == c.inverted); // opened at low level
@@ -200,19 +209,13 @@ TEST_CASE("parport drive() sets the pin's electrical level through the register 
 TEST_CASE("parport sense() returns the input pin's level whatever the status inversion",
           "[parport]")
 {
+    using enum parport_register;
+    auto c = GENERATE(pin_case{"nACK", status, 0x40, false}, pin_case{"BUSY", status, 0x80, true},
+                      pin_case{"PE", status, 0x20, false}, pin_case{"SELECT", status, 0x10, false},
+                      pin_case{"nERROR", status, 0x08, false});
     auto fl = GENERATE(parport_sim_flavour::raw, parport_sim_flavour::ppdev);
-    struct in_case {
-        const char* name;
-        unsigned mask;
-        bool inverted;
-    };
-    auto c = GENERATE(in_case{"nACK", 0x40, false}, in_case{"BUSY", 0x80, true},
-                      in_case{"PE", 0x20, false}, in_case{"SELECT", 0x10, false},
-                      in_case{"nERROR", 0x08, false});
     INFO(flavour_name(fl) << " " << c.name);
-    parport_sim_target t;
-    t.thread = false;
-    auto r = make_rig("D3", c.name, fl, t);
+    auto r = make_rig("D3", c.name, fl, test_plays_far_end());
     for (bool level : {true, false, true}) {
         r.sim->far_drive(level);
         CHECK(((r.sim->read_status() & c.mask) != 0) == (level != c.inverted));
@@ -318,8 +321,7 @@ TEST_CASE("parport single-edge target answers the rising stimulus only", "[parpo
 
 TEST_CASE("parport logger disables the port IRQ where the access method allows it", "[parport]")
 {
-    parport_sim_target t;
-    t.thread = false;
+    const parport_sim_target t = test_plays_far_end();
     // Raw I/O writes the whole control register: the logger turns the IRQ off, so response
     // edges do not interrupt its own loop.
     auto raw = make_rig("D3", "nACK", parport_sim_flavour::raw, t);
@@ -359,9 +361,7 @@ TEST_CASE("parport open fails with a clear message when no port answers at the a
 
 TEST_CASE("parport refuses an input as out and an output as in", "[parport]")
 {
-    parport_sim_target t;
-    t.thread = false;
-    auto sim = std::make_shared<parport_sim>(pin("D3"), pin("nACK"), t);
+    auto sim = std::make_shared<parport_sim>(pin("D3"), pin("nACK"), test_plays_far_end());
     parport_options o;
     o.out = pin("BUSY");
     o.in = pin("nACK");
@@ -407,8 +407,7 @@ TEST_CASE("parport responder waits for the nACK interrupt through the ppdev flav
 TEST_CASE("parport responder has no edge events on raw I/O or on a pin other than nACK",
           "[parport]")
 {
-    parport_sim_target t;
-    t.thread = false;
+    const parport_sim_target t = test_plays_far_end();
     auto raw = make_rig("D3", "nACK", parport_sim_flavour::raw, t, role::responder);
     CHECK_FALSE(raw.pair->has_edge_events());
     CHECK(raw.pair->wait_edge(1000) == -1);
@@ -544,9 +543,7 @@ TEST_CASE("parport spec with an unknown key is refused before any register is wr
 {
     // The registry's own order (take the keys, finish(), then open) with the port the test
     // watches: the parport entry's parsing, and parport_lines on the register simulator.
-    parport_sim_target t;
-    t.thread = false;
-    watched_port = std::make_shared<parport_sim>(pin("D3"), pin("nACK"), t);
+    watched_port = std::make_shared<parport_sim>(pin("D3"), pin("nACK"), test_plays_far_end());
     const std::vector<backend_entry> list = {{"parport", "", "", prepare_on_watched_port, nullptr}};
     const std::uint8_t control_at_reset = watched_port->control_latch();
     const int data_at_reset = watched_port->read_data();

@@ -25,8 +25,8 @@ tb_loop()
 	_mode=$1 _samples=$2 _label=$3
 	shift 3
 	tb_need irqloop irqloop-responder gpioinfo
-	# A polling responder needs no edge detection (the IRQ thread would only steal its CPU):
-	# irqloop-responder --mode poll requests the line with edges=none by itself.
+	# A polling responder needs no edge events (the IRQ thread would only steal its CPU):
+	# irqloop-responder --mode poll requests the line with events=none by itself.
 	# shellcheck disable=SC2086 # TB_RESPONDER_OPTS: extra responder options, word-split
 	irqloop-responder --hw "gpiod:chip=$TB_CHIP,out=2,in=1" --mode "$_mode" \
 		--cpu 1 ${TB_RESPONDER_OPTS:-} >"$TB_OUT/responder.log" 2>&1 &
@@ -56,7 +56,7 @@ tb_loop()
 		tb_fail "the responder missed edge events"
 	# Poll mode must have requested its input without edge detection by itself.
 	if [ "$_mode" = poll ]; then
-		grep -q 'edges=none, mode poll' "$TB_OUT/responder.log" ||
+		grep -q 'events=none, mode poll' "$TB_OUT/responder.log" ||
 			tb_fail "the polling responder requested edge events"
 	fi
 	tb_note "$_mode mode: $_samples samples in $(echo "$_t1 - $_t0" | bc) s of guest time"
