@@ -34,7 +34,8 @@ const std::vector<backend_entry>& backends(){
          "FTDI chip, device-timed: FT232H/FT2232H/FT4232H (MPSSE, TCK up to 30 MHz) or FT232R "
          "(mode=syncbb, experimental); desc=|serial=|bus=BUS:ADDR, or sim=ft232h|ft2232h|ft232r "
          "(chip simulator); docs/backends/ftdi.md",
-         "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz", open_ftdi_lines, nullptr},
+         "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz",
+         two_steps<take_ftdi_spec, open_ftdi>, nullptr},
         {"gpiod", "Linux GPIO character device through libgpiod 2",
          "gpiod:chip=gpiochip0,out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD

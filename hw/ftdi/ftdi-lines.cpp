@@ -56,7 +56,7 @@ double parse_hz(const std::string& v, const std::string& what)
 } // namespace
 
 ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
-    : port_(std::move(port)), opt_(std::move(o))
+    : lines(far_end{true, o.follow}), port_(std::move(port)), opt_(std::move(o))
 {
     const ftdi_chip chip = port_->chip();
     const std::string what = "open FTDI device " + port_->where();
@@ -675,11 +675,12 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         o.offset_ns = static_cast<double>(s.take_duration_ns("offset", 0));
     // The simulated far end follows, like the sim backend's board; real targets
     // (irqloop-responder, the kernel responder) toggle unless told otherwise.
-    const std::string answer = s.take_string("answer", sim.empty() ? "toggle" : "follow");
-    if (answer != "follow" && answer != "toggle")
-        throw error("bad value for " + ctx + " key 'answer'", "'" + answer + "'",
-                    "use follow or toggle");
-    o.follow = answer == "follow";
+    const far_end answers = take_far_end(s, far_end{true, !sim.empty()});
+    if (!answers.both_edges)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "the ftdi backend measures both edges: edges=rising is not supported",
+                    "use a far end that answers both edges, or another backend");
+    o.follow = answers.follow;
     const std::uint64_t lat = s.take_count("latency", dflt::latency_ms);
     if (lat < 1 || lat > 255)
         throw error("bad value for " + ctx + " key 'latency'", std::to_string(lat) + " ms",
@@ -736,13 +737,6 @@ std::unique_ptr<lines> open_ftdi(const ftdi_spec& x)
     else
         port = open_libftdi_port(x.device);
     return std::make_unique<ftdi_lines>(std::move(port), x.options);
-}
-
-std::unique_ptr<lines> open_ftdi_lines(spec& s, role r)
-{
-    ftdi_spec x = take_ftdi_spec(s, r);
-    s.finish(); // every key checked before any hardware is touched
-    return open_ftdi(x);
 }
 
 } // namespace irqloop::hw

@@ -66,7 +66,6 @@ public:
 
     void drive(bool high) noexcept override;
     int sense() noexcept override;
-    bool far_end_follows() const noexcept override { return opt_.follow; }
     bool open_trigger(const std::string& line) override;
     void trigger(bool high) noexcept override;
     void stop() noexcept override;
@@ -120,25 +119,24 @@ struct ftdi_spec final {
     ftdi_open_params device;    ///< without sim
 };
 
-/** @brief Take the `ftdi:` keys (see open_ftdi_lines()); touches nothing. */
-ftdi_spec take_ftdi_spec(spec& s, role r);
-
-/** @brief Open the chip (or the simulator) and set it up. */
-std::unique_ptr<lines> open_ftdi(const ftdi_spec& x);
-
 /**
- * @brief Registry entry for `ftdi:...`.
+ * @brief Take the `ftdi:` keys; touches nothing (the registry opens with open_ftdi() after
+ * spec::finish()).
  *
  * Keys: one of `desc=` (libftdi description string), `serial=`, `bus=BUS:ADDR` or
  * `sim=ft232h|ft2232h|ft232r` (the chip simulator); `interface=A|B|C|D`,
  * `mode=mpsse|syncbb`, `out=`, `in=`, `trigger=` (pin names: ADBUS0-7 / BDBUS0-7 ..., or
  * D0-D7 in syncbb), `tck=30MHz`, `window=BYTES`, `order=msb|lsb`, `edge=rising|falling`,
- * `offset=NS` (the command offset from `irqloop calibrate`), `answer=toggle|follow` (default
- * toggle, like irqloop-responder and the kernel responder; follow with sim),
+ * `offset=NS` (the command offset from `irqloop calibrate`), the far-end keys (see far_end:
+ * `answer=toggle|follow`, default toggle like irqloop-responder and the kernel responder,
+ * follow with sim; `edges=both` only: a single-edge far end is not measured here),
  * `latency=1..255` (ms), `baud=` (syncbb), `detach=yes|no`; with sim: the latency-model keys
  * of the sim backend and `glitch_p`, `stall_p`, `stall_max`, `zero_p`, `partial_p`, `fifo`,
  * `multiplier`, `jitter` (see ftdi_sim_config).
  */
-std::unique_ptr<lines> open_ftdi_lines(spec& s, role r);
+ftdi_spec take_ftdi_spec(spec& s, role r);
+
+/** @brief Open the chip (or the simulator) and set it up. */
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x);
 
 } // namespace irqloop::hw

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "error.hpp"
 #include "far-end.hpp"
+#include "ftdi/ftdi-lines.hpp"
 #include "registry.hpp"
 #include "shm/shm-lines.hpp"
 #include "sim/sim-lines.hpp"
@@ -202,4 +203,28 @@ TEST_CASE("an unknown key is refused before the shared-memory segment is created
         CHECK(std::filesystem::exists(path));
     }
     CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("ftdi reads the far-end keys too, and measures both edges only", "[spec]")
+{
+    const far_end_reader chip{
+        "ftdi:desc=x",
+        [](hw::spec& s) {
+            return far_end{true, hw::take_ftdi_spec(s, hw::role::logger).options.follow};
+        },
+        {true, false}};
+    const far_end_reader sim{
+        "ftdi:sim=ft232h",
+        [](hw::spec& s) {
+            return far_end{true, hw::take_ftdi_spec(s, hw::role::logger).options.follow};
+        },
+        {true, true}};
+    for (const auto& b : {chip, sim}) {
+        INFO(b.prefix);
+        CHECK(same(read_far_end(b, ""), b.usual));
+        CHECK(same(read_far_end(b, "edges=both,answer=follow"), {true, true}));
+        CHECK(same(read_far_end(b, "answer=toggle"), {true, false}));
+        CHECK_THAT(far_end_error(b, "edges=rising"), ContainsSubstring("edges=rising"));
+        CHECK_THAT(far_end_error(b, "answer=echo"), ContainsSubstring("key 'answer'"));
+    }
 }
