@@ -34,8 +34,7 @@ struct line_error final {
  * @brief One sample measured by a device-timed backend (see lines::measure()): the latency
  * is known to lie in [latency_ns - bracket_ns, latency_ns].
  */
-struct device_sample final
-{
+struct device_sample final {
     std::int64_t latency_ns = 0; ///< upper bound of the latency from the stimulus edge; 0 if lost
     std::int64_t bracket_ns = 0; ///< width of the interval proven to hold the true latency
     bool lost = false;           ///< no answer that could be bounded before the timeout
