@@ -49,7 +49,7 @@ const std::vector<backend_entry>& backends(){
          "docs/backends/gpiomem.md",
          "gpiomem:out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
-         open_gpiomem_spec, nullptr},
+         two_steps<take_gpiomem_options, open_gpiomem_lines>, nullptr},
 #else
          nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
 #endif

@@ -47,7 +47,7 @@ std::string hex(std::uint32_t v)
 
 gpiomem_lines::gpiomem_lines(std::unique_ptr<gpiomem_regs> regs, gpiomem_wiring w,
                              std::unique_ptr<gpiomem_claim> claim)
-    : regs_(std::move(regs)), w_(w), claim_(std::move(claim))
+    : lines(w.answers), regs_(std::move(regs)), w_(w), claim_(std::move(claim))
 {
     const auto& soc = gpiomem_soc_of(w_.soc);
     const std::string ctx = std::string("open gpiomem on ") + soc.name;
@@ -136,7 +136,7 @@ std::string gpiomem_lines::describe() const
         d += ",out=" + std::to_string(w_.out) + ",in=" + std::to_string(w_.in);
     if (w_.active_low)
         d += ",active_low=1";
-    return d;
+    return d + w_.answers.keys_unlike(far_end{});
 }
 
 std::vector<metadata_item> gpiomem_lines::metadata() const

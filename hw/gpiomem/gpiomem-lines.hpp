@@ -54,6 +54,7 @@ struct gpiomem_wiring final {
     unsigned in = 27;        ///< the line it senses; may equal @ref out (a self-loop)
     bool active_low = false; ///< both lines inverted (the kernel knows it too)
     role who = role::logger;
+    far_end answers; ///< how the far end answers (spec keys edges, answer)
 };
 
 /**

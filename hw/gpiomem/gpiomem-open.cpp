@@ -163,6 +163,7 @@ std::unique_ptr<lines> open_sim(const gpiomem_options& o)
     w.soc = *o.sim;
     w.who = o.lines.who;
     w.active_low = o.lines.active_low;
+    w.answers = o.answers;
     auto number = [](const std::string& v, const char* key) {
         auto n = parse_number(v);
         if (!n)
@@ -197,10 +198,11 @@ gpiomem_options take_gpiomem_options(spec& s, role r)
                             "not with sim=: the simulator has no kernel, chip or device",
                             std::string("drop ") + key + "=");
     // The kernel's edge events are not for us: this backend polls the level register.
-    if (s.has("events") || s.has("edges"))
-        throw error(s.context() + " key '" + (s.has("events") ? "events" : "edges") + "'",
+    if (s.has("events"))
+        throw error(s.context() + " key 'events'",
                     "gpiomem polls the level register: no kernel edge events",
                     "drop it; run irqloop-responder with --mode poll");
+    o.answers = take_far_end(s, o.answers);
     auto& l = o.lines;
     l.who = r;
     l.chip = s.take_string("chip", "");
@@ -256,6 +258,7 @@ std::unique_ptr<lines> open_gpiomem_lines_with(const gpiomem_options& o, const s
     w.out = out.offset;
     w.in = in.offset;
     w.active_low = o.lines.active_low;
+    w.answers = o.answers;
     w.who = o.lines.who;
     return std::make_unique<gpiomem_lines>(std::move(regs), w, std::move(claim));
 }

@@ -46,6 +46,7 @@ struct gpiomem_options final {
     std::optional<gpiomem_soc> sim; ///< sim=: the register simulator
     std::optional<gpiomem_soc> soc; ///< soc=: overrides the device tree
     std::string dev;                ///< dev=: empty for the SoC's own device
+    far_end answers;                ///< edges=, answer= (see far_end)
 };
 
 /** @throws irqloop::error (exit status 2) on a bad or contradictory key. Opens nothing. */
