@@ -19,5 +19,6 @@ int export_command(int argc, char** argv);
 int merge_command(int argc, char** argv);
 int doctor_command(int argc, char** argv);
 int watch_command(int argc, char** argv);
+int campaign_command(int argc, char** argv);
 
 } // namespace irqloop::logger

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// `irqloop campaign FILE.ini`: phases of `irqloop run` in order into one database, then the
+// compare table; a re-run skips the phases already complete.
+#include "commands.hpp"
+#include "error.hpp"
+#include "read.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace po = boost::program_options;
+
+namespace irqloop::logger
+{
+
+namespace
+{
+
+struct phase {
+    std::string label;
+    std::vector<std::pair<std::string, std::string>> keys; // run options, in file order
+};
+
+// A phase is complete when its label has a complete run in the file.
+bool complete_in(const std::string& db, const std::string& label, std::int64_t& id)
+{
+    if (!std::filesystem::exists(db))
+        return false;
+    db::catalog c({db});
+    for (const auto& r : c.runs())
+        if (r.meta.label == label && r.status == db::run_status::complete) {
+            id = r.id;
+            return true;
+        }
+    return false;
+}
+
+int call(int (*fn)(int, char**), std::vector<std::string> args)
+{
+    std::vector<char*> v;
+    for (auto& a : args)
+        v.push_back(a.data());
+    v.push_back(nullptr);
+    return fn(static_cast<int>(args.size()), v.data());
+}
+
+} // namespace
+
+int campaign_command(int argc, char** argv)
+{
+    std::string file, db_override;
+    po::options_description d(
+        "irqloop campaign: run the phases of FILE.ini in order into one database, "
+        "then print the compare table by label. A re-run skips the phases already "
+        "complete (a complete run with the phase's label in the file) and resumes "
+        "with the next.\n\nusage: irqloop campaign FILE.ini [--db F]\n\noptions");
+    // clang-format off
+    d.add_options()
+        ("help,h", "show this help")
+        ("file", po::value(&file), "the campaign file (Boost.Program_options config syntax, one [section] per phase)")
+        ("db", po::value(&db_override), "the results file (overrides the file's top-level db =)");
+    // clang-format on
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(d).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        std::cout
+            << d
+            << "\nThe file: a top-level 'db = night.db', then one section per phase; its keys are "
+               "'irqloop run'\noptions without the dashes (duration, samples, hw, load-cmd, "
+               "target, "
+               "threshold, ...).\nThe section name is the phase's --label unless it sets label.\n"
+               "Docs: docs/commands/campaign.md\n";
+        return 0;
+    }
+    po::notify(vm);
+    if (file.empty())
+        throw error("campaign", "no campaign file given", "irqloop campaign FILE.ini");
+    std::ifstream in(file);
+    if (!in)
+        throw error("campaign: open '" + file + "'", "cannot read it", "check the path");
+    po::options_description none;
+    const auto parsed = po::parse_config_file(in, none, true);
+    std::string db = "irqloop.db";
+    std::vector<phase> phases;
+    for (const auto& o : parsed.options) {
+        const std::string& key = o.string_key;
+        const std::string value = o.value.empty() ? "" : o.value.front();
+        const auto dot = key.find('.');
+        if (dot == std::string::npos) {
+            if (key != "db")
+                throw error("campaign: " + file, "unknown top-level key '" + key + "'",
+                            "only db = FILE goes above the first [section]");
+            db = value;
+            continue;
+        }
+        const std::string section = key.substr(0, dot), k = key.substr(dot + 1);
+        if (phases.empty() || phases.back().label != section) {
+            for (const auto& p : phases)
+                if (p.label == section)
+                    throw error("campaign: " + file, "section [" + section + "] appears twice",
+                                "give each phase one section");
+            phases.push_back({section, {}});
+        }
+        if (k == "db" || k == "no-db" || k == "help")
+            throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
+                        "phases share the campaign's db; set it at the top");
+        phases.back().keys.emplace_back(k, value);
+    }
+    if (!db_override.empty())
+        db = db_override;
+    if (phases.empty())
+        throw error("campaign: " + file, "no [section]", "give one section per phase");
+
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+        auto& p = phases[i];
+        std::string label = p.label;
+        for (const auto& [k, v] : p.keys)
+            if (k == "label")
+                label = v;
+        std::int64_t id = 0;
+        if (complete_in(db, label, id)) {
+            std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
+                        phases.size(), label.c_str(), static_cast<long long>(id));
+            continue;
+        }
+        std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(), label.c_str());
+        std::fflush(stdout);
+        std::vector<std::string> args = {"run", "--db", db};
+        bool has_label = false;
+        for (const auto& [k, v] : p.keys) {
+            has_label |= k == "label";
+            args.push_back("--" + k);
+            if (!v.empty() && v != "true")
+                args.push_back(v);
+        }
+        if (!has_label) {
+            args.push_back("--label");
+            args.push_back(label);
+        }
+        const int rc = call(run_command, args);
+        if (rc != 0) {
+            std::fprintf(
+                stderr,
+                "irqloop: campaign: phase '%s' ended with status %d; a re-run resumes with it\n",
+                label.c_str(), rc);
+            return rc;
+        }
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    return call(compare_command, {"compare", "--by", "label", "--db", db});
+}
+
+} // namespace irqloop::logger
