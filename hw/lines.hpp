@@ -43,6 +43,12 @@ struct device_sample final {
 };
 
 /** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
+/** @brief An edge as the kernel reported it (lines::last_edge()). */
+struct edge_event final {
+    int rising = -1;            ///< 1 rising, 0 falling, -1 not known
+    std::int64_t kernel_ns = 0; ///< CLOCK_MONOTONIC time the kernel stamped in its IRQ handler; 0 not known
+};
+
 struct metadata_item final {
     std::string key;
     std::string value;
@@ -86,6 +92,12 @@ public:
 
     /** @brief True when the backend can block in wait_edge(). */
     virtual bool has_edge_events() const noexcept { return false; }
+
+    /**
+     * @brief The edge the last successful wait_edge() returned for, where the backend knows
+     * it (gpiod: the kernel's edge event). Unknown fields stay at their defaults.
+     */
+    virtual edge_event last_edge() const noexcept { return {}; }
 
     /**
      * @brief Number of edge events the kernel reported as lost (sequence-number gaps, queue

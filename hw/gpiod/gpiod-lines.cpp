@@ -215,7 +215,17 @@ gpiod_events default_events(role r)
 
 const char* events_text(gpiod_events e)
 {
-    return e == gpiod_events::both ? "both" : "none";
+    switch (e) {
+    case gpiod_events::both:
+        return "both";
+    case gpiod_events::rising:
+        return "rising";
+    case gpiod_events::falling:
+        return "falling";
+    case gpiod_events::none:
+        break;
+    }
+    return "none";
 }
 
 std::int64_t now_ns() noexcept
@@ -275,9 +285,9 @@ gpiod_lines::gpiod_lines(gpiod_options o)
                              "out and in are the same line " + id_text(out_),
                              "the program drives one line and senses another");
 
-    const bool events = opt_.events == gpiod_events::both;
-    out_request_ = request_line(out_, true, false, "as-is", "out");
-    in_request_ = request_line(in_, false, events, opt_.bias, "in");
+    const bool events = opt_.events != gpiod_events::none;
+    out_request_ = request_line(out_, true, gpiod_events::none, "as-is", "out");
+    in_request_ = request_line(in_, false, opt_.events, opt_.bias, "in");
     if (events) {
         // Enough for the kernel's whole queue (16 events per line): one read drains it.
         edge_capacity_ = 16;
@@ -290,8 +300,9 @@ gpiod_lines::gpiod_lines(gpiod_options o)
 
 gpiod_lines::~gpiod_lines() = default;
 
-gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool output, bool edges,
-                                                   const std::string& bias, const std::string& what)
+gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool output,
+                                                   gpiod_events edges, const std::string& bias,
+                                                   const std::string& what)
 {
     return request_gpiod_line(
         id, {output, edges, bias, opt_.active_low, consumer_, "open gpiod line " + what});
@@ -300,7 +311,8 @@ gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool
 gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a)
 {
     const std::string ctx = a.what + "=" + id_text(id) + " [" + id.chip_label + "]";
-    const bool output = a.output, edges = a.edges;
+    const bool output = a.output;
+    const gpiod_events edges = a.edges;
     const int bias = parse_bias(a.bias, a.what);
     settings_ptr settings(gpiod_line_settings_new());
     line_config_ptr line_cfg(gpiod_line_config_new());
@@ -313,8 +325,12 @@ gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_reques
     } else {
         gpiod_line_settings_set_direction(settings.get(), GPIOD_LINE_DIRECTION_INPUT);
         gpiod_line_settings_set_bias(settings.get(), static_cast<gpiod_line_bias>(bias));
-        if (edges)
-            gpiod_line_settings_set_edge_detection(settings.get(), GPIOD_LINE_EDGE_BOTH);
+        // The event clock stays the default, CLOCK_MONOTONIC: last_edge() compares with it.
+        if (edges != gpiod_events::none)
+            gpiod_line_settings_set_edge_detection(
+                settings.get(), edges == gpiod_events::rising    ? GPIOD_LINE_EDGE_RISING
+                                : edges == gpiod_events::falling ? GPIOD_LINE_EDGE_FALLING
+                                                                 : GPIOD_LINE_EDGE_BOTH);
     }
     gpiod_line_settings_set_active_low(settings.get(), a.active_low);
     unsigned offset = id.offset;
@@ -406,6 +422,11 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
         last_seqno_ = seq;
         edges_seen_.fetch_add(1, std::memory_order_relaxed);
     }
+    if (n > 0) {
+        auto* ev = gpiod_edge_event_buffer_get_event(edge_buffer_.get(), n - 1);
+        last_edge_.rising = gpiod_edge_event_get_event_type(ev) == GPIOD_EDGE_EVENT_RISING_EDGE;
+        last_edge_.kernel_ns = static_cast<std::int64_t>(gpiod_edge_event_get_timestamp_ns(ev));
+    }
     return 1;
 }
 
@@ -413,7 +434,7 @@ bool gpiod_lines::open_trigger(const std::string& line)
 {
     auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
     trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
-    trigger_request_ = request_line(trigger_, true, false, "as-is", "trigger");
+    trigger_request_ = request_line(trigger_, true, gpiod_events::none, "as-is", "trigger");
     return true;
 }
 
@@ -479,10 +500,18 @@ gpiod_options take_gpiod_options(spec& s, role r)
     (void)parse_bias(o.bias, s.context());
     o.active_low = s.take_bool("active_low", false);
     const std::string events = s.take_string("events", events_text(default_events(r)));
-    if (events != "both" && events != "none")
+    if (events == "both")
+        o.events = gpiod_events::both;
+    else if (events == "rising")
+        o.events = gpiod_events::rising;
+    else if (events == "falling")
+        o.events = gpiod_events::falling;
+    else if (events == "none")
+        o.events = gpiod_events::none;
+    else
         throw irqloop::error(s.context() + " key 'events'", "unknown value '" + events + "'",
-                             "use both (edge events for wait_edge) or none (polling only)");
-    o.events = events == "both" ? gpiod_events::both : gpiod_events::none;
+                             "use both, rising or falling (kernel edge events for wait_edge; "
+                             "one edge: the kernel drops the other) or none (polling only)");
     // Until this release `edges` named the kernel's events here: point an old spec there.
     if (auto edges = s.peek("edges"); edges && *edges == "none")
         throw irqloop::error("bad backend spec '" + s.text() + "'",

@@ -43,6 +43,12 @@ struct gpiod_line_id final {
 gpiod_line_id find_gpiod_line(const std::string& text, const std::string& default_chip,
                               const std::string& what);
 
+/**
+ * @brief Which kernel edge events the sensed line's request asks for (key `events`). A single
+ * edge is filtered by the kernel: the other edge costs no event, no wake-up.
+ */
+enum class gpiod_events { none, both, rising, falling };
+
 /** @brief Releases a libgpiod line request. */
 struct gpiod_request_deleter final {
     void operator()(gpiod_line_request* r) const noexcept;
@@ -51,9 +57,9 @@ using gpiod_request_ptr = std::unique_ptr<gpiod_line_request, gpiod_request_dele
 
 /** @brief How request_gpiod_line() asks for one line. */
 struct gpiod_request_args final {
-    bool output = false;        ///< an output starting inactive; else an input
-    bool edges = false;         ///< input: request both edge events
-    std::string bias = "as-is"; ///< input: as-is, disabled, pull-up, pull-down
+    bool output = false;                     ///< an output starting inactive; else an input
+    gpiod_events edges = gpiod_events::none; ///< input: the kernel edge events to request
+    std::string bias = "as-is";              ///< input: as-is, disabled, pull-up, pull-down
     bool active_low = false;
     std::string consumer; ///< what gpioinfo shows: "irqloop", "irqloop-responder"
     std::string what;     ///< message context, e.g. "open gpiod line out"
@@ -66,9 +72,6 @@ struct gpiod_request_args final {
  *         line in use (naming the consumer that holds it).
  */
 gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a);
-
-/** @brief Which kernel edge events the sensed line's request asks for (key `events`). */
-enum class gpiod_events { none, both };
 
 /** @brief What a `gpiod:` spec says (take_gpiod_options()); lines are resolved at open. */
 struct gpiod_options final {
@@ -93,8 +96,9 @@ struct gpiod_options final {
  *   different chips;
  * - `bias=as-is|disabled|pull-up|pull-down` for the sensed line (default as-is);
  * - `active_low=1` inverts both lines (for an inverting level shifter);
- * - `events=both|none` the kernel edge events requested on the sensed line: default both for
- *   the responder role (wait_edge() needs them), none for the logger, which only polls;
+ * - `events=both|rising|falling|none` the kernel edge events requested on the sensed line:
+ *   default both for the responder role (wait_edge() needs them), none for the logger, which
+ *   only polls. With rising or falling the kernel drops the other edge before any wake-up;
  * - `edges=both|rising`, `answer=toggle|follow`: how the far end answers (see far_end).
  *
  * Each line is its own request, consumer "irqloop" (logger) or "irqloop-responder". The driven
@@ -125,6 +129,8 @@ public:
      */
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return edge_buffer_ != nullptr; }
+    /** @brief The newest event of the last wait_edge(): its type and hard-IRQ timestamp. */
+    edge_event last_edge() const noexcept override { return last_edge_; }
     /** @brief Safe to call from another thread (a reporter) while wait_edge() runs. */
     std::uint64_t missed_edges() const noexcept override
     {
@@ -160,7 +166,7 @@ private:
     using request_ptr = gpiod_request_ptr;
     using buffer_ptr = std::unique_ptr<gpiod_edge_event_buffer, buffer_deleter>;
 
-    request_ptr request_line(const gpiod_line_id& id, bool output, bool edges,
+    request_ptr request_line(const gpiod_line_id& id, bool output, gpiod_events edges,
                              const std::string& bias, const std::string& what);
     void measure_poll_cost();
 
@@ -175,6 +181,7 @@ private:
     buffer_ptr edge_buffer_;
     std::size_t edge_capacity_ = 0;
     std::uint64_t last_seqno_ = 0;
+    edge_event last_edge_;
     std::atomic<std::uint64_t> missed_edges_{0};
     std::atomic<std::uint64_t> edges_seen_{0};
     double poll_cost_ns_ = 0;

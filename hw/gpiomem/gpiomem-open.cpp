@@ -57,11 +57,11 @@ public:
     {
         const auto& l = o.lines;
         const std::string consumer = l.who == role::logger ? "irqloop" : "irqloop-responder";
-        out_req_ = request_gpiod_line(
-            out_, {true, false, "as-is", l.active_low, consumer, "open gpiomem line out"});
+        out_req_ = request_gpiod_line(out_, {true, gpiod_events::none, "as-is", l.active_low,
+                                             consumer, "open gpiomem line out"});
         if (in_.path != out_.path || in_.offset != out_.offset)
-            in_req_ = request_gpiod_line(
-                in_, {false, false, l.bias, l.active_low, consumer, "open gpiomem line in"});
+            in_req_ = request_gpiod_line(in_, {false, gpiod_events::none, l.bias, l.active_low,
+                                               consumer, "open gpiomem line in"});
     }
 
     int kernel_read() noexcept override
