@@ -116,6 +116,7 @@ TEST_CASE("gpiod refuses bad key values before touching hardware", "[gpiod]")
     auto events = open_error("gpiod:chip=x,out=1,in=2,events=some");
     CHECK(events.status() == exit_usage);
     CHECK_THAT(events.message(), ContainsSubstring("events"));
+    CHECK_THAT(events.hint(), ContainsSubstring("rising"));
 }
 
 TEST_CASE("gpiod refuses an unknown key before opening a chip", "[gpiod]")
@@ -139,6 +140,9 @@ TEST_CASE("gpiod events= asks for kernel edge events; edges= is the far end's", 
     CHECK(take("gpiod", role::responder).events == gpiod_events::both);
     CHECK(take("gpiod:events=both", role::logger).events == gpiod_events::both);
     CHECK(take("gpiod:events=none", role::responder).events == gpiod_events::none);
+    // One edge: the kernel filters the other before any wake-up.
+    CHECK(take("gpiod:events=rising", role::responder).events == gpiod_events::rising);
+    CHECK(take("gpiod:events=falling", role::responder).events == gpiod_events::falling);
     auto far = take("gpiod:edges=rising", role::logger).answers;
     CHECK_FALSE(far.both_edges);
     CHECK_FALSE(far.follow);
