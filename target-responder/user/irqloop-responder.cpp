@@ -356,15 +356,15 @@ int responder_main(int argc, char** argv)
     auto err = wire->error();
     wire->stop();
     if (!quiet) {
-        std::fprintf(stderr,
-                     "irqloop-responder: done: handled %llu, ignored %llu, missed edges %llu",
+        std::fprintf(stderr, "irqloop-responder: done: handled %llu, ignored %llu, ",
                      static_cast<unsigned long long>(c.handled.load()),
-                     static_cast<unsigned long long>(c.ignored.load()),
-                     static_cast<unsigned long long>(wire->missed_edges()));
-        if (mode == "event")
-            std::fprintf(stderr, ", wake-ups %llu",
+                     static_cast<unsigned long long>(c.ignored.load()));
+        // Wake-ups, where the backend's edges are the kernel's events (gpiod).
+        if (sp.irq_to_wake.count())
+            std::fprintf(stderr, "wake-ups %llu, ",
                          static_cast<unsigned long long>(c.wakeups.load()));
-        std::fprintf(stderr, "\n");
+        std::fprintf(stderr, "missed edges %llu\n",
+                     static_cast<unsigned long long>(wire->missed_edges()));
         for (auto [name, h] : {std::pair{"IRQ -> wake-up    ", &sp.irq_to_wake},
                                std::pair{"wake-up -> response", &sp.wake_to_response}})
             if (h->count())

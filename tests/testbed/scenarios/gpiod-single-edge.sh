@@ -29,7 +29,7 @@ run()
 	done_line=$(grep 'done:' "$TB_OUT/$1.log")
 	handled=$(echo "$done_line" | sed -n 's/.*handled \([0-9]*\),.*/\1/p')
 	ignored=$(echo "$done_line" | sed -n 's/.*ignored \([0-9]*\),.*/\1/p')
-	wakeups=$(echo "$done_line" | sed -n 's/.*wake-ups \([0-9]*\).*/\1/p')
+	wakeups=$(echo "$done_line" | sed -n 's/.*wake-ups \([0-9]*\),.*/\1/p')
 	echo "$1: handled $handled, ignored $ignored, wake-ups $wakeups"
 }
 
