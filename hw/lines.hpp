@@ -45,8 +45,9 @@ struct device_sample final {
 /** @brief A key/value pair of run metadata reported by a backend (stored with every run). */
 /** @brief An edge as the kernel reported it (lines::last_edge()). */
 struct edge_event final {
-    int rising = -1;            ///< 1 rising, 0 falling, -1 not known
-    std::int64_t kernel_ns = 0; ///< CLOCK_MONOTONIC time the kernel stamped in its IRQ handler; 0 not known
+    int rising = -1; ///< 1 rising, 0 falling, -1 not known
+    std::int64_t kernel_ns =
+        0; ///< CLOCK_MONOTONIC time the kernel stamped in its IRQ handler; 0 not known
 };
 
 struct metadata_item final {

@@ -163,9 +163,7 @@ int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, split& sp,
         const std::int64_t woke = monotonic_ns();
         c.wakeups.fetch_add(1, std::memory_order_relaxed);
         const hw::edge_event e = w.last_edge();
-        int v = e.rising >= 0                   ? e.rising
-                : f == edge_filter::both && !follow ? 1
-                                                    : w.sense();
+        int v = e.rising >= 0 ? e.rising : f == edge_filter::both && !follow ? 1 : w.sense();
         if (v < 0)
             return -1;
         if (!wanted(f, v)) {
@@ -199,21 +197,22 @@ void write_split_file(const std::string& path, const split& sp, const std::strin
 {
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (!f)
-        throw_from_errno(errno, "write split file '" + path + "'", "check the folder exists and is writable",
-                         exit_failure);
-    bool ok = std::fprintf(f, "# irqloop-responder split, %s; ns; percentiles are bucket upper bounds (never below the truth)\n",
+        throw_from_errno(errno, "write split file '" + path + "'",
+                         "check the folder exists and is writable", exit_failure);
+    bool ok = std::fprintf(f,
+                           "# irqloop-responder split, %s; ns; percentiles are bucket upper bounds "
+                           "(never below the truth)\n",
                            describe.c_str()) > 0 &&
               std::fprintf(f, "segment,count,min_ns,p50_ns,p99_ns,p999_ns,max_ns,mean_ns\n") > 0;
     for (auto [name, h] : {std::pair{"irq_to_wake", &sp.irq_to_wake},
                            std::pair{"wake_to_response", &sp.wake_to_response}})
-        ok = ok && std::fprintf(f, "%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld\n", name,
-                                static_cast<unsigned long long>(h->count()),
-                                static_cast<long long>(h->min()),
-                                static_cast<long long>(h->quantile(0.5)),
-                                static_cast<long long>(h->quantile(0.99)),
-                                static_cast<long long>(h->quantile(0.999)),
-                                static_cast<long long>(h->max()),
-                                static_cast<long long>(h->mean())) > 0;
+        ok = ok && std::fprintf(
+                       f, "%s,%llu,%lld,%lld,%lld,%lld,%lld,%lld\n", name,
+                       static_cast<unsigned long long>(h->count()),
+                       static_cast<long long>(h->min()), static_cast<long long>(h->quantile(0.5)),
+                       static_cast<long long>(h->quantile(0.99)),
+                       static_cast<long long>(h->quantile(0.999)), static_cast<long long>(h->max()),
+                       static_cast<long long>(h->mean())) > 0;
     int err = ok ? 0 : errno;
     if (std::fclose(f) != 0 && ok) {
         ok = false;
@@ -289,8 +288,8 @@ int responder_main(int argc, char** argv)
     if (mode == "event" && edge != "both") {
         hw::spec parsed(hw_spec);
         if (parsed.name() == "gpiod" && !parsed.has("events"))
-            hw_spec += std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") +
-                       "events=" + edge;
+            hw_spec +=
+                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "events=" + edge;
     }
     if (!split_file.empty() && mode != "event")
         throw error("bad option --split-file", "the split needs edge events",
@@ -371,9 +370,8 @@ int responder_main(int argc, char** argv)
                 std::fprintf(stderr,
                              "irqloop-responder: split %s: min %.1f  p50 %.1f  p99 %.1f  max "
                              "%.1f us (%llu edges)\n",
-                             name, h->min() / 1e3, h->quantile(0.5) / 1e3,
-                             h->quantile(0.99) / 1e3, h->max() / 1e3,
-                             static_cast<unsigned long long>(h->count()));
+                             name, h->min() / 1e3, h->quantile(0.5) / 1e3, h->quantile(0.99) / 1e3,
+                             h->max() / 1e3, static_cast<unsigned long long>(h->count()));
     }
     if (!split_file.empty())
         write_split_file(split_file, sp, wire->describe());
