@@ -18,7 +18,7 @@ namespace irqloop::db
 /** @brief Sample flags, stored as an integer bit set in worst, exceedances and raw rows. */
 enum sample_flag : std::uint32_t {
     flag_rising = 1u << 0,    ///< stimulus edge was rising (else falling)
-    flag_disturbed = 1u << 1, ///< a poll gap exceeded the gap limit: the logger was disturbed
+    flag_disturbed = 1u << 1, ///< the sample's bracket is wider than the gap limit
     flag_warmup = 1u << 2,    ///< sample lies inside the warm-up
     flag_lost = 1u << 3,      ///< no response before the timeout (raw rows only)
 };
@@ -92,6 +92,11 @@ struct summary_row final {
     std::int64_t min_ns = 0;
     std::int64_t max_ns = 0;
     std::int64_t warm_max_ns = 0; ///< max over samples after the warm-up
+    /// When the max (warm max) is a disturbed sample whose proven lower bound beat every
+    /// undisturbed one: its bracket width (the max is its upper bound); 0 otherwise.
+    std::int64_t max_bracket_ns = 0;
+    std::int64_t warm_max_bracket_ns = 0;
+    std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
     double mean_ns = 0;
     double stddev_ns = 0;
     std::int64_t p50_ns = 0;
@@ -120,6 +125,8 @@ struct interval_row final {
     std::uint64_t lost = 0;
     std::uint64_t disturbed = 0;
     std::uint64_t overflows = 0;
+    std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
+    std::int64_t max_bracket_ns = 0; ///< as summary_row::max_bracket_ns, for this window
 };
 
 /** @brief One sample, for the worst, exceedances and raw tables. */
@@ -127,7 +134,9 @@ struct sample_row final {
     std::uint64_t seq = 0;       ///< stimulus number within the run, from 0
     std::int64_t unix_ns = 0;    ///< logger wall-clock time of the stimulus
     std::int64_t latency_ns = 0; ///< -1 for a lost sample
-    std::int64_t gap_ns = 0;     ///< largest gap between two polls: this sample's resolution
+    std::int64_t gap_ns = 0;     ///< largest gap between two polls before the answer
+    /// Upper minus lower bound: the true latency lies in [latency_ns - bracket_ns, latency_ns].
+    std::int64_t bracket_ns = 0;
     std::uint32_t flags = 0;     ///< sample_flag bits
 };
 
@@ -146,5 +155,15 @@ struct bucket_row final {
     std::int64_t hi_ns = 0;
     std::uint64_t count = 0;
 };
+
+/**
+ * @brief What a sample ranks by in worst lists, maxima and exceedances: its latency, or for a
+ * disturbed sample the lower bound it proves (so a bracket widened by the logger never ranks a
+ * sample above one that was measured cleanly, and a long answer is never dropped).
+ */
+inline std::int64_t rank_ns(const sample_row& r) noexcept
+{
+    return (r.flags & flag_disturbed) ? r.latency_ns - r.bracket_ns : r.latency_ns;
+}
 
 } // namespace irqloop::db

@@ -55,10 +55,41 @@ struct burst {
     std::int64_t unix_ns = 0, max_gap_ns = 0;
 };
 
-bool worse(const db::sample_row& a, const db::sample_row& b) noexcept
+// A sample with the figure it ranks by: its latency, or for a disturbed sample outside the
+// statistics the lower bound it proves (db::rank_ns).
+struct ranked
 {
-    return a.latency_ns > b.latency_ns || (a.latency_ns == b.latency_ns && a.seq < b.seq);
+    std::int64_t key;
+    db::sample_row row;
+};
+
+// Worst first by the ranking figure, then by latency, then earliest.
+bool worse(const ranked& a, const ranked& b) noexcept
+{
+    if (a.key != b.key)
+        return a.key > b.key;
+    return a.row.latency_ns > b.row.latency_ns ||
+           (a.row.latency_ns == b.row.latency_ns && a.row.seq < b.row.seq);
 }
+
+// The largest proven latency so far and the sample that holds it: the reported max is that
+// sample's upper bound, with its bracket when it was disturbed, so no reported max ever sits
+// below a latency that certainly happened, nor below the truth.
+struct proven_max
+{
+    std::int64_t rank = std::numeric_limits<std::int64_t>::min();
+    std::int64_t value = 0, bracket = 0;
+
+    void add(const ranked& r) noexcept
+    {
+        if (r.key > rank || (r.key == rank && r.row.latency_ns > value)) {
+            rank = r.key;
+            value = r.row.latency_ns;
+            bracket = r.key < r.row.latency_ns ? r.row.bracket_ns : 0;
+        }
+    }
+    bool any() const noexcept { return rank != std::numeric_limits<std::int64_t>::min(); }
+};
 
 } // namespace
 
@@ -71,7 +102,7 @@ struct recorder::state {
 
     histogram run_hist, interval_hist;
     moments run, interval;
-    std::int64_t warm_max = 0;
+    proven_max run_max, warm_max, interval_max;
     db::summary_row totals; // counters only; latency figures are filled in summary()
     db::interval_row cur;   // counters of the open interval
     std::uint64_t interval_index = 0;
@@ -79,7 +110,7 @@ struct recorder::state {
     std::uint64_t committed = 0;
     std::uint64_t late_committed = 0;
 
-    std::vector<db::sample_row> worst_heap; // min-heap by latency: the best of the worst on top
+    std::vector<ranked> worst_heap; // min-heap by rank: the best of the worst on top
     std::vector<db::sample_row> new_exceedances;
     std::vector<db::event_row> new_events;
     std::uint64_t capped_events = 0, events_dropped = 0;
@@ -152,11 +183,11 @@ struct recorder::state {
         b.max_gap_ns = std::max(b.max_gap_ns, r.gap_ns);
     }
 
-    void keep_worst(const db::sample_row& r)
+    void keep_worst(const ranked& r)
     {
         if (cfg.top_k == 0)
             return;
-        auto cmp = [](const db::sample_row& a, const db::sample_row& b) { return worse(a, b); };
+        auto cmp = [](const ranked& a, const ranked& b) { return worse(a, b); };
         if (worst_heap.size() < cfg.top_k) {
             worst_heap.push_back(r);
             std::push_heap(worst_heap.begin(), worst_heap.end(), cmp);
@@ -177,7 +208,10 @@ struct recorder::state {
         const bool lost = s.flags & sample::lost;
         const bool disturbed = (s.flags & sample::disturbed) && !lost;
         r.latency_ns = lost ? -1 : to_ns(s.latency_cycles);
+        r.bracket_ns = lost ? 0 : std::min(r.latency_ns, to_ns(s.bracket_cycles));
         ++totals.stimuli;
+        totals.interruptions += s.interruptions;
+        cur.interruptions += s.interruptions;
         if (cfg.raw) {
             raw.push_back(r);
             if (raw.size() >= raw_batch)
@@ -190,25 +224,32 @@ struct recorder::state {
             return;
         }
         flush_burst(lost_burst, "lost");
+        const bool in_stats = !disturbed || cfg.keep_disturbed;
         if (disturbed) {
             ++totals.disturbed;
             ++cur.disturbed;
             extend_burst(disturbed_burst, r);
-            if (!cfg.keep_disturbed)
-                return;
         } else {
             flush_burst(disturbed_burst, "disturbed");
         }
-        ++totals.samples;
-        ++cur.samples;
-        (r.flags & db::flag_rising ? totals.rising : totals.falling)++;
-        run.add(r.latency_ns);
-        interval.add(r.latency_ns);
-        run_hist.record(r.latency_ns);
-        interval_hist.record(r.latency_ns);
+        if (in_stats) {
+            ++totals.samples;
+            ++cur.samples;
+            (r.flags & db::flag_rising ? totals.rising : totals.falling)++;
+            run.add(r.latency_ns);
+            interval.add(r.latency_ns);
+            run_hist.record(r.latency_ns);
+            interval_hist.record(r.latency_ns);
+        }
+        // Whether or not it is in the statistics, a sample counts for the maxima, the
+        // threshold and the worst list by what it proves: a disturbed sample by its lower
+        // bound. A long answer is never thrown away.
+        const ranked rr{in_stats ? r.latency_ns : db::rank_ns(r), r};
+        run_max.add(rr);
+        interval_max.add(rr);
         if (s.seq >= cfg.warmup_samples)
-            warm_max = std::max(warm_max, r.latency_ns);
-        if (r.latency_ns > cfg.threshold_ns) {
+            warm_max.add(rr);
+        if (rr.key > cfg.threshold_ns) {
             ++totals.above_threshold;
             ++cur.above_threshold;
             if (totals.above_threshold - totals.exceedances_dropped <= cfg.max_exceedances)
@@ -216,7 +257,18 @@ struct recorder::state {
             else
                 ++totals.exceedances_dropped;
         }
-        keep_worst(r);
+        keep_worst(rr);
+    }
+
+    std::vector<db::sample_row> sorted_worst() const
+    {
+        std::vector<ranked> w(worst_heap);
+        std::sort(w.begin(), w.end(), worse);
+        std::vector<db::sample_row> rows;
+        rows.reserve(w.size());
+        for (const auto& x : w)
+            rows.push_back(x.row);
+        return rows;
     }
 
     void flush_raw()
@@ -230,8 +282,10 @@ struct recorder::state {
     {
         db::summary_row s = totals;
         s.min_ns = run.lo();
-        s.max_ns = run.hi();
-        s.warm_max_ns = warm_max;
+        s.max_ns = run_max.value;
+        s.max_bracket_ns = run_max.bracket;
+        s.warm_max_ns = warm_max.value;
+        s.warm_max_bracket_ns = warm_max.bracket;
         s.mean_ns = run.mean;
         s.stddev_ns = run.stddev();
         const double p[] = {50, 99, 99.9, 99.99, 99.9999};
@@ -254,7 +308,8 @@ struct recorder::state {
         cur.index = interval_index;
         cur.end_unix_ns = end_unix;
         cur.min_ns = interval.lo();
-        cur.max_ns = interval.hi();
+        cur.max_ns = interval_max.value;
+        cur.max_bracket_ns = interval_max.bracket;
         cur.mean_ns = interval.mean;
         cur.stddev_ns = interval.stddev();
         const double p[] = {50, 99, 99.9};
@@ -266,8 +321,7 @@ struct recorder::state {
         cur.p999_ns = v[2];
         if (store) {
             flush_raw();
-            std::vector<db::sample_row> worst_sorted(worst_heap);
-            std::sort(worst_sorted.begin(), worst_sorted.end(), worse);
+            std::vector<db::sample_row> worst_sorted = sorted_worst();
             std::vector<db::bucket_row> buckets;
             run_hist.for_each_bucket([&](std::int64_t lo, std::int64_t hi, std::uint64_t n) {
                 buckets.push_back({lo, hi, n});
@@ -281,6 +335,7 @@ struct recorder::state {
         new_exceedances.clear();
         new_events.clear();
         interval = moments{};
+        interval_max = proven_max{};
         interval_hist.reset();
         cur = db::interval_row{};
         cur.start_unix_ns = end_unix;
@@ -299,7 +354,7 @@ struct recorder::state {
     {
         std::lock_guard lock(live_mutex);
         live_ = {totals.samples, totals.lost, totals.disturbed, totals.overflows,
-                 run.lo(),       run.hi(),    run.mean};
+                 run.lo(), run_max.value, run.mean};
     }
 };
 
@@ -387,9 +442,7 @@ const histogram& recorder::run_histogram() const noexcept
 
 std::vector<db::sample_row> recorder::worst() const
 {
-    std::vector<db::sample_row> w(s_->worst_heap);
-    std::sort(w.begin(), w.end(), worse);
-    return w;
+    return s_->sorted_worst();
 }
 
 std::uint64_t recorder::intervals_committed() const noexcept

@@ -125,42 +125,62 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
 
         const bool rising = driven == 0;
         wire_.drive(rising);
+        // The end of drive(): the stimulus has left by now. A preemption inside drive() widens
+        // the bracket instead of passing for target latency.
+        const std::uint64_t t1 = hw::cycles();
         driven = rising ? 1 : 0;
         // Toggling target: any change from the idle level. Following target: the driven
         // level, so that a stale answer to an earlier edge is never taken for this one.
         const int expected = cfg_.far_end_follows ? driven : !baseline;
 
-        // The spin: every poll's gap is tracked, the largest is this sample's resolution.
+        // The spin. `start` is the clock just before a poll's read, `t` just after it. When a
+        // poll does not see the answer, the answer came after that poll's start: the latest
+        // such start is the bracket's lower end. A gap before it cost nothing (the line was
+        // read after it and had not changed); it is counted as a logger interruption.
         const std::uint64_t deadline = t0 + cfg_.timeout_cycles;
-        std::uint64_t last = hw::cycles(), t = last, max_gap = 0;
+        std::uint64_t start = t1, t = t1, lower = t1, max_gap = 0, last_gap = 0;
+        std::uint32_t interruptions = 0;
         int v;
         while (true) {
             v = wire_.sense();
             t = hw::cycles();
-            max_gap = std::max(max_gap, t - last);
-            last = t;
             if (v == expected || v < 0 || t > deadline)
                 break;
+            // The previous poll was not the last one that missed: its gap lies outside the
+            // bracket.
+            interruptions += last_gap > cfg_.gap_limit_cycles;
+            last_gap = t - start;
+            max_gap = last_gap > max_gap ? last_gap : max_gap;
+            lower = start;
+            start = t;
         }
         if (v < 0)
             return sampler_end::line_failure;
 
         const bool lost = v != expected;
+        if (lost) // no bracket: every gap of the wait was outside one
+            interruptions += last_gap > cfg_.gap_limit_cycles;
+        // Upper bound t - t0, lower bound lower - t1: the width is the seeing poll, the last
+        // poll that did not see (when there was one) and drive() itself.
+        const std::uint64_t bracket = (t - t0) - (lower - t1);
         sample s;
         s.seq = seq++;
         s.t0_cycles = t0;
         s.latency_cycles = lost ? 0 : t - t0;
+        s.bracket_cycles = lost ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(bracket, UINT32_MAX));
         s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
+        s.interruptions = interruptions;
         s.flags = (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
-                  (max_gap > cfg_.gap_limit_cycles ? sample::disturbed : 0u);
+                  (!lost && bracket > cfg_.gap_limit_cycles ? sample::disturbed : 0u);
         // Plain stores, not locked adds: only this thread writes the counters.
         counters_.stimuli.store(seq, std::memory_order_relaxed);
         if (!ring_.try_push(s))
             counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
                                       std::memory_order_relaxed);
 
-        if (cfg_.trigger_above_cycles && !lost && s.latency_cycles > cfg_.trigger_above_cycles &&
-            !(s.flags & sample::disturbed) && !triggered) {
+        // The trigger fires on a proven latency: the bracket's lower bound.
+        if (cfg_.trigger_above_cycles && !lost && t - t0 - bracket > cfg_.trigger_above_cycles &&
+            !triggered) {
             wire_.trigger(true);
             triggered = true;
             counters_.triggers.fetch_add(1, std::memory_order_relaxed);

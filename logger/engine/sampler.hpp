@@ -18,7 +18,7 @@ struct sampler_config final
     std::uint64_t interval_cycles = 0;  ///< stimulus period; 0 = as fast as the loop allows
     std::uint64_t jitter_cycles = 0;    ///< uniform random extra delay in [0, jitter)
     std::uint64_t timeout_cycles = 0;   ///< a response later than this is lost
-    std::uint64_t gap_limit_cycles = 0; ///< a poll gap above this flags the sample disturbed
+    std::uint64_t gap_limit_cycles = 0; ///< a bracket wider than this flags the sample disturbed
     std::uint64_t quiet_cycles = 0;     ///< after a loss: the response must stay still this long
     std::uint64_t rearm_cycles = 0;     ///< single-edge targets: time the line stays low
     std::uint64_t seed = 1;             ///< jitter random sequence
@@ -55,10 +55,13 @@ enum class sampler_end { done, stopped, line_failure };
  * the response has been still for quiet_cycles (a change meanwhile counts as late); a
  * following target that missed the edge is brought back in step with an unmeasured edge.
  *
- * Gaps are tracked from the end of drive(): drive() may be a syscall whose cost varies with
- * the far end (a gpiod ioctl; a futex wake of an event-mode shm responder), and that cost
- * is part of the wire's latency, which the floor run measures. A preemption inside drive()
- * therefore shows as latency, not as a disturbance: the one blind spot of the gap check.
+ * Each sample is bracketed by the polls around its answer: the upper bound (the reported
+ * latency) runs from t0, just before drive(), to the poll that saw the answer; the lower bound
+ * from the end of drive() to the start of the last poll that did not see it. The sample is
+ * flagged disturbed only when that bracket is wider than gap_limit_cycles: a logger
+ * interruption earlier in the wait costs nothing (the line was read after it and had not
+ * changed) and is counted in the sample's interruptions, never held against it. A preemption
+ * inside drive() widens the bracket, so it can no longer pass for target latency.
  *
  * A device-timed backend (hw::lines::device_timed(), e.g. an FTDI chip) measures each
  * sample itself: the sampler paces, calls measure() and stores the latency (an upper bound)
