@@ -29,8 +29,7 @@ std::string run_record::name() const
 
 double run_record::pct_above() const noexcept
 {
-    return summary.samples ? 100.0 * double(summary.above_threshold) / double(summary.samples)
-                           : 0.0;
+    return db::pct_above(summary);
 }
 
 namespace
@@ -41,14 +40,26 @@ std::uint64_t u64(const sql::statement& q, int c)
     return static_cast<std::uint64_t>(q.int64(c));
 }
 
-constexpr const char* run_columns =
-    "SELECT id, status, end_unix_ns, uuid, label, kind, start_unix_ns, command_line, version, "
-    "uname, hostname, backend, clock_source, clock_hz, clock_read_ns, interval_ns, jitter_ns, "
-    "timeout_ns, threshold_ns, gap_limit_ns, stats_interval_ns, warmup_samples, "
-    "samples_requested, duration_ns, rt_settings, target, load, samples, stimuli, lost, late, "
-    "disturbed, overflows, above_threshold, exceedances_dropped, rising, falling, min_ns, "
-    "max_ns, warm_max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, p9999_ns, p999999_ns "
-    "FROM runs ORDER BY id";
+std::string run_columns(int version)
+{
+    return std::string(
+               "SELECT id, status, end_unix_ns, uuid, label, kind, start_unix_ns, command_line, "
+               "version, uname, hostname, backend, clock_source, clock_hz, clock_read_ns, "
+               "interval_ns, jitter_ns, timeout_ns, threshold_ns, gap_limit_ns, "
+               "stats_interval_ns, warmup_samples, samples_requested, duration_ns, rt_settings, "
+               "target, load, samples, stimuli, lost, late, disturbed, overflows, "
+               "above_threshold, exceedances_dropped, rising, falling, min_ns, max_ns, "
+               "warm_max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, p9999_ns, p999999_ns, ") +
+           (version >= 2 ? "max_bracket_ns, warm_max_bracket_ns, interruptions"
+                         : "0, 0, NULL") +
+           " FROM runs ORDER BY id";
+}
+
+/** Version 2 added each sample's bracket; a version-1 file reads 0 there. */
+const char* bracket_column(int version)
+{
+    return version >= 2 ? "bracket_ns" : "0";
+}
 
 /** One row of run_columns; NULL numbers read as 0 (sqlite3_column_* do so). */
 run_record read_run(const sql::statement& q)
@@ -89,6 +100,10 @@ run_record read_run(const sql::statement& q)
     s.stddev_ns = q.real(c++);
     for (std::int64_t* p : {&s.p50_ns, &s.p99_ns, &s.p999_ns, &s.p9999_ns, &s.p999999_ns})
         *p = q.int64(c++);
+    s.max_bracket_ns = q.int64(c++);
+    s.warm_max_bracket_ns = q.int64(c++);
+    r.bracketed = !q.is_null(c);
+    s.interruptions = u64(q, c++);
     s.end_unix_ns = r.end_unix_ns.value_or(0);
     return r;
 }
@@ -99,7 +114,7 @@ void load_runs(store& st, std::size_t index, std::vector<run_record>& out)
     sqlite3* db = st.database().getHandle();
     try {
         const std::size_t first = out.size();
-        sql::statement q(db, run_columns);
+        sql::statement q(db, run_columns(st.file_version()).c_str());
         while (q.step()) {
             out.push_back(read_run(q));
             out.back().db_path = st.path();
@@ -131,7 +146,7 @@ bool all_digits(const std::string& s)
 sample_row read_sample(const sql::statement& q)
 {
     return sample_row{u64(q, 0), q.int64(1), q.int64(2), q.int64(3),
-                      static_cast<std::uint32_t>(q.int64(4))};
+                      static_cast<std::uint32_t>(q.int64(4)), q.int64(5)};
 }
 
 } // namespace
@@ -143,13 +158,13 @@ struct catalog::impl {
 
     /** Run a per-run query (?1 = run id, then @p more) and hand each row to @p row. */
     template <typename Row>
-    void each_row(const run_record& run, const char* what, const char* text, Row row,
+    void each_row(const run_record& run, const char* what, const std::string& text, Row row,
                   std::initializer_list<std::int64_t> more = {})
     {
         store& st = *stores.at(run.db_index);
         sqlite3* db = st.database().getHandle();
         try {
-            sql::statement q(db, text);
+            sql::statement q(db, text.c_str());
             q.bind(1, run.id);
             int i = 1;
             for (auto v : more)
@@ -162,6 +177,8 @@ struct catalog::impl {
                               e, db);
         }
     }
+
+    int version(const run_record& run) const { return stores.at(run.db_index)->file_version(); }
 
     std::string list_ids() const
     {
@@ -306,15 +323,19 @@ const run_record* catalog::floor_for(const run_record& run) const
 std::vector<interval_row> catalog::intervals(const run_record& run)
 {
     std::vector<interval_row> out;
+    const bool v2 = impl_->version(run) >= 2;
     impl_->each_row(run, "intervals",
-                    "SELECT idx, start_unix_ns, end_unix_ns, samples, min_ns, max_ns, mean_ns, "
-                    "stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, disturbed, "
-                    "overflows FROM intervals WHERE run_id = ? ORDER BY idx",
+                    std::string("SELECT idx, start_unix_ns, end_unix_ns, samples, min_ns, max_ns, "
+                                "mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, "
+                                "lost, disturbed, overflows, ") +
+                        (v2 ? "interruptions, max_bracket_ns" : "0, 0") +
+                        " FROM intervals WHERE run_id = ? ORDER BY idx",
                     [&](const sql::statement& q) {
                         out.push_back(interval_row{u64(q, 0), q.int64(1), q.int64(2), u64(q, 3),
                                                    q.int64(4), q.int64(5), q.real(6), q.real(7),
                                                    q.int64(8), q.int64(9), q.int64(10), u64(q, 11),
-                                                   u64(q, 12), u64(q, 13), u64(q, 14)});
+                                                   u64(q, 12), u64(q, 13), u64(q, 14), u64(q, 15),
+                                                   q.int64(16)});
                     });
     return out;
 }
@@ -334,8 +355,9 @@ std::vector<sample_row> catalog::worst(const run_record& run, std::size_t limit)
 {
     std::vector<sample_row> out;
     impl_->each_row(run, "worst samples",
-                    "SELECT seq, unix_ns, latency_ns, gap_ns, flags FROM worst WHERE run_id = ?1 "
-                    "ORDER BY rank LIMIT ?2",
+                    std::string("SELECT seq, unix_ns, latency_ns, gap_ns, flags, ") +
+                        bracket_column(impl_->version(run)) +
+                        " FROM worst WHERE run_id = ?1 ORDER BY rank LIMIT ?2",
                     [&](const sql::statement& q) { out.push_back(read_sample(q)); },
                     {limit ? static_cast<std::int64_t>(limit) : -1});
     return out;
@@ -347,8 +369,9 @@ std::vector<sample_row> catalog::exceedances(const run_record& run, std::int64_t
     std::vector<sample_row> out;
     impl_->each_row(
         run, "exceedances",
-        "SELECT seq, unix_ns, latency_ns, gap_ns, flags FROM exceedances WHERE run_id = ?1 "
-        "AND unix_ns >= ?2 AND unix_ns < ?3 ORDER BY seq",
+        std::string("SELECT seq, unix_ns, latency_ns, gap_ns, flags, ") +
+            bracket_column(impl_->version(run)) +
+            " FROM exceedances WHERE run_id = ?1 AND unix_ns >= ?2 AND unix_ns < ?3 ORDER BY seq",
         [&](const sql::statement& q) { out.push_back(read_sample(q)); },
         {from_unix_ns, to_unix_ns});
     return out;
@@ -395,8 +418,9 @@ std::uint64_t catalog::raw_count(const run_record& run)
 void catalog::for_each_raw(const run_record& run, const std::function<void(const sample_row&)>& fn)
 {
     impl_->each_row(run, "raw samples",
-                    "SELECT seq, 0, latency_ns, gap_ns, flags FROM raw_samples WHERE run_id = ? "
-                    "ORDER BY rowid",
+                    std::string("SELECT seq, 0, latency_ns, gap_ns, flags, ") +
+                        bracket_column(impl_->version(run)) +
+                        " FROM raw_samples WHERE run_id = ? ORDER BY rowid",
                     [&](const sql::statement& q) { fn(read_sample(q)); });
 }
 

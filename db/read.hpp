@@ -39,6 +39,10 @@ struct run_record final {
     run_row meta;           ///< metadata, backend extras included (by key)
     summary_row summary;    ///< summary.end_unix_ns == end_unix_ns or 0
     bool has_stats = false; ///< false while no sample made it into the statistics
+    /// Measured under the bracket rule (schema version 2 on): a sample is disturbed when its
+    /// bracket is wider than the gap limit. False for a version-1 run (largest poll gap
+    /// anywhere in the wait), whose rows have no bracket and no interruption count.
+    bool bracketed = false;
 
     /** @brief Running or interrupted: the figures cover only part of the run. */
     bool partial() const noexcept;

@@ -92,11 +92,6 @@ struct summary_row final {
     std::int64_t min_ns = 0;
     std::int64_t max_ns = 0;
     std::int64_t warm_max_ns = 0; ///< max over samples after the warm-up
-    /// When the max (warm max) is a disturbed sample whose proven lower bound beat every
-    /// undisturbed one: its bracket width (the max is its upper bound); 0 otherwise.
-    std::int64_t max_bracket_ns = 0;
-    std::int64_t warm_max_bracket_ns = 0;
-    std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
     double mean_ns = 0;
     double stddev_ns = 0;
     std::int64_t p50_ns = 0;
@@ -106,6 +101,11 @@ struct summary_row final {
     std::int64_t p999999_ns = 0;
     std::int64_t end_unix_ns = 0;          ///< time of the last commit
     std::uint64_t exceedances_dropped = 0; ///< above threshold but over --max-exceedances
+    /// When the max (warm max) is a disturbed sample whose proven lower bound beat every
+    /// undisturbed one: its bracket width (the max is its upper bound); 0 otherwise.
+    std::int64_t max_bracket_ns = 0;
+    std::int64_t warm_max_bracket_ns = 0;
+    std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
 };
 
 /** @brief Statistics of one --stats-interval window. */
@@ -135,9 +135,9 @@ struct sample_row final {
     std::int64_t unix_ns = 0;    ///< logger wall-clock time of the stimulus
     std::int64_t latency_ns = 0; ///< -1 for a lost sample
     std::int64_t gap_ns = 0;     ///< largest gap between two polls before the answer
+    std::uint32_t flags = 0;     ///< sample_flag bits
     /// Upper minus lower bound: the true latency lies in [latency_ns - bracket_ns, latency_ns].
     std::int64_t bracket_ns = 0;
-    std::uint32_t flags = 0;     ///< sample_flag bits
 };
 
 /** @brief Something that happened during a run. */
@@ -155,6 +155,17 @@ struct bucket_row final {
     std::int64_t hi_ns = 0;
     std::uint64_t count = 0;
 };
+
+/**
+ * @brief "% above threshold": above_threshold over the answered stimuli (stimuli - lost).
+ * The denominator is every answered sample because a disturbed sample whose proven lower bound
+ * lies above the threshold counts as above it, in the statistics or not. 0 with no answer.
+ */
+inline double pct_above(const summary_row& s) noexcept
+{
+    const std::uint64_t answered = s.stimuli > s.lost ? s.stimuli - s.lost : 0;
+    return answered ? 100.0 * double(s.above_threshold) / double(answered) : 0.0;
+}
 
 /**
  * @brief What a sample ranks by in worst lists, maxima and exceedances: its latency, or for a

@@ -205,6 +205,7 @@ struct store::impl {
     store::mode m;
     SQLite::Database db;
     int lock_fd = -1;
+    int opened_version = 0; ///< the file's schema version as opened
     std::vector<std::int64_t> recovered;
     std::set<std::int64_t> locked_runs;
 
@@ -345,6 +346,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
     const int target = latest_version(steps);
     verdict v = check_path(path, m);
     probe_side_files sides{path + "-wal", path + "-shm"};
+    int file_version = target;
     if (v == verdict::open) {
         probe_result p = probe(path);
         if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
@@ -367,12 +369,10 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
                    "open it with a newer irqloop");
         } else if (p.user_version < 1) {
             refuse(path, "an irqloop file with no schema version", "it was not written by irqloop");
-        } else if (p.user_version < target && !rw) {
-            refuse(path,
-                   "schema version " + std::to_string(p.user_version) + " needs an upgrade to " +
-                       std::to_string(target),
-                   "open it once for writing with this irqloop (e.g. irqloop run) to upgrade it");
         }
+        // An older file opened read-only is read as it is (the read layer knows each shipped
+        // version's columns); it is upgraded by the first read-write open.
+        file_version = static_cast<int>(p.user_version);
     }
     sides.keep = true;
 
@@ -394,11 +394,13 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
             if (v == verdict::create)
                 impl_->initialise();
             migrate(h, steps, path);
+            file_version = target;
             impl_->open_lock_file();
             impl_->recover();
         } else {
             sql::exec(h, "PRAGMA query_only = ON");
         }
+        impl_->opened_version = file_version;
     } catch (const SQLite::Exception& e) {
         impl_.reset();
         throw_store_error("open database '" + path + "'", e, nullptr);
@@ -422,6 +424,11 @@ const std::string& store::path() const noexcept
 std::string store::lock_path(const std::string& db_path)
 {
     return db_path + "-lock";
+}
+
+int store::file_version() const noexcept
+{
+    return impl_->opened_version;
 }
 
 int store::schema_version() noexcept
@@ -514,12 +521,13 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             d.insert_interval,
             "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
             "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
-            "disturbed, overflows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            "disturbed, overflows, interruptions, max_bracket_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         si.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
                     or_null(iv.min_ns, have), or_null(iv.max_ns, have), or_null(iv.mean_ns, have),
                     or_null(iv.stddev_ns, have), or_null(iv.p50_ns, have), or_null(iv.p99_ns, have),
                     or_null(iv.p999_ns, have), iv.above_threshold, iv.lost, iv.disturbed,
-                    iv.overflows);
+                    iv.overflows, iv.interruptions, iv.max_bracket_ns);
 
         const auto& sm = c.summary;
         const bool any = sm.samples > 0;
@@ -529,7 +537,8 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             "overflows = ?7, above_threshold = ?8, exceedances_dropped = ?9, rising = ?10, "
             "falling = ?11, min_ns = ?12, max_ns = ?13, warm_max_ns = ?14, mean_ns = ?15, "
             "stddev_ns = ?16, p50_ns = ?17, p99_ns = ?18, p999_ns = ?19, p9999_ns = ?20, "
-            "p999999_ns = ?21, end_unix_ns = ?22 WHERE id = ?1");
+            "p999999_ns = ?21, end_unix_ns = ?22, interruptions = ?23, max_bracket_ns = ?24, "
+            "warm_max_bracket_ns = ?25 WHERE id = ?1");
         // No sample after the warm-up yet: WARM MAX is unknown, not 0.
         su.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
                     sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
@@ -537,15 +546,16 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                     or_null(sm.warm_max_ns, any && sm.warm_max_ns > 0), or_null(sm.mean_ns, any),
                     or_null(sm.stddev_ns, any), or_null(sm.p50_ns, any), or_null(sm.p99_ns, any),
                     or_null(sm.p999_ns, any), or_null(sm.p9999_ns, any),
-                    or_null(sm.p999999_ns, any), sm.end_unix_ns);
+                    or_null(sm.p999999_ns, any), sm.end_unix_ns, sm.interruptions,
+                    sm.max_bracket_ns, sm.warm_max_bracket_ns);
         if (sqlite3_changes(d.handle()) != 1)
             throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
 
         auto& se = d.prepared(d.insert_exceedance,
                               "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
-                              "flags) VALUES (?, ?, ?, ?, ?, ?)");
+                              "flags, bracket_ns) VALUES (?, ?, ?, ?, ?, ?, ?)");
         for (const auto& r : c.exceedances) {
-            se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags);
+            se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns);
         }
         d.insert_events(run_id, c.events);
 
@@ -554,10 +564,11 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
         dw.run();
         auto& sw = d.prepared(d.insert_worst,
                               "INSERT INTO worst (run_id, seq, unix_ns, latency_ns, gap_ns, flags, "
-                              "rank) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                              "bracket_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         std::int64_t rank = 0;
         for (const auto& r : c.worst) {
-            sw.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, ++rank);
+            sw.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
+                        ++rank);
         }
 
         auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
@@ -580,9 +591,9 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
     auto& d = *impl_;
     impl_->write(what, [&] {
         auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
-                                           "gap_ns, flags) VALUES (?, ?, ?, ?, ?)");
+                                           "gap_ns, flags, bracket_ns) VALUES (?, ?, ?, ?, ?, ?)");
         for (const auto& r : rows)
-            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags);
+            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns);
     });
 }
 

@@ -35,7 +35,7 @@ struct interval_commit final {
  * written (read_write) is refused with irqloop::error `irqloop: open database 'F': why (hint)`
  * and left byte for byte as it was: every check happens on the header bytes and through a
  * read-only connection before anything is written. An older irqloop file is migrated
- * (read_write) or refused (read_only).
+ * (read_write) or read as it is (read_only: see file_version()).
  *
  * **Connection.** WAL journal, synchronous=NORMAL, foreign keys on, a 5 s busy timeout.
  *
@@ -103,6 +103,12 @@ public:
 
     /** @brief The lock side file of @p db_path: db_path + "-lock". */
     static std::string lock_path(const std::string& db_path);
+
+    /**
+     * @brief The file's schema version as opened: schema_version() after a read-write open
+     * (which migrates), possibly older after a read-only one.
+     */
+    int file_version() const noexcept;
 
     /** @brief The schema version this build writes (PRAGMA user_version). */
     static int schema_version() noexcept;

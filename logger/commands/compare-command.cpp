@@ -218,8 +218,7 @@ const std::vector<column_def>& columns()
          cnt(&db::summary_row::above_threshold)},
         {"pct_above", "% above", true, "percentage of samples above the threshold",
          [](const group& g, const context&) {
-             return format_percent(
-                 g.s.samples ? 100.0 * double(g.s.above_threshold) / double(g.s.samples) : 0.0);
+             return format_percent(db::pct_above(g.s));
          }},
         {"threshold", "thr (%u)", true, "the threshold",
          [](const group& g, const context& c) {
@@ -331,7 +330,7 @@ double sort_value(const group& g, const std::string& key)
     if (key == "lost")
         return double(s.lost);
     if (key == "pct_above")
-        return s.samples ? double(s.above_threshold) / double(s.samples) : 0;
+        return db::pct_above(s) / 100.0;
     throw error("bad --sort", "cannot sort by '" + key + "'",
                 "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost or "
                 "pct_above, with a leading - for descending");
@@ -378,7 +377,11 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
                      format_latency(mean, c.unit, c.decimals),
                      format_latency(sd, c.unit, c.decimals),
                      format_percent(
-                         w.samples ? 100.0 * double(w.above_threshold) / double(w.samples) : 0.0),
+                         // A window has no stimuli count: its answered samples are the ones
+                         // in the statistics and the disturbed ones.
+                         w.samples + w.disturbed
+                             ? 100.0 * double(w.above_threshold) / double(w.samples + w.disturbed)
+                             : 0.0),
                      format_latency(mn, c.unit, c.decimals), format_latency(mx, c.unit, c.decimals),
                      gv(global.min_ns()), gv(global.max_ns())});
             }

@@ -121,21 +121,25 @@ void print_summary(const run_outcome& r, const run_options& opt)
     if (!opt.db_path.empty())
         std::printf(" -> %s", opt.db_path.c_str());
     std::printf("\n");
+    // A maximum held by a disturbed sample is its upper bound, shown with its bracket.
+    auto bracketed = [&](std::int64_t v, std::int64_t bracket) {
+        return bracket > 0 ? us(double(v)) + " (bracket " + us(double(bracket)) + ")" : us(double(v));
+    };
     std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n",
-                us(s.min_ns).c_str(), us(s.mean_ns).c_str(), us(s.max_ns).c_str(),
-                us(s.warm_max_ns).c_str(), us(s.stddev_ns).c_str());
+                us(s.min_ns).c_str(), us(s.mean_ns).c_str(),
+                bracketed(s.max_ns, s.max_bracket_ns).c_str(),
+                bracketed(s.warm_max_ns, s.warm_max_bracket_ns).c_str(), us(s.stddev_ns).c_str());
     std::printf("  percentiles us: p50 %s  p99 %s  p99.9 %s  p99.99 %s  p99.9999 %s\n",
                 us(s.p50_ns).c_str(), us(s.p99_ns).c_str(), us(s.p999_ns).c_str(),
                 us(s.p9999_ns).c_str(), us(s.p999999_ns).c_str());
-    double pct =
-        s.samples ? 100.0 * static_cast<double>(s.above_threshold) / static_cast<double>(s.samples)
-                  : 0;
-    std::printf("  above %s: %llu (%.6f%%)  lost %llu  late %llu  disturbed %llu  overflows %llu\n",
+    std::printf("  above %s: %llu (%.6f%%)  lost %llu  late %llu  disturbed %llu  overflows %llu"
+                "  logger interruptions %llu\n",
                 format_duration(static_cast<double>(opt.threshold_ns)).c_str(),
-                static_cast<unsigned long long>(s.above_threshold), pct,
+                static_cast<unsigned long long>(s.above_threshold), db::pct_above(s),
                 static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.late),
                 static_cast<unsigned long long>(s.disturbed),
-                static_cast<unsigned long long>(s.overflows));
+                static_cast<unsigned long long>(s.overflows),
+                static_cast<unsigned long long>(s.interruptions));
     std::printf("  edges: rising %llu falling %llu | poll %.0f ns, gap limit %s | %s\n",
                 static_cast<unsigned long long>(s.rising),
                 static_cast<unsigned long long>(s.falling), r.poll_ns,

@@ -284,6 +284,9 @@ db::run_row make_run_row(const run_context& c)
     meta("logger.clock_invariant", clk.invariant ? "yes" : "no");
     meta("logger.clock_agreement_ppm", std::to_string(clk.agreement_ppm));
     meta("logger.keep_disturbed", opt.keep_disturbed ? "yes" : "no");
+    // How a sample is judged disturbed: by the width of its bracket (the polls around the
+    // answer plus drive()), never by a gap elsewhere in the wait. Version-1 runs lack the key.
+    meta("logger.disturbed_rule", "bracket");
     if (!opt.trigger_line.empty())
         meta("logger.trigger",
              opt.trigger_line + " above " + std::to_string(opt.trigger_above_ns) + " ns");
