@@ -110,7 +110,8 @@ std::string sample_json(const db::sample_row& s, std::size_t rank, bool with_tim
         o << "\"unix_ns\": " << s.unix_ns << ", ";
     o << "\"latency_ns\": " << s.latency_ns << ", \"gap_ns\": " << s.gap_ns
       << ", \"flags\": " << s.flags << ", \"edge\": \""
-      << ((s.flags & db::flag_rising) ? "rising" : "falling") << "\"}";
+      << ((s.flags & db::flag_rising) ? "rising" : "falling") << "\", \"bracket_ns\": " << s.bracket_ns
+      << '}';
     return o.str();
 }
 
@@ -187,6 +188,9 @@ void write_run_json(db::catalog& cat, const db::run_record& r, const std::set<st
         sm.opt("p99_9_ns", st, s.p999_ns);
         sm.opt("p99_99_ns", st, s.p9999_ns);
         sm.opt("p99_9999_ns", st, s.p999999_ns);
+        sm.i("max_bracket_ns", s.max_bracket_ns);
+        sm.i("warm_max_bracket_ns", s.warm_max_bracket_ns);
+        sm.raw("interruptions", r.bracketed ? std::to_string(s.interruptions) : "null");
         sm.close();
         run.raw("summary", so.str());
     }
@@ -219,7 +223,9 @@ void write_run_json(db::catalog& cat, const db::run_record& r, const std::set<st
               << ", \"p99_ns\": " << (st ? std::to_string(w.p99_ns) : "null")
               << ", \"p99_9_ns\": " << (st ? std::to_string(w.p999_ns) : "null")
               << ", \"above_threshold\": " << w.above_threshold << ", \"lost\": " << w.lost
-              << ", \"disturbed\": " << w.disturbed << ", \"overflows\": " << w.overflows << '}';
+              << ", \"disturbed\": " << w.disturbed << ", \"overflows\": " << w.overflows
+              << ", \"interruptions\": " << (r.bracketed ? std::to_string(w.interruptions) : "null")
+              << ", \"max_bracket_ns\": " << w.max_bracket_ns << '}';
             v.push_back(o.str());
         }
         array("intervals", v);
@@ -253,7 +259,7 @@ void write_run_json(db::catalog& cat, const db::run_record& r, const std::set<st
         bool first = true;
         cat.for_each_raw(r, [&](const db::sample_row& x) {
             out << (first ? "\n" : ",\n") << ind << '[' << x.seq << ", " << x.latency_ns << ", "
-                << x.gap_ns << ", " << x.flags << ']';
+                << x.gap_ns << ", " << x.flags << ", " << x.bracket_ns << ']';
             first = false;
         });
         out << (first ? "]" : "\n      ]");
@@ -307,21 +313,24 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
               "p99_ns",
               "p99_9_ns",
               "p99_99_ns",
-              "p99_9999_ns"});
+              "p99_9999_ns",
+              "max_bracket_ns",
+              "warm_max_bracket_ns",
+              "interruptions"});
     else if (what == "intervals")
         cols({"index", "start_unix_ns", "end_unix_ns", "samples", "min_ns", "max_ns", "avg_ns",
               "stddev_ns", "p50_ns", "p99_ns", "p99_9_ns", "above_threshold", "lost", "disturbed",
-              "overflows"});
+              "overflows", "interruptions", "max_bracket_ns"});
     else if (what == "histogram")
         cols({"lo_ns", "hi_ns", "count"});
     else if (what == "worst")
-        cols({"rank", "seq", "unix_ns", "latency_ns", "gap_ns", "flags"});
+        cols({"rank", "seq", "unix_ns", "latency_ns", "gap_ns", "flags", "bracket_ns"});
     else if (what == "exceedances")
-        cols({"seq", "unix_ns", "latency_ns", "gap_ns", "flags"});
+        cols({"seq", "unix_ns", "latency_ns", "gap_ns", "flags", "bracket_ns"});
     else if (what == "events")
         cols({"unix_ns", "seq", "kind", "value", "detail"});
     else if (what == "raw")
-        cols({"seq", "latency_ns", "gap_ns", "flags"});
+        cols({"seq", "latency_ns", "gap_ns", "flags", "bracket_ns"});
     const bool raw = what == "raw";
     if (raw)
         t.print(out, table_format::csv); // the header; rows stream below
@@ -356,7 +365,10 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                  opt(st, s.p99_ns),
                  opt(st, s.p999_ns),
                  opt(st, s.p9999_ns),
-                 opt(st, s.p999999_ns)});
+                 opt(st, s.p999999_ns),
+                 std::to_string(s.max_bracket_ns),
+                 std::to_string(s.warm_max_bracket_ns),
+                 r.bracketed ? std::to_string(s.interruptions) : "-"});
         } else if (what == "intervals") {
             for (const auto& w : cat.intervals(r)) {
                 const bool st = w.samples != 0;
@@ -365,7 +377,9 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                      opt(st, w.max_ns), st ? jnum(w.mean_ns) : "-", st ? jnum(w.stddev_ns) : "-",
                      opt(st, w.p50_ns), opt(st, w.p99_ns), opt(st, w.p999_ns),
                      std::to_string(w.above_threshold), std::to_string(w.lost),
-                     std::to_string(w.disturbed), std::to_string(w.overflows)});
+                     std::to_string(w.disturbed), std::to_string(w.overflows),
+                     r.bracketed ? std::to_string(w.interruptions) : "-",
+                     std::to_string(w.max_bracket_ns)});
             }
         } else if (what == "histogram") {
             for (const auto& b : cat.histogram(r))
@@ -375,11 +389,12 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
             for (const auto& x : cat.worst(r))
                 row({std::to_string(++rank), std::to_string(x.seq), std::to_string(x.unix_ns),
                      std::to_string(x.latency_ns), std::to_string(x.gap_ns),
-                     std::to_string(x.flags)});
+                     std::to_string(x.flags), std::to_string(x.bracket_ns)});
         } else if (what == "exceedances") {
             for (const auto& x : cat.exceedances(r))
                 row({std::to_string(x.seq), std::to_string(x.unix_ns), std::to_string(x.latency_ns),
-                     std::to_string(x.gap_ns), std::to_string(x.flags)});
+                     std::to_string(x.gap_ns), std::to_string(x.flags),
+                     std::to_string(x.bracket_ns)});
         } else if (what == "events") {
             for (const auto& e : cat.events(r))
                 row({std::to_string(e.unix_ns), std::to_string(e.seq), e.kind,
@@ -389,7 +404,7 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                 csv_field(id[0]) + "," + csv_field(id[1]) + "," + csv_field(id[2]) + ",";
             cat.for_each_raw(r, [&](const db::sample_row& x) {
                 out << prefix << x.seq << ',' << x.latency_ns << ',' << x.gap_ns << ',' << x.flags
-                    << '\n';
+                    << ',' << x.bracket_ns << '\n';
             });
         }
     }

@@ -153,8 +153,18 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     cnt("stimuli", format_count(s.stimuli));
     lat("min", opt(s.min_ns));
     lat("avg", opt(s.mean_ns));
-    lat("max", opt(s.max_ns));
-    lat("warm max", opt(s.warm_max_ns));
+    // A maximum held by a disturbed sample is its upper bound; its bracket follows.
+    auto bracketed = [&](const char* name, std::optional<double> v, std::int64_t bracket) {
+        if (!v || bracket <= 0)
+            return lat(name, v);
+        const std::string b = " (bracket " + format_latency(double(bracket), o.unit) + ")";
+        std::vector<std::string> row{name + u, format_latency(v, o.unit) + b};
+        if (floor)
+            row.push_back(format_latency(*v - f, o.unit) + b);
+        t.add_row(std::move(row));
+    };
+    bracketed("max", opt(s.max_ns), s.max_bracket_ns);
+    bracketed("warm max", opt(s.warm_max_ns), s.warm_max_bracket_ns);
     lat("stddev", opt(s.stddev_ns), false);
     lat("p50", opt(s.p50_ns));
     lat("p99", opt(s.p99_ns));
@@ -168,6 +178,8 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     cnt("lost", format_count(s.lost));
     cnt("late", format_count(s.late));
     cnt("disturbed", format_count(s.disturbed));
+    // Version-1 runs did not count them (and judged "disturbed" by the largest poll gap).
+    cnt("logger interruptions", r.bracketed ? format_count(s.interruptions) : "n/a");
     cnt("overflows", format_count(s.overflows));
     cnt("rising / falling", format_count(s.rising) + " / " + format_count(s.falling));
     t.print(out, o.fmt);

@@ -44,9 +44,12 @@ int worst_command(int argc, char** argv)
     for (const auto* r : runs)
         for (const auto& s : cat.worst(*r, top))
             hits.push_back({r, s});
-    // Ties keep catalog (start) order, then seq: the same database always prints the same list.
+    // By what each sample proves (a disturbed one by its bracket's lower bound), as each run's
+    // recorder ranked them. Ties keep catalog (start) order, then seq: the same database
+    // always prints the same list.
     std::stable_sort(hits.begin(), hits.end(), [](const worst_entry& a, const worst_entry& b) {
-        return a.sample.latency_ns > b.sample.latency_ns;
+        const std::int64_t ra = db::rank_ns(a.sample), rb = db::rank_ns(b.sample);
+        return ra != rb ? ra > rb : a.sample.latency_ns > b.sample.latency_ns;
     });
     if (hits.size() > top)
         hits.resize(top);

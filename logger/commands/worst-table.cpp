@@ -4,6 +4,14 @@
 namespace irqloop::logger
 {
 
+std::string latency_with_bracket(const db::sample_row& s, latency_unit unit)
+{
+    std::string v = format_latency(double(s.latency_ns), unit);
+    if ((s.flags & db::flag_disturbed) && s.bracket_ns > 0)
+        v += " (bracket " + format_latency(double(s.bracket_ns), unit) + ")";
+    return v;
+}
+
 void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,
                        table_format fmt, std::ostream& out)
 {
@@ -42,7 +50,7 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
         }
         for (auto& cell :
              {std::to_string(s.seq), format_utc(s.unix_ns, 6),
-              format_latency(double(s.latency_ns), unit), format_latency(double(s.gap_ns), unit),
+              latency_with_bracket(s, unit), format_latency(double(s.gap_ns), unit),
               std::string((s.flags & db::flag_rising) ? "rising" : "falling"), flags})
             row.push_back(cell);
         if (file)

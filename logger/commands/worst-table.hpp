@@ -24,6 +24,12 @@ enum class worst_columns {
 };
 
 /**
+ * @brief A sample's latency in @p unit; a disturbed sample's is its upper bound, followed by
+ * its bracket: "2001.2 (bracket 25.1)" (the true latency lies within that width below it).
+ */
+std::string latency_with_bracket(const db::sample_row& s, latency_unit unit);
+
+/**
  * @brief The one worst-samples table of report and worst: rank from 1 in the given order,
  * latencies in @p unit, flags "disturbed" / "warmup" (/ "partial-run"), edge rising or falling.
  */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "migrate.hpp"
+#include "read.hpp"
 #include "store-fixtures.hpp"
 #include "store.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <filesystem>
+#include <span>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 using namespace irqloop;
@@ -34,23 +37,91 @@ std::int64_t scalar(const std::string& path, const std::string& q)
     return d.execAndGet(q).getInt64();
 }
 
+/** A copy of the version-1 file that irqloop 0.1 (schema 1, before brackets) wrote. */
+std::string v1_fixture(const temp_dir& dir)
+{
+    const auto path = dir.file("v1-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v1-sim.db", path);
+    return path;
+}
+
 std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 {
-    const auto path = dir.file("v1.db");
-    store s(path);
-    run_id = s.begin_run(sample_run("uuid-v1", "old", t_start));
-    s.commit_interval(run_id, simple_commit(0, t_start).view());
-    s.finish_run(run_id, run_status::complete, t_start + 1);
-    return path;
+    run_id = 1;
+    return v1_fixture(dir);
 }
 
 } // namespace
 
-TEST_CASE("this build ships no migration step: version 1 is current", "[db]")
+TEST_CASE("this build ships step 0002 (brackets): version 2 is current", "[db]")
 {
-    CHECK(shipped_migrations().empty());
-    CHECK(latest_version(shipped_migrations()) == 1);
-    CHECK(store::schema_version() == 1);
+    REQUIRE(shipped_migrations().size() == 1);
+    CHECK(shipped_migrations()[0].to_version == 2);
+    CHECK(latest_version(shipped_migrations()) == 2);
+    CHECK(store::schema_version() == 2);
+}
+
+
+TEST_CASE("a version-1 file from the previous irqloop reads as before without an upgrade",
+          "[db]")
+{
+    temp_dir dir;
+    const auto path = v1_fixture(dir);
+    REQUIRE(scalar(path, "PRAGMA user_version") == 1);
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 1);
+        const auto& r = cat.runs()[0];
+        CHECK_FALSE(r.bracketed); // measured under the old rule: no interruption count
+        CHECK(r.summary.samples == 2787);
+        CHECK(r.summary.above_threshold == 34);
+        CHECK(r.summary.max_ns == 2'161'180);
+        CHECK(r.summary.max_bracket_ns == 0);
+        const auto worst = cat.worst(r);
+        REQUIRE(worst.size() == 20);
+        CHECK(worst[0].latency_ns == 2'161'180);
+        for (const auto& w : worst)
+            CHECK(w.bracket_ns == 0);
+        CHECK(cat.exceedances(r).size() == 34);
+        std::uint64_t raw = 0;
+        cat.for_each_raw(r, [&](const sample_row&) { ++raw; });
+        CHECK(raw == 3000);
+        CHECK(cat.intervals(r).size() > 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 1); // reading never upgrades
+}
+
+TEST_CASE("a version-1 file is upgraded to 2 on the first write, keeping every row", "[db]")
+{
+    temp_dir dir;
+    const auto path = v1_fixture(dir);
+    {
+        store s(path);
+        CHECK(s.file_version() == 2);
+        // A new run goes into the upgraded file with its brackets.
+        const auto id = s.begin_run(sample_run("uuid-v2", "new", t_start));
+        sample_row w{1, t_start, 500'000, 100, flag_disturbed, 40'000};
+        auto c = simple_commit(0, t_start);
+        c.worst = {w};
+        c.summary.max_bracket_ns = 40'000;
+        c.summary.interruptions = 7;
+        s.commit_interval(id, c.view());
+        s.finish_run(id, run_status::complete, t_start + 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 2);
+    CHECK(integrity(path) == "ok");
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
+    CHECK(scalar(path, "SELECT count(*) FROM worst WHERE run_id = 1 AND bracket_ns = 0") == 20);
+    CHECK(scalar(path, "SELECT interruptions IS NULL FROM runs WHERE id = 1") == 1);
+    CHECK(scalar(path, "SELECT max_bracket_ns FROM runs WHERE id = 2") == 40'000);
+    CHECK(scalar(path, "SELECT interruptions FROM runs WHERE id = 2") == 7);
+    CHECK(scalar(path, "SELECT lower_ns FROM worst_cases WHERE run_id = 2") == 460'000);
+    catalog cat({path});
+    REQUIRE(cat.runs().size() == 2);
+    for (const auto& r : cat.runs()) {
+        CHECK(r.bracketed == (r.id == 2)); // the old run keeps its old rule
+        CHECK(cat.worst(r)[0].bracket_ns == (r.id == 2 ? 40'000 : 0));
+    }
 }
 
 TEST_CASE("opening an older file runs each step in order and keeps its runs", "[db]")
@@ -66,9 +137,9 @@ TEST_CASE("opening an older file runs each step in order and keeps its runs", "[
         s.database().exec("UPDATE runs SET notes = 'migrated'");
     }
     // This build's catalog refuses a version-3 file (see below): count the rows directly.
-    CHECK(scalar(path, "SELECT samples FROM runs WHERE id = " + std::to_string(id)) == 1000);
-    CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = " + std::to_string(id)) == 1);
-    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE notes = 'migrated'") == 1);
+    CHECK(scalar(path, "SELECT samples FROM runs WHERE id = " + std::to_string(id)) == 2787);
+    CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = " + std::to_string(id)) == 6);
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE notes = 'migrated'") == 20);
     CHECK(integrity(path) == "ok");
     // This build (version 1) now refuses the file as newer, and leaves it alone.
     const auto before = file_bytes(path);

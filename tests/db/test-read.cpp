@@ -4,6 +4,7 @@
 #include "store-fixtures.hpp"
 #include "store.hpp"
 
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -165,7 +166,9 @@ TEST_CASE("a run read back: no commit yet, then committed figures; events in tim
     CHECK(r.has_stats);
     CHECK(r.end_unix_ns == t + 20'000'000'000);
     CHECK(r.summary.max_ns == c.summary.max_ns);
-    CHECK(r.pct_above() == 0.1);
+    // Above threshold over the answered stimuli (stimuli - lost), disturbed ones included.
+    CHECK(r.pct_above() == Catch::Approx(100.0 * double(c.summary.above_threshold) /
+                                         double(c.summary.stimuli - c.summary.lost)));
     const auto ev = events(s, id);
     REQUIRE(ev.size() == 2);
     CHECK(ev[0].detail == "written late");
