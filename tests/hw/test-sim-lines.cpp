@@ -233,6 +233,12 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     const auto sum = rec.summary();
 
     std::uint64_t injected = 0, target_late = 0, outside = 0, dropped = 0;
+    // The target reads the clock just after its store to the response word; the store can
+    // reach the logger's core a little later (store buffer, cache transfer), and the two
+    // cores' counters agree only to tens of ns. So the lower bound may pass the recorded
+    // answer time by that much, never by more.
+    const double slack_ns = 300;
+    double worst_over = -1e18;
     std::int64_t best_proven = 0;
     const std::uint64_t one_us = clk.from_ns(1000);
     for (std::size_t i = 0; i < n; ++i) {
@@ -241,8 +247,9 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
         // The truth: the answer left the target at answer_cycles; the stimulus left between
         // t0 and the end of drive(). So the bracket's lower end can be no later than
         // answer - t0, and its upper end no earlier than the injected delay.
-        outside += proven_ns(s, clk) > clk.ns(t.answer_cycles - s.t0_cycles) + 5 ||
-                   clk.ns(s.latency_cycles) < t.delay_ns - 5;
+        const double over = double(proven_ns(s, clk)) - clk.ns(t.answer_cycles - s.t0_cycles);
+        worst_over = std::max(worst_over, over);
+        outside += over > slack_ns || clk.ns(s.latency_cycles) < t.delay_ns - 5;
         best_proven = std::max(best_proven, proven_ns(s, clk));
         const bool spike = t.delay_ns > 250'000;
         injected += spike;
@@ -255,7 +262,9 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     WARN("spikes injected above 250 us: " << injected << " (expected " << mean << " +- " << sd
                                           << "); counted above: " << sum.above_threshold
                                           << "; disturbed " << sum.disturbed << " of " << n
-                                          << "; logger interruptions " << sum.interruptions);
+                                          << "; logger interruptions " << sum.interruptions
+                                          << "; lower bound past the recorded answer by at most "
+                                          << worst_over << " ns");
     CHECK(outside == 0); // every bracket contains the truth
     CHECK(dropped == 0); // every spike ranks above the threshold, disturbed or not
     // The simulation's own count lies within binomial bounds, and the count above the

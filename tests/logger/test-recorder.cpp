@@ -50,7 +50,14 @@ db::run_row run_row()
 
 logger::sample smp(std::uint64_t seq, std::uint64_t t0, std::uint64_t lat, std::uint32_t flags = 0)
 {
-    return {seq, t0, lat, 30, flags};
+    logger::sample s{};
+    s.seq = seq;
+    s.t0_cycles = t0;
+    s.latency_cycles = lat;
+    s.bracket_cycles = 30;
+    s.max_gap_cycles = 30;
+    s.flags = flags;
+    return s;
 }
 
 } // namespace
@@ -73,6 +80,7 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     v.push_back(smp(23, s1 + 4, 70'000));
     v.push_back(smp(24, s1 + 5, 0, db::flag_lost));
     v.push_back(smp(25, s1 + 6, 999'000, db::flag_disturbed));
+    v.back().bracket_cycles = 998'000; // a logger stall around the answer: proves only 1 us
     v.push_back(smp(26, s1 + 7, 6'000));
     rec.add(v);
     rec.finish(s1 + 500'000'000);
@@ -97,7 +105,8 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     CHECK(s.samples == 25);
     CHECK(s.stimuli == 27);
     CHECK(s.max_ns == 90'000);      // the warm-up counts for MAX ...
-    CHECK(s.warm_max_ns == 70'000); // ... but not for WARM MAX; disturbed counts for neither
+    CHECK(s.warm_max_ns == 70'000); // ... but not for WARM MAX; the disturbed sample proves
+                                    // only 1 us, so it ranks for neither
     CHECK(s.above_threshold == 5);
     CHECK(s.exceedances_dropped == 2);
     CHECK(s.rising == 20);
@@ -171,4 +180,36 @@ TEST_CASE("recorder: histogram percentiles match the exact ones from the raw sam
     SQLite::Database d(dir / "p.db", SQLite::OPEN_READONLY);
     CHECK(d.execAndGet("SELECT p999_ns FROM runs").getInt64() == s.p999_ns);
     CHECK(d.execAndGet("SELECT count(*) FROM raw_samples").getInt64() == static_cast<std::int64_t>(n));
+}
+
+TEST_CASE("recorder: a disturbed sample counts by the lower bound it proves, never dropped",
+          "[recorder][run]")
+{
+    logger::recorder rec(config(), nullptr, 0);
+    std::vector<logger::sample> v;
+    for (std::uint64_t i = 0; i < 20; ++i)
+        v.push_back(smp(i, i * 1'000'000, 5'000 + i));
+    // Disturbed, out of the statistics, but its bracket proves at least 500 us.
+    v.push_back(smp(20, 30'000'000, 520'000, db::flag_disturbed));
+    v.back().bracket_cycles = 20'000;
+    // Disturbed with a wide bracket: proves 2 us only, ranks by that.
+    v.push_back(smp(21, 31'000'000, 900'000, db::flag_disturbed));
+    v.back().bracket_cycles = 898'000;
+    rec.add(v);
+    rec.finish(40'000'000);
+    const auto s = rec.summary();
+    CHECK(s.samples == 20);
+    CHECK(s.disturbed == 2);
+    CHECK(s.max_ns == 520'000); // the upper bound of the sample holding the max ...
+    CHECK(s.max_bracket_ns == 20'000); // ... with its bracket: [500, 520] us
+    CHECK(s.warm_max_ns == 520'000);
+    CHECK(s.warm_max_bracket_ns == 20'000);
+    CHECK(s.above_threshold == 1); // 500 us proven > 30 us; the 2 us one is not above
+    CHECK(s.p999999_ns < 10'000);  // the statistics stay clean
+    const auto w = rec.worst();
+    REQUIRE(w.size() == 5);
+    CHECK(w[0].seq == 20);
+    CHECK(w[0].bracket_ns == 20'000);
+    for (std::size_t i = 1; i < w.size(); ++i)
+        CHECK(w[i].seq != 21); // 900 us reported, but it proves only 2 us
 }
