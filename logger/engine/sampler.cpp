@@ -240,7 +240,14 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
         s.seq = seq++;
         s.t0_cycles = t0;
         s.latency_cycles = d.lost ? 0 : static_cast<std::uint64_t>(static_cast<double>(d.latency_ns) * cfg_.cycles_per_ns);
-        s.max_gap_cycles = static_cast<std::uint32_t>(std::min<double>(bracket, UINT32_MAX));
+        // The device's bracket; a suspect sample (a glitch, a host stall the device could not
+        // rule out) proves nothing, so its bracket is its whole latency.
+        s.bracket_cycles =
+            d.lost ? 0
+                   : static_cast<std::uint32_t>(std::min<double>(
+                         d.suspect ? static_cast<double>(s.latency_cycles) : bracket, UINT32_MAX));
+        s.max_gap_cycles = 0; // no host polls: the device samples without gaps
+        s.interruptions = 0;
         const bool disturbed = d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
         s.flags = (rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
                   (disturbed ? sample::disturbed : 0u);
@@ -248,8 +255,8 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
         if (!ring_.try_push(s))
             counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
                                       std::memory_order_relaxed);
-        if (cfg_.trigger_above_cycles && !d.lost && !disturbed &&
-            s.latency_cycles > cfg_.trigger_above_cycles) {
+        if (cfg_.trigger_above_cycles && !d.lost &&
+            s.latency_cycles - s.bracket_cycles > cfg_.trigger_above_cycles) {
             // Raised for one sample: the next measure() carries the level back down.
             wire_.trigger(true);
             wire_.trigger(false);
