@@ -3,6 +3,7 @@
 // leaves, and sense() or drive() stall at chosen moments. Times are milliseconds, far above
 // the noise of a shared machine, so each case is deterministic in what it asserts.
 #include "cycle-clock.hpp"
+#include "far-end.hpp"
 #include "recorder.hpp"
 #include "rows.hpp"
 #include "sampler.hpp"
@@ -60,7 +61,7 @@ public:
             response_ = stimulus_;
         return response_ ? 1 : 0;
     }
-    bool far_end_follows() const noexcept override { return true; }
+    scripted_wire() : hw::lines(hw::far_end{true, true}) {}
     std::string describe() const override { return "scripted"; }
 
 private:
