@@ -212,20 +212,17 @@ void calibrate_loop(run_context& c)
     const bool device = c.wire.device_timed();
     c.out.drive_ns = device ? 0 : clk.ns(measure_drive_cycles(c.wire, false));
     c.out.poll_ns = device ? 0 : clk.ns(measure_poll_cycles(c.wire));
-    // drive() with an edge can cost far more than without (the futex wake of an event-mode
-    // shm responder, a gpiod ioctl that raises an interrupt): measured on a few real edges.
-    // The far end answers them; the sampler re-synchronises before its first stimulus.
-    c.out.drive_edge_ns = device ? 0 : clk.ns(measure_drive_edge_cycles(c.wire));
-    c.wire.drive(false);
     // A sample's bracket spans drive() and the two polls around the answer. A quiet loop
-    // keeps it within a few of each: 20 poll periods, 4 edge drive() costs, and at least
-    // 1 us. More means something else ran on this CPU (an interrupt, an SMI, another task)
-    // exactly there.
+    // keeps it within a few of each: 20 poll periods, 4 drive() costs, and at least 1 us.
+    // More means something else ran on this CPU (an interrupt, an SMI, another task)
+    // exactly there. (drive() is measured without an edge, so the far end sees nothing; a
+    // backend whose edge costs far more, the event-mode shm wire's futex wake, needs an
+    // explicit --gap-limit.)
     c.out.gap_limit_ns =
         c.opt.gap_limit_ns >= 0
             ? c.opt.gap_limit_ns
             : std::max(std::max<std::int64_t>(1000, static_cast<std::int64_t>(20 * c.out.poll_ns)),
-                       static_cast<std::int64_t>(4 * c.out.drive_edge_ns));
+                       static_cast<std::int64_t>(4 * c.out.drive_ns));
 }
 
 sampler_config make_sampler_config(const run_context& c)
@@ -286,7 +283,6 @@ db::run_row make_run_row(const run_context& c)
     };
     meta("logger.poll_ns", std::to_string(c.out.poll_ns));
     meta("logger.drive_ns", std::to_string(c.out.drive_ns));
-    meta("logger.drive_edge_ns", std::to_string(c.out.drive_edge_ns));
     meta("logger.quiet_ns", std::to_string(c.quiet_ns));
     meta("logger.both_edges", c.sc.both_edges ? "yes" : "no");
     meta("logger.answer", c.sc.far_end_follows ? "follow" : "toggle");

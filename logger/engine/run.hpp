@@ -69,7 +69,6 @@ struct run_outcome final {
     hw::clock_info clock;
     double poll_ns = 0;  ///< median gap between two polls
     double drive_ns = 0;      ///< median cost of one drive() that changes nothing
-    double drive_edge_ns = 0; ///< median cost of one drive() that makes an edge
     std::int64_t gap_limit_ns = 0;
     std::string rt_settings;
     std::vector<std::string> rt_misses;

@@ -309,24 +309,4 @@ std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives) noex
     return costs[n / 2];
 }
 
-std::uint64_t measure_drive_edge_cycles(hw::lines& wire, int edges) noexcept
-{
-    std::array<std::uint32_t, 256> costs{};
-    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(edges, 1)), costs.size());
-    const std::uint64_t pause = static_cast<std::uint64_t>(hw::process_clock().from_ns(20'000));
-    bool level = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        level = !level;
-        const std::uint64_t a = hw::cycles();
-        wire.drive(level);
-        const std::uint64_t b = hw::cycles();
-        costs[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(b - a, UINT32_MAX));
-        while (hw::cycles() - b < pause) {
-        }
-    }
-    wire.drive(false);
-    std::nth_element(costs.begin(), costs.begin() + n / 2, costs.begin() + n);
-    return costs[n / 2];
-}
-
 } // namespace irqloop::logger

