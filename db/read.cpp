@@ -50,8 +50,7 @@ std::string run_columns(int version)
                "target, load, samples, stimuli, lost, late, disturbed, overflows, "
                "above_threshold, exceedances_dropped, rising, falling, min_ns, max_ns, "
                "warm_max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, p9999_ns, p999999_ns, ") +
-           (version >= 2 ? "max_bracket_ns, warm_max_bracket_ns, interruptions"
-                         : "0, 0, NULL") +
+           (version >= 2 ? "max_bracket_ns, warm_max_bracket_ns, interruptions" : "0, 0, NULL") +
            " FROM runs ORDER BY id";
 }
 
@@ -145,8 +144,9 @@ bool all_digits(const std::string& s)
 
 sample_row read_sample(const sql::statement& q)
 {
-    return sample_row{u64(q, 0), q.int64(1), q.int64(2), q.int64(3),
-                      static_cast<std::uint32_t>(q.int64(4)), q.int64(5)};
+    return sample_row{
+        u64(q, 0), q.int64(1), q.int64(2), q.int64(3), static_cast<std::uint32_t>(q.int64(4)),
+        q.int64(5)};
 }
 
 } // namespace
@@ -331,11 +331,10 @@ std::vector<interval_row> catalog::intervals(const run_record& run)
                         (v2 ? "interruptions, max_bracket_ns" : "0, 0") +
                         " FROM intervals WHERE run_id = ? ORDER BY idx",
                     [&](const sql::statement& q) {
-                        out.push_back(interval_row{u64(q, 0), q.int64(1), q.int64(2), u64(q, 3),
-                                                   q.int64(4), q.int64(5), q.real(6), q.real(7),
-                                                   q.int64(8), q.int64(9), q.int64(10), u64(q, 11),
-                                                   u64(q, 12), u64(q, 13), u64(q, 14), u64(q, 15),
-                                                   q.int64(16)});
+                        out.push_back(interval_row{
+                            u64(q, 0), q.int64(1), q.int64(2), u64(q, 3), q.int64(4), q.int64(5),
+                            q.real(6), q.real(7), q.int64(8), q.int64(9), q.int64(10), u64(q, 11),
+                            u64(q, 12), u64(q, 13), u64(q, 14), u64(q, 15), q.int64(16)});
                     });
     return out;
 }

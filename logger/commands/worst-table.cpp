@@ -48,10 +48,9 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
             row.push_back(std::to_string(r->id));
             row.push_back(r->meta.label);
         }
-        for (auto& cell :
-             {std::to_string(s.seq), format_utc(s.unix_ns, 6),
-              latency_with_bracket(s, unit), format_latency(double(s.gap_ns), unit),
-              std::string((s.flags & db::flag_rising) ? "rising" : "falling"), flags})
+        for (auto& cell : {std::to_string(s.seq), format_utc(s.unix_ns, 6),
+                           latency_with_bracket(s, unit), format_latency(double(s.gap_ns), unit),
+                           std::string((s.flags & db::flag_rising) ? "rising" : "falling"), flags})
             row.push_back(cell);
         if (file)
             row.push_back(r->db_path);

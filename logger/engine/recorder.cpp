@@ -57,8 +57,7 @@ struct burst {
 
 // A sample with the figure it ranks by: its latency, or for a disturbed sample outside the
 // statistics the lower bound it proves (db::rank_ns).
-struct ranked
-{
+struct ranked {
     std::int64_t key;
     db::sample_row row;
 };
@@ -75,8 +74,7 @@ bool worse(const ranked& a, const ranked& b) noexcept
 // The largest proven latency so far and the sample that holds it: the reported max is that
 // sample's upper bound, with its bracket when it was disturbed, so no reported max ever sits
 // below a latency that certainly happened, nor below the truth.
-struct proven_max
-{
+struct proven_max {
     std::int64_t rank = std::numeric_limits<std::int64_t>::min();
     std::int64_t value = 0, bracket = 0;
 
@@ -353,8 +351,8 @@ struct recorder::state {
     void publish()
     {
         std::lock_guard lock(live_mutex);
-        live_ = {totals.samples, totals.lost, totals.disturbed, totals.overflows,
-                 run.lo(), run_max.value, run.mean};
+        live_ = {totals.samples, totals.lost,   totals.disturbed, totals.overflows,
+                 run.lo(),       run_max.value, run.mean};
     }
 };
 

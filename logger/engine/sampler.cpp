@@ -167,7 +167,8 @@ sampler_end sampler::run(const std::atomic<bool>& stop) noexcept
         s.seq = seq++;
         s.t0_cycles = t0;
         s.latency_cycles = lost ? 0 : t - t0;
-        s.bracket_cycles = lost ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(bracket, UINT32_MAX));
+        s.bracket_cycles =
+            lost ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(bracket, UINT32_MAX));
         s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
         s.interruptions = interruptions;
         s.flags = (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
@@ -219,7 +220,8 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
     int driven = 0;
     start_ = hw::cycles();
     const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
-    const auto timeout_ns = static_cast<std::int64_t>(static_cast<double>(cfg_.timeout_cycles) / cfg_.cycles_per_ns);
+    const auto timeout_ns =
+        static_cast<std::int64_t>(static_cast<double>(cfg_.timeout_cycles) / cfg_.cycles_per_ns);
     std::uint64_t next = start_;
     while (true) {
         if (cfg_.samples && seq >= cfg_.samples)
@@ -239,7 +241,9 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
         sample s;
         s.seq = seq++;
         s.t0_cycles = t0;
-        s.latency_cycles = d.lost ? 0 : static_cast<std::uint64_t>(static_cast<double>(d.latency_ns) * cfg_.cycles_per_ns);
+        s.latency_cycles = d.lost ? 0
+                                  : static_cast<std::uint64_t>(static_cast<double>(d.latency_ns) *
+                                                               cfg_.cycles_per_ns);
         // The device's bracket; a suspect sample (a glitch, a host stall the device could not
         // rule out) proves nothing, so its bracket is its whole latency.
         s.bracket_cycles =
@@ -248,7 +252,8 @@ sampler_end sampler::run_device(const std::atomic<bool>& stop) noexcept
                          d.suspect ? static_cast<double>(s.latency_cycles) : bracket, UINT32_MAX));
         s.max_gap_cycles = 0; // no host polls: the device samples without gaps
         s.interruptions = 0;
-        const bool disturbed = d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
+        const bool disturbed =
+            d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
         s.flags = (rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
                   (disturbed ? sample::disturbed : 0u);
         counters_.stimuli.store(seq, std::memory_order_relaxed);

@@ -8,11 +8,11 @@
 #include <atomic>
 #include <cstdint>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /** @brief The sampler's settings, all in cycles of hw::cycles(). */
-struct sampler_config final
-{
+struct sampler_config final {
     std::uint64_t samples = 0;          ///< stop after this many stimuli measured; 0 = no limit
     std::uint64_t duration_cycles = 0;  ///< stop after this long; 0 = no limit
     std::uint64_t interval_cycles = 0;  ///< stimulus period; 0 = as fast as the loop allows
@@ -25,13 +25,12 @@ struct sampler_config final
     bool both_edges = true;             ///< false: only rising edges are measured
     bool far_end_follows = false;       ///< the target sets the response to the stimulus level
     std::uint64_t trigger_above_cycles = 0; ///< raise the trigger line above this; 0 = off
-    double cycles_per_ns = 1;           ///< device-timed backends report ns: the conversion
+    double cycles_per_ns = 1;               ///< device-timed backends report ns: the conversion
 };
 
 /** @brief Counters the sampler keeps; read by other threads while it runs. */
-struct sampler_counters final
-{
-    std::atomic<std::uint64_t> stimuli{0};   ///< measured edges driven (samples + lost)
+struct sampler_counters final {
+    std::atomic<std::uint64_t> stimuli{0}; ///< measured edges driven (samples + lost)
     std::atomic<std::uint64_t> lost{0};
     std::atomic<std::uint64_t> late{0};      ///< lost responses that showed up while re-syncing
     std::atomic<std::uint64_t> overflows{0}; ///< samples dropped because the ring was full
@@ -107,6 +106,5 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls = 20000) noexcept;
  * the level it already has so that the far end sees no edge.
  */
 std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives = 2000) noexcept;
-
 
 } // namespace irqloop::logger

@@ -5,9 +5,9 @@
 #include "store.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
 #include <span>
-#include <catch2/matchers/catch_matchers_string.hpp>
 
 using namespace irqloop;
 using namespace irqloop::db;
@@ -61,9 +61,7 @@ TEST_CASE("this build ships step 0002 (brackets): version 2 is current", "[db]")
     CHECK(store::schema_version() == 2);
 }
 
-
-TEST_CASE("a version-1 file from the previous irqloop reads as before without an upgrade",
-          "[db]")
+TEST_CASE("a version-1 file from the previous irqloop reads as before without an upgrade", "[db]")
 {
     temp_dir dir;
     const auto path = v1_fixture(dir);

@@ -2,15 +2,15 @@
 // Ground truth: the simulated board knows every delay it injected; the sampler must measure
 // each one at or just above it.
 #include "cycle-clock.hpp"
-#include "registry.hpp"
 #include "recorder.hpp"
+#include "registry.hpp"
 #include "rows.hpp"
 #include "sampler.hpp"
 #include "sim/sim-lines.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <catch2/catch_test_macros.hpp>
+#include <chrono>
 #include <cmath>
 #include <pthread.h>
 #include <thread>
@@ -18,10 +18,10 @@
 
 using namespace irqloop;
 
-namespace {
-
-struct sim_run
+namespace
 {
+
+struct sim_run {
     std::vector<logger::sample> samples;
     std::vector<hw::sim_lines::truth> truth;
     std::uint64_t stimuli = 0, lost = 0, edges_seen = 0, edges_lost = 0;
@@ -80,7 +80,8 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
 
 } // namespace
 
-TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% of samples", "[sim]")
+TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% of samples",
+          "[sim]")
 {
     constexpr std::uint64_t n = 40'000;
     auto r = run_sim("model=normal,mean=8us,sd=1us,seed=7", n, 12'000, 50e6);
@@ -115,11 +116,10 @@ TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% 
     std::sort(excess.begin(), excess.end());
     const auto m = excess.size();
     REQUIRE(m > 0);
-    WARN("sim floor (measured - injected, undisturbed samples): min " << excess.front() << " ns, median "
-                                                                       << excess[m / 2] << " ns, p99.9 "
-                                                                       << excess[m * 999 / 1000] << " ns; "
-                                                                       << disturbed << " of " << n
-                                                                       << " samples disturbed on one side");
+    WARN("sim floor (measured - injected, undisturbed samples): min "
+         << excess.front() << " ns, median " << excess[m / 2] << " ns, p99.9 "
+         << excess[m * 999 / 1000] << " ns; " << disturbed << " of " << n
+         << " samples disturbed on one side");
     CHECK(negative == 0);
     // A shared 2-core VM interrupts now and then; most samples must still be clean.
     CHECK(static_cast<double>(disturbed) <= 0.10 * n);
@@ -182,7 +182,8 @@ TEST_CASE("sim: a single-edge target is re-armed on the falling edge without mea
 
 TEST_CASE("sim: the model keys produce the distribution they describe", "[sim]")
 {
-    hw::spec s("sim:model=lognormal,mean=10us,sd=2us,spike_p=0.01,spike_min=60us,spike_max=200us,seed=9");
+    hw::spec s(
+        "sim:model=lognormal,mean=10us,sd=2us,spike_p=0.01,spike_min=60us,spike_max=200us,seed=9");
     auto m = hw::latency_model::from_spec(s);
     double sum = 0;
     int spikes = 0, n = 200'000;
@@ -201,7 +202,8 @@ TEST_CASE("sim: the model keys produce the distribution they describe", "[sim]")
     CHECK(spikes < 2300);
 }
 
-namespace {
+namespace
+{
 
 std::int64_t proven_ns(const logger::sample& s, const hw::clock_info& clk)
 {
@@ -259,12 +261,11 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
         dropped += spike && ranked <= 250'000;
     }
     const double mean = n * p, sd = std::sqrt(n * p * (1 - p));
-    WARN("spikes injected above 250 us: " << injected << " (expected " << mean << " +- " << sd
-                                          << "); counted above: " << sum.above_threshold
-                                          << "; disturbed " << sum.disturbed << " of " << n
-                                          << "; logger interruptions " << sum.interruptions
-                                          << "; lower bound past the recorded answer by at most "
-                                          << worst_over << " ns");
+    WARN("spikes injected above 250 us: "
+         << injected << " (expected " << mean << " +- " << sd
+         << "); counted above: " << sum.above_threshold << "; disturbed " << sum.disturbed << " of "
+         << n << "; logger interruptions " << sum.interruptions
+         << "; lower bound past the recorded answer by at most " << worst_over << " ns");
     CHECK(outside == 0); // every bracket contains the truth
     CHECK(dropped == 0); // every spike ranks above the threshold, disturbed or not
     // The simulation's own count lies within binomial bounds, and the count above the

@@ -4,8 +4,8 @@
 #include "histogram.hpp"
 #include "read.hpp"
 #include "recorder.hpp"
-#include "temp-dir.hpp"
 #include "store.hpp"
+#include "temp-dir.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <algorithm>
@@ -15,7 +15,8 @@
 
 using namespace irqloop;
 
-namespace {
+namespace
+{
 
 logger::recorder_config config()
 {
@@ -125,13 +126,15 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     CHECK(ex.size() == 3);
     auto ev = cat.events(run);
     auto count_kind = [&](const char* k) {
-        return std::count_if(ev.begin(), ev.end(), [&](const db::event_row& e) { return e.kind == k; });
+        return std::count_if(ev.begin(), ev.end(),
+                             [&](const db::event_row& e) { return e.kind == k; });
     };
     CHECK(count_kind("lost") == 1);
     CHECK(count_kind("disturbed") == 1);
 }
 
-TEST_CASE("recorder: histogram percentiles match the exact ones from the raw samples", "[recorder][run]")
+TEST_CASE("recorder: histogram percentiles match the exact ones from the raw samples",
+          "[recorder][run]")
 {
     test::temp_dir dir;
     db::store st(dir / "p.db");
@@ -168,8 +171,11 @@ TEST_CASE("recorder: histogram percentiles match the exact ones from the raw sam
     };
     auto s = rec.summary();
     const double err = logger::histogram::relative_error();
-    const std::pair<double, std::int64_t> checks[] = {
-        {50, s.p50_ns}, {99, s.p99_ns}, {99.9, s.p999_ns}, {99.99, s.p9999_ns}, {99.9999, s.p999999_ns}};
+    const std::pair<double, std::int64_t> checks[] = {{50, s.p50_ns},
+                                                      {99, s.p99_ns},
+                                                      {99.9, s.p999_ns},
+                                                      {99.99, s.p9999_ns},
+                                                      {99.9999, s.p999999_ns}};
     for (auto [p, got] : checks) {
         auto want = exact_at(p);
         INFO("p" << p << ": histogram " << got << " ns, exact " << want << " ns");
@@ -179,7 +185,8 @@ TEST_CASE("recorder: histogram percentiles match the exact ones from the raw sam
     // The stored run row carries the same figures.
     SQLite::Database d(dir / "p.db", SQLite::OPEN_READONLY);
     CHECK(d.execAndGet("SELECT p999_ns FROM runs").getInt64() == s.p999_ns);
-    CHECK(d.execAndGet("SELECT count(*) FROM raw_samples").getInt64() == static_cast<std::int64_t>(n));
+    CHECK(d.execAndGet("SELECT count(*) FROM raw_samples").getInt64() ==
+          static_cast<std::int64_t>(n));
 }
 
 TEST_CASE("recorder: a disturbed sample counts by the lower bound it proves, never dropped",
@@ -200,7 +207,7 @@ TEST_CASE("recorder: a disturbed sample counts by the lower bound it proves, nev
     const auto s = rec.summary();
     CHECK(s.samples == 20);
     CHECK(s.disturbed == 2);
-    CHECK(s.max_ns == 520'000); // the upper bound of the sample holding the max ...
+    CHECK(s.max_ns == 520'000);        // the upper bound of the sample holding the max ...
     CHECK(s.max_bracket_ns == 20'000); // ... with its bracket: [500, 520] us
     CHECK(s.warm_max_ns == 520'000);
     CHECK(s.warm_max_bracket_ns == 20'000);

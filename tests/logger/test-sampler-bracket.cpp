@@ -18,7 +18,8 @@
 
 using namespace irqloop;
 
-namespace {
+namespace
+{
 
 void spin_for(std::uint64_t cycles) noexcept
 {
@@ -53,7 +54,8 @@ public:
     }
     int sense() noexcept override
     {
-        if (stimulus_ && stall_cycles && !stalled_ && hw::cycles() >= left_at + stall_after_cycles) {
+        if (stimulus_ && stall_cycles && !stalled_ &&
+            hw::cycles() >= left_at + stall_after_cycles) {
             stalled_ = true;
             spin_for(stall_cycles);
         }
@@ -69,8 +71,7 @@ private:
     bool stalled_ = false;
 };
 
-struct outcome
-{
+struct outcome {
     logger::sample s{};
     double lower_ns = 0, upper_ns = 0, truth_ns = 0;
     bool disturbed = false;
@@ -130,7 +131,7 @@ TEST_CASE("bracket: a stall before the answer costs nothing; the sample is kept 
     w.stall_cycles = clk.from_ns(5e6); // a 5 ms logger stall early in the wait
     const auto o = measure_one(w, 1e6);
     CHECK_FALSE(o.disturbed);
-    CHECK(o.s.interruptions >= 1);              // counted as a logger interruption
+    CHECK(o.s.interruptions >= 1);               // counted as a logger interruption
     CHECK(o.s.max_gap_cycles >= w.stall_cycles); // and seen as the largest gap
     CHECK(o.lower_ns <= o.truth_ns);
     CHECK(o.upper_ns >= o.truth_ns);
