@@ -13,7 +13,8 @@
 #include <cpuid.h>
 #endif
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 const char* cycle_source() noexcept
 {
@@ -39,10 +40,10 @@ bool tsc_invariant() noexcept
 #endif
 }
 
-namespace {
-
-struct stamp
+namespace
 {
+
+struct stamp {
     std::uint64_t cyc;
     std::int64_t ns;
 };
@@ -82,8 +83,7 @@ double read_cost_ns(double hz)
 
 } // namespace
 
-clock_info calibrate_clock(bool force, double tolerance_ppm, std::int64_t window_ns,
-                           int max_rounds)
+clock_info calibrate_clock(bool force, double tolerance_ppm, std::int64_t window_ns, int max_rounds)
 {
     clock_info info;
     info.source = cycle_source();

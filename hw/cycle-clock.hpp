@@ -5,7 +5,8 @@
 #include <ctime>
 #include <string>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 /**
  * @brief Read the cycle counter: the logger's only clock for latency.
@@ -41,14 +42,13 @@ inline std::int64_t monotonic_raw_ns() noexcept
 }
 
 /** @brief The result of calibrating the cycle counter. */
-struct clock_info final
-{
-    std::string source;        ///< "tsc", "cntvct" or "monotonic_raw"
-    double hz = 0;             ///< counts per second
-    double read_cost_ns = 0;   ///< median cost of one cycles() call
-    bool invariant = true;     ///< false when the TSC is not invariant (only with force)
-    double agreement_ppm = 0;  ///< difference between the last two rate estimates
-    int rounds = 0;            ///< estimates taken until two agreed
+struct clock_info final {
+    std::string source;       ///< "tsc", "cntvct" or "monotonic_raw"
+    double hz = 0;            ///< counts per second
+    double read_cost_ns = 0;  ///< median cost of one cycles() call
+    bool invariant = true;    ///< false when the TSC is not invariant (only with force)
+    double agreement_ppm = 0; ///< difference between the last two rate estimates
+    int rounds = 0;           ///< estimates taken until two agreed
 
     double ns(std::uint64_t c) const noexcept { return static_cast<double>(c) * 1e9 / hz; }
     std::uint64_t from_ns(double n) const noexcept

@@ -19,7 +19,8 @@ struct command {
 constexpr command commands[] = {
     {"calibrate", irqloop::logger::calibrate_command,
      "measure the logger's own floor (output jumpered to input)"},
-    {"campaign", irqloop::logger::campaign_command, "run the phases of an .ini file into one database, then compare"},
+    {"campaign", irqloop::logger::campaign_command,
+     "run the phases of an .ini file into one database, then compare"},
     {"compare", irqloop::logger::compare_command,
      "side-by-side table of runs or labels (published formats)"},
     {"doctor", irqloop::logger::doctor_command,

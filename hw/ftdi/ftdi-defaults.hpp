@@ -9,7 +9,7 @@
 namespace irqloop::hw::ftdi_defaults
 {
 inline constexpr const char* out_pin = "ADBUS4";
-inline constexpr unsigned out_header_pin = 5;     ///< J1 pin of schematics/ftdi (breakout header)
+inline constexpr unsigned out_header_pin = 5; ///< J1 pin of schematics/ftdi (breakout header)
 inline constexpr unsigned in_header_pin = 3;
 inline constexpr unsigned trigger_header_pin = 6;
 inline constexpr unsigned ground_header_pin = 9;

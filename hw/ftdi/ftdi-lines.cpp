@@ -336,7 +336,8 @@ bool ftdi_lines::open_trigger(const std::string& line)
         dir_ |= static_cast<std::uint8_t>(1u << bit);
         drive(out_high_);
         if (error())
-            throw irqloop::error("open trigger line '" + line + "'", port_->error_text(), "replug the device");
+            throw irqloop::error("open trigger line '" + line + "'", port_->error_text(),
+                                 "replug the device");
     }
     trigger_open_ = true;
     return true;

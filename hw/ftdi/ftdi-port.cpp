@@ -53,10 +53,11 @@ std::size_t ftdi_chip_packet(ftdi_chip c) noexcept
 void throw_ftdi_open_error(int code, const std::string& text, const std::string& where)
 {
     const std::string what = "open FTDI device " + where;
-    const std::string udev = "the udev rule 60-irqloop.rules gives group plugdev and the console "
-                             "user access: installed by the irqloop package, or cp "
-                             "hw/udev/60-irqloop.rules /etc/udev/rules.d/ && udevadm control --reload "
-                             "&& udevadm trigger; then replug; see docs/backends/ftdi.md";
+    const std::string udev =
+        "the udev rule 60-irqloop.rules gives group plugdev and the console "
+        "user access: installed by the irqloop package, or cp "
+        "hw/udev/60-irqloop.rules /etc/udev/rules.d/ && udevadm control --reload "
+        "&& udevadm trigger; then replug; see docs/backends/ftdi.md";
     const bool driver = text.find("driver") != std::string::npos;
     if (code == -11)
         throw error(what, "bad description string (libftdi: " + text + ")",

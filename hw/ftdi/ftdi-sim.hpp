@@ -90,7 +90,8 @@ public:
     std::uint64_t glitches() const noexcept { return glitches_; }
     std::uint64_t packets() const noexcept { return packets_; }
     std::size_t fifo_size() const noexcept { return fifo_cap_; }
-    /** @brief The low pin byte's outputs as last set (0x80 or a bit-bang write) and their directions. */
+    /** @brief The low pin byte's outputs as last set (0x80 or a bit-bang write) and their
+     * directions. */
     std::uint8_t low_value() const noexcept { return low_value_; }
     std::uint8_t low_direction() const noexcept { return low_dir_; }
 

@@ -8,7 +8,8 @@
 #include <cmath>
 #include <cstdio>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 
 latency_model latency_model::from_spec(spec& s)
 {
@@ -34,7 +35,8 @@ latency_model latency_model::from_spec(spec& s)
             throw error("bad backend spec '" + s.text() + "'",
                         "key 'mean' must be above 0 for a lognormal model");
     } else {
-        throw error("bad backend spec '" + s.text() + "'", "unknown value '" + kind + "' of key 'model'",
+        throw error("bad backend spec '" + s.text() + "'",
+                    "unknown value '" + kind + "' of key 'model'",
                     "use fixed, uniform, normal or lognormal");
     }
     auto prob = [&](const char* key) {

@@ -5,7 +5,8 @@
 #include <random>
 #include <string>
 
-namespace irqloop::hw {
+namespace irqloop::hw
+{
 class spec;
 
 /**
@@ -21,8 +22,7 @@ class latency_model final
 {
 public:
     /** @brief The outcome of one stimulus. */
-    struct draw_result
-    {
+    struct draw_result {
         double delay_ns;
         bool lost;
         bool spike;

@@ -217,9 +217,7 @@ const std::vector<column_def>& columns()
         {"above", "above thr", true, "samples above the threshold",
          cnt(&db::summary_row::above_threshold)},
         {"pct_above", "% above", true, "percentage of samples above the threshold",
-         [](const group& g, const context&) {
-             return format_percent(db::pct_above(g.s));
-         }},
+         [](const group& g, const context&) { return format_percent(db::pct_above(g.s)); }},
         {"threshold", "thr (%u)", true, "the threshold",
          [](const group& g, const context& c) {
              return format_latency(double(g.threshold_ns), c.unit, c.decimals);

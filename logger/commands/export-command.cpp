@@ -110,8 +110,8 @@ std::string sample_json(const db::sample_row& s, std::size_t rank, bool with_tim
         o << "\"unix_ns\": " << s.unix_ns << ", ";
     o << "\"latency_ns\": " << s.latency_ns << ", \"gap_ns\": " << s.gap_ns
       << ", \"flags\": " << s.flags << ", \"edge\": \""
-      << ((s.flags & db::flag_rising) ? "rising" : "falling") << "\", \"bracket_ns\": " << s.bracket_ns
-      << '}';
+      << ((s.flags & db::flag_rising) ? "rising" : "falling")
+      << "\", \"bracket_ns\": " << s.bracket_ns << '}';
     return o.str();
 }
 

@@ -123,7 +123,8 @@ void print_summary(const run_outcome& r, const run_options& opt)
     std::printf("\n");
     // A maximum held by a disturbed sample is its upper bound, shown with its bracket.
     auto bracketed = [&](std::int64_t v, std::int64_t bracket) {
-        return bracket > 0 ? us(double(v)) + " (bracket " + us(double(bracket)) + ")" : us(double(v));
+        return bracket > 0 ? us(double(v)) + " (bracket " + us(double(bracket)) + ")"
+                           : us(double(v));
     };
     std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n",
                 us(s.min_ns).c_str(), us(s.mean_ns).c_str(),

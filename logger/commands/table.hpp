@@ -54,9 +54,10 @@ std::string csv_field(const std::string& s);
  *
  * Text: columns separated by two spaces, numbers (columns marked right-aligned) padded on the
  * left, a dashed rule under the header, no trailing spaces. Markdown: pipes, with ---: for
- * right-aligned columns, pipes in cells escaped, a blank line after the table. CSV: header row, fields quoted only when
- * they hold a comma, quote, CR or LF; "-" placeholders become empty fields; lines end in LF.
- * Rows shorter than the header are padded with empty cells; longer rows are an error.
+ * right-aligned columns, pipes in cells escaped, a blank line after the table. CSV: header row,
+ * fields quoted only when they hold a comma, quote, CR or LF; "-" placeholders become empty fields;
+ * lines end in LF. Rows shorter than the header are padded with empty cells; longer rows are an
+ * error.
  */
 class table final
 {

@@ -68,7 +68,7 @@ struct run_outcome final {
     db::summary_row summary;
     hw::clock_info clock;
     double poll_ns = 0;  ///< median gap between two polls
-    double drive_ns = 0;      ///< median cost of one drive() that changes nothing
+    double drive_ns = 0; ///< median cost of one drive() that changes nothing
     std::int64_t gap_limit_ns = 0;
     std::string rt_settings;
     std::vector<std::string> rt_misses;

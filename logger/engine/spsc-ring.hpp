@@ -8,7 +8,8 @@
 #include <new>
 #include <span>
 
-namespace irqloop::logger {
+namespace irqloop::logger
+{
 
 /**
  * @brief A bounded single-producer/single-consumer ring of trivially copyable T.

@@ -50,8 +50,9 @@ int main(int argc, char** argv)
     auto s = rec.summary();
     std::printf("recorder ingest: %llu samples in %.2f s = %.2f M samples/s (%.1f ns per sample); "
                 "%llu intervals, p99.9 %lld ns, max %lld ns\n",
-                static_cast<unsigned long long>(n), secs, static_cast<double>(n) / secs / 1e6, secs * 1e9 / static_cast<double>(n),
-                static_cast<unsigned long long>(rec.intervals_committed()), static_cast<long long>(s.p999_ns),
-                static_cast<long long>(s.max_ns));
+                static_cast<unsigned long long>(n), secs, static_cast<double>(n) / secs / 1e6,
+                secs * 1e9 / static_cast<double>(n),
+                static_cast<unsigned long long>(rec.intervals_committed()),
+                static_cast<long long>(s.p999_ns), static_cast<long long>(s.max_ns));
     return 0;
 }

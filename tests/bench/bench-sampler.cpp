@@ -17,7 +17,8 @@
 
 using namespace irqloop;
 
-namespace {
+namespace
+{
 
 // A wire whose far end answers before the next poll: what is left is the sampler itself.
 class instant_lines final : public hw::lines
@@ -57,7 +58,8 @@ int main(int argc, char** argv)
     const std::uint64_t millions = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20;
     const auto& clk = hw::process_clock(true);
     const double read_ns = cycles_read_ns(clk);
-    std::printf("clock: %s at %.3f MHz, cycles() read %.1f ns\n", clk.source.c_str(), clk.hz / 1e6, read_ns);
+    std::printf("clock: %s at %.3f MHz, cycles() read %.1f ns\n", clk.source.c_str(), clk.hz / 1e6,
+                read_ns);
 
     {
         // 1. Sampler cost beyond the wire: an instant wire, a consumer draining the ring.
@@ -82,10 +84,11 @@ int main(int argc, char** argv)
         double per = secs * 1e9 / static_cast<double>(n);
         // Four clock reads per sample belong to the measurement itself: the pacing check, the
         // stimulus time, the start of the spin, and the one poll's timestamp.
-        std::printf("sampler, instant wire: %.1f ns per sample (%.2f M samples/s), of which 4 clock reads "
-                    "%.1f ns; bookkeeping %.1f ns per sample; overflows %llu\n",
-                    per, 1e3 / per, 4 * read_ns, per - 4 * read_ns,
-                    static_cast<unsigned long long>(s.counters().overflows.load()));
+        std::printf(
+            "sampler, instant wire: %.1f ns per sample (%.2f M samples/s), of which 4 clock reads "
+            "%.1f ns; bookkeeping %.1f ns per sample; overflows %llu\n",
+            per, 1e3 / per, 4 * read_ns, per - 4 * read_ns,
+            static_cast<unsigned long long>(s.counters().overflows.load()));
     }
     {
         // 2. The simulated loopback floor: a zero-delay target on its own thread.
@@ -104,7 +107,8 @@ int main(int argc, char** argv)
             if (!(x.flags & 8u))
                 lat.push_back(clk.ns(x.latency_cycles));
         std::sort(lat.begin(), lat.end());
-        std::printf("sim loopback floor (zero-delay model, %zu samples): min %.0f ns, median %.0f ns, p99 %.0f ns, "
+        std::printf("sim loopback floor (zero-delay model, %zu samples): min %.0f ns, median %.0f "
+                    "ns, p99 %.0f ns, "
                     "p99.9 %.0f ns\n",
                     lat.size(), lat.front(), lat[lat.size() / 2], lat[lat.size() * 99 / 100],
                     lat[lat.size() * 999 / 1000]);
@@ -121,10 +125,12 @@ int main(int argc, char** argv)
         auto t0 = std::chrono::steady_clock::now();
         auto r = logger::execute_run(opt, *wire, stop);
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("pipeline, sim zero delay, --interval 0: %llu stimuli in %.2f s incl. set-up = %.0f k samples/s; "
+        std::printf("pipeline, sim zero delay, --interval 0: %llu stimuli in %.2f s incl. set-up = "
+                    "%.0f k samples/s; "
                     "median %.0f ns; overflows %llu, disturbed %llu\n",
                     static_cast<unsigned long long>(r.summary.stimuli), secs,
-                    static_cast<double>(r.summary.stimuli) / secs / 1e3, static_cast<double>(r.summary.p50_ns),
+                    static_cast<double>(r.summary.stimuli) / secs / 1e3,
+                    static_cast<double>(r.summary.p50_ns),
                     static_cast<unsigned long long>(r.summary.overflows),
                     static_cast<unsigned long long>(r.summary.disturbed));
     }

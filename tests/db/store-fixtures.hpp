@@ -243,8 +243,8 @@ inline populated populate(store& s)
     }
     s.finish_run(p.load, run_status::interrupted, t + hour + 20'000'000'000);
 
-    p.floor =
-        s.begin_run(sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor", t - hour, run_kind::floor));
+    p.floor = s.begin_run(
+        sample_run("0a0b0c0d-0e0f-4000-8000-000000000f10", "floor", t - hour, run_kind::floor));
     s.commit_interval(p.floor, simple_commit(0, t - hour).view());
     s.finish_run(p.floor, run_status::complete, t - hour + 10'000'000'000);
     return p;

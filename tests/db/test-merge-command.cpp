@@ -26,8 +26,8 @@ std::string irqloop_cmd(const std::string& args)
 void record(const std::string& db, const std::string& label)
 {
     const auto r = run_shell(irqloop_cmd("run --samples 2000 --interval 20us --progress none "
-                                           "--db '" +
-                                           db + "' --label " + label));
+                                         "--db '" +
+                                         db + "' --label " + label));
     INFO(r.out);
     REQUIRE(r.status == 0);
 }

@@ -201,8 +201,8 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     {
         const auto path = dir.file("other.db");
         REQUIRE(run_shell("sqlite3 '" + path +
-                            "' 'CREATE TABLE customers (name TEXT); INSERT INTO customers "
-                            "VALUES (\"ada\")'")
+                          "' 'CREATE TABLE customers (name TEXT); INSERT INTO customers "
+                          "VALUES (\"ada\")'")
                     .status == 0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("not irqloop's"));
@@ -211,9 +211,8 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another application_id, even without tables")
     {
         const auto path = dir.file("app.db");
-        REQUIRE(
-            run_shell("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
-            0);
+        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
+                0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("0x000004D2"));
     }
@@ -221,8 +220,8 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     {
         const auto path = dir.file("wal.db");
         REQUIRE(run_shell("sqlite3 '" + path +
-                            "' 'PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t "
-                            "VALUES (1)'")
+                          "' 'PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t "
+                          "VALUES (1)'")
                     .status == 0);
         require_refused(path);
     }
@@ -234,7 +233,8 @@ TEST_CASE("store refuses a file from a newer irqloop and leaves it untouched", "
     const auto path = dir.file("newer.db");
     {
         store s(path);
-        s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), run_status::complete, t_start + 1);
+        s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), run_status::complete,
+                     t_start + 1);
     }
     REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA user_version = 7'").status == 0);
     auto e = require_refused(path);
@@ -266,8 +266,7 @@ TEST_CASE("store refuses a corrupt file and leaves it untouched", "[db]")
             store s(path);
             s.begin_run(sample_run("uuid-damaged", "d", t_start));
         }
-        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
-                0);
+        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status == 0);
         auto bytes = file_bytes(path).value();
         REQUIRE(bytes.size() > 4096);
         for (std::size_t i = 100; i < 4096; ++i) // page 1 after the header: sqlite_schema
@@ -311,9 +310,8 @@ TEST_CASE("store refuses a path it cannot write and creates nothing", "[db]")
             s.finish_run(s.begin_run(sample_run("uuid-ro", "ro", t_start)), run_status::complete,
                          t_start + 1);
         }
-        REQUIRE(
-            run_shell("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
-            0);
+        REQUIRE(run_shell("sqlite3 '" + existing + "' 'PRAGMA wal_checkpoint(TRUNCATE)'").status ==
+                0);
         if (!fs.make_read_only())
             SKIP("cannot remount the tmpfs read-only");
         auto e = require_refused(fs.file("new.db"));

@@ -22,8 +22,9 @@ TEST_CASE("ftdi end to end: irqloop run --hw ftdi:sim=ft232h --samples 20K, then
     const std::string db = dir / "ftdi.db";
     // The simulated far end answers after normal(8 us, 1 us): its median is 8000 ns. Priority 0:
     // the sampler blocks in USB transfers and does not need SCHED_FIFO here.
-    auto r = run_process({IRQLOOP_BIN, "run", "--hw", "ftdi:sim=ft232h,model=normal,mean=8us,sd=1us,seed=5",
-                          "--samples", "20K", "--db", db, "--progress", "none", "--priority", "0"});
+    auto r = run_process({IRQLOOP_BIN, "run", "--hw",
+                          "ftdi:sim=ft232h,model=normal,mean=8us,sd=1us,seed=5", "--samples", "20K",
+                          "--db", db, "--progress", "none", "--priority", "0"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.out, ContainsSubstring("complete, 20000 samples"));
@@ -41,6 +42,7 @@ TEST_CASE("ftdi end to end: irqloop run --hw ftdi:sim=ft232h --samples 20K, then
     std::smatch m;
     REQUIRE(std::regex_search(rep.out, m, std::regex(R"(p50[^0-9\n]*([0-9]+(\.[0-9]+)?))")));
     const double p50 = std::strtod(m[1].str().c_str(), nullptr);
-    std::printf("ftdi end to end: stored p50 %.1f ns, model median 8000 ns, tick %.1f ns\n", p50, tick);
+    std::printf("ftdi end to end: stored p50 %.1f ns, model median 8000 ns, tick %.1f ns\n", p50,
+                tick);
     CHECK(std::abs(p50 - 8000.0) <= 2 * tick);
 }

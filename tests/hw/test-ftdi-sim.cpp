@@ -329,8 +329,10 @@ TEST_CASE("ftdi sim: the trigger pin named by --trigger-line is driven", "[ftdi]
     ftdi_sim_config c;
     ftdi_options o;
     auto r = make_rig("sim:model=fixed,value=5us", c, o);
-    CHECK_THROWS_WITH(r.lines->open_trigger("ADBUS4"), Catch::Matchers::ContainsSubstring("out= or in="));
-    CHECK_THROWS_WITH(r.lines->open_trigger("ADBUS1"), Catch::Matchers::ContainsSubstring("not a free pin"));
+    CHECK_THROWS_WITH(r.lines->open_trigger("ADBUS4"),
+                      Catch::Matchers::ContainsSubstring("out= or in="));
+    CHECK_THROWS_WITH(r.lines->open_trigger("ADBUS1"),
+                      Catch::Matchers::ContainsSubstring("not a free pin"));
     REQUIRE(r.lines->open_trigger("ADBUS5"));
     r.lines->trigger(true);
     REQUIRE(r.lines->sense() >= 0); // a round trip: the chip has executed the pin write

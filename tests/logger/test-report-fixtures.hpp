@@ -167,8 +167,9 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
         }
         s.latency_cycles = std::uint64_t(lat);
         // The bracket: the two polls around the answer, or the stall that disturbed it.
-        s.bracket_cycles = (s.flags & db::flag_lost) ? 0 : std::min<std::uint32_t>(
-                               std::uint32_t(lat), 2 * s.max_gap_cycles);
+        s.bracket_cycles = (s.flags & db::flag_lost)
+                               ? 0
+                               : std::min<std::uint32_t>(std::uint32_t(lat), 2 * s.max_gap_cycles);
         batch.push_back(s);
         if (batch.size() == 256) {
             rec.add(batch);

@@ -10,15 +10,16 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <thread>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace irqloop::test;
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
 
-namespace {
+namespace
+{
 
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string responder_bin = IRQLOOP_RESPONDER_BIN;
@@ -43,12 +44,13 @@ std::string query_text(const std::string& db, const std::string& sql)
 
 } // namespace
 
-TEST_CASE("run: bad options are refused with irqloop: what: why (hint) and exit 2, creating nothing", "[run][cli]")
+TEST_CASE(
+    "run: bad options are refused with irqloop: what: why (hint) and exit 2, creating nothing",
+    "[run][cli]")
 {
     temp_dir dir;
     const std::string db = dir / "x.db";
-    struct bad
-    {
+    struct bad {
         std::vector<std::string> args;
         const char* expect;
     };
@@ -77,12 +79,13 @@ TEST_CASE("run: bad options are refused with irqloop: what: why (hint) and exit 
     }
 }
 
-TEST_CASE("run: a target that never answers ends promptly with every sample lost", "[run][cli][lost]")
+TEST_CASE("run: a target that never answers ends promptly with every sample lost",
+          "[run][cli][lost]")
 {
     temp_dir dir;
     const std::string db = dir / "lost.db";
-    auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms", "--db", db,
-                      "--progress", "none"});
+    auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms",
+                          "--db", db, "--progress", "none"});
     INFO(r.out << r.err);
     CHECK(r.status == 0);
     CHECK(r.seconds < 10);
@@ -92,14 +95,17 @@ TEST_CASE("run: a target that never answers ends promptly with every sample lost
     CHECK(query_int(db, "SELECT sum(value) FROM events WHERE kind = 'lost'") == 1000);
 }
 
-TEST_CASE("run: with a loss probability of 1e-3 the run completes and counts the losses", "[run][cli][lost]")
+TEST_CASE("run: with a loss probability of 1e-3 the run completes and counts the losses",
+          "[run][cli][lost]")
 {
     temp_dir dir;
     const std::string db = dir / "p.db";
     // The simulated target gets SCHED_FIFO and a CPU of its own, so a busy machine does not
     // preempt it past the timeout; 0.25 s of two spinning RT threads stays under RT throttling.
-    auto r = run_irqloop({"run", "--hw", "sim:model=fixed,value=2us,loss_p=1e-3,seed=4,cpu=1,priority=70", "--cpu", "0", "--samples", "50k",
-                      "--interval", "5us", "--timeout", "200us", "--db", db, "--progress", "none"});
+    auto r = run_irqloop({"run", "--hw",
+                          "sim:model=fixed,value=2us,loss_p=1e-3,seed=4,cpu=1,priority=70", "--cpu",
+                          "0", "--samples", "50k", "--interval", "5us", "--timeout", "200us",
+                          "--db", db, "--progress", "none"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     auto lost = query_int(db, "SELECT lost FROM runs");
@@ -115,7 +121,8 @@ TEST_CASE("run: --duration bounds the run by time", "[run][cli]")
 {
     temp_dir dir;
     const std::string db = dir / "d.db";
-    auto r = run_irqloop({"run", "--duration", "1500ms", "--interval", "50us", "--db", db, "--progress", "none"});
+    auto r = run_irqloop(
+        {"run", "--duration", "1500ms", "--interval", "50us", "--db", db, "--progress", "none"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.seconds < 10);
@@ -125,12 +132,13 @@ TEST_CASE("run: --duration bounds the run by time", "[run][cli]")
     CHECK(query_int(db, "SELECT duration_ns FROM runs") == 1'500'000'000);
 }
 
-TEST_CASE("run: SIGINT stops cleanly, commits the open interval and marks the run interrupted", "[run][cli][signal]")
+TEST_CASE("run: SIGINT stops cleanly, commits the open interval and marks the run interrupted",
+          "[run][cli][signal]")
 {
     temp_dir dir;
     const std::string db = dir / "int.db";
-    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms", "--db", db,
-                          "--progress", "none", "--label", "sigint"},
+    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms",
+                          "--db", db, "--progress", "none", "--label", "sigint"},
                          dir / "log");
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
     p.signal(SIGINT);
@@ -138,18 +146,21 @@ TEST_CASE("run: SIGINT stops cleanly, commits the open interval and marks the ru
     CHECK(rc == 130);
     CHECK(query_text(db, "SELECT status FROM runs") == "interrupted");
     CHECK(query_int(db, "SELECT count(*) FROM intervals") >= 3);
-    CHECK(query_int(db, "SELECT samples FROM runs") == query_int(db, "SELECT sum(samples) FROM intervals"));
+    CHECK(query_int(db, "SELECT samples FROM runs") ==
+          query_int(db, "SELECT sum(samples) FROM intervals"));
     CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'signal'") == 1);
     CHECK(query_int(db, "SELECT count(*) FROM histogram") > 0);
     CHECK(query_text(db, "PRAGMA integrity_check") == "ok");
 }
 
-TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and is marked interrupted on next open", "[run][cli][signal]")
+TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and is marked "
+          "interrupted on next open",
+          "[run][cli][signal]")
 {
     temp_dir dir;
     const std::string db = dir / "kill.db";
-    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms", "--db", db,
-                          "--progress", "none", "--label", "sigkill"},
+    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms",
+                          "--db", db, "--progress", "none", "--label", "sigkill"},
                          dir / "log");
     std::this_thread::sleep_for(std::chrono::milliseconds(2800));
     p.signal(SIGKILL);
@@ -168,7 +179,8 @@ TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and 
           query_int(db, "SELECT sum(samples) FROM intervals WHERE run_id = 1"));
 }
 
-TEST_CASE("run: the shm wire measures a separate irqloop-responder process end to end", "[run][cli][shm]")
+TEST_CASE("run: the shm wire measures a separate irqloop-responder process end to end",
+          "[run][cli][shm]")
 {
     temp_dir dir;
     const std::string db = dir / "shm.db";
@@ -178,15 +190,16 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
         {
             // Both ends SCHED_FIFO: a loaded machine must not preempt the responder for a
             // whole timeout; 20k samples at 20 us stay well under RT throttling.
-            background_process resp({responder_bin, "--hw", "shm:name=" + name + ",answer=follow", "--answer",
-                                     "follow", "--mode", mode, "--priority", "70", "--report", "0"},
+            background_process resp({responder_bin, "--hw", "shm:name=" + name + ",answer=follow",
+                                     "--answer", "follow", "--mode", mode, "--priority", "70",
+                                     "--report", "0"},
                                     dir / (std::string("resp-") + mode + ".log"));
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
             // The event-mode responder's drive() is a futex wake of microseconds, inside every
             // bracket: an explicit gap limit, as docs/backends/shm.md advises.
-            auto r = run_irqloop({"run", "--hw", "shm:name=" + name + ",answer=follow", "--samples", "20k", "--interval", "20us",
-                              "--gap-limit", "100us",
-                              "--db", db, "--label", std::string("shm-") + mode, "--progress", "none"});
+            auto r = run_irqloop({"run", "--hw", "shm:name=" + name + ",answer=follow", "--samples",
+                                  "20k", "--interval", "20us", "--gap-limit", "100us", "--db", db,
+                                  "--label", std::string("shm-") + mode, "--progress", "none"});
             INFO(r.out << r.err);
             CHECK(r.status == 0);
             resp.signal(SIGTERM);
@@ -196,7 +209,8 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
             // A shared, loaded machine can preempt the responder past the timeout now and then.
             CHECK(query_int(db, "SELECT lost" + where) <= 1000);
             CHECK(query_int(db, "SELECT samples" + where) > 10000);
-            CHECK(query_text(db, "SELECT backend" + where) == "shm:name=" + name + ",answer=follow");
+            CHECK(query_text(db, "SELECT backend" + where) ==
+                  "shm:name=" + name + ",answer=follow");
         }
     }
     shm_unlink(("/irqloop-" + name).c_str());

@@ -14,8 +14,9 @@ int main()
     // Emulation is slow and noisy: a looser agreement than on hardware, same code path.
     auto c = calibrate_clock(false, 2000, 100'000'000, 12);
     double rel = std::fabs(c.hz - static_cast<double>(frq)) / static_cast<double>(frq);
-    std::printf("source %s, calibrated %.0f Hz, CNTFRQ_EL0 %llu Hz, difference %.4f %%, read %.1f ns\n",
-                cycle_source(), c.hz, static_cast<unsigned long long>(frq), rel * 100, c.read_cost_ns);
+    std::printf(
+        "source %s, calibrated %.0f Hz, CNTFRQ_EL0 %llu Hz, difference %.4f %%, read %.1f ns\n",
+        cycle_source(), c.hz, static_cast<unsigned long long>(frq), rel * 100, c.read_cost_ns);
     std::uint64_t a = cycles(), b = cycles();
     bool ok = std::string_view(cycle_source()) == "cntvct" && b >= a && rel < 0.01;
     std::printf("%s\n", ok ? "PASS" : "FAIL");
