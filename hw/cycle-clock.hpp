@@ -41,6 +41,15 @@ inline std::int64_t monotonic_raw_ns() noexcept
     return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+/** @brief CLOCK_MONOTONIC in nanoseconds: the clock of the kernel's GPIO event stamps and of
+ *  the logger's host-side timeouts. */
+inline std::int64_t monotonic_ns() noexcept
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 /** @brief The result of calibrating the cycle counter. */
 struct clock_info final {
     std::string source;       ///< "tsc", "cntvct" or "monotonic_raw"

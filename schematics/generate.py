@@ -210,6 +210,89 @@ class sheet:
         (folder / f"{self.name}.kicad_pro").write_text(json.dumps(project, indent=2) + "\n")
 
 
+RFIELDS = {"Reference": (0, -2.54, 90, None), "Value": (0, 2.54, 90, None)}
+FLAG_FIELDS = {"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)}
+
+
+def flagged(s, flags, p, end, branch):
+    """The supplies come from connectors, so a PWR_FLAG tells ERC who drives each."""
+    mid = ((p[0] + end[0]) / 2, (p[1] + end[1]) / 2)
+    s.wire(p, mid)
+    s.wire(mid, end)
+    s.wire(mid, branch)
+    s.junction(mid)
+    s.symbol("power:PWR_FLAG", f"#FLG0{len(flags) + 1}", "PWR_FLAG", branch[0], branch[1],
+             fields=FLAG_FIELDS)
+    flags.append(branch)
+
+
+def series(s, ref, at):
+    """A 330 ohm series resistor, horizontal; its two ends, left first."""
+    part = s.symbol("Device:R", ref, "330", at[0], at[1], rot=90, fields=RFIELDS)
+    a, b = sorted([s.pin(part, 1), s.pin(part, 2)])
+    return a, b
+
+
+def translators(s, out, inp, trig, rx):
+    """U1-U3 (SN74LVC1T45) between the logger's 3.3 V lines and R1-R3, with their supplies and
+    decoupling. U1 and U3 send stimulus and trigger A -> B (DIR high); U2 brings the response
+    back B -> A (DIR low). Returns R1's, R2's and R3's ends."""
+    sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
+    ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
+    u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 50.8, fields=ufields)
+    u3 = s.symbol(sym, "U3", "SN74LVC1T45", 116.84, trig[1], fields=ufields)
+    u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 142.24, fields=ufields)
+    r1 = series(s, "R1", (rx, 50.8))
+    r3 = series(s, "R3", (rx, trig[1]))
+    r2 = series(s, "R2", (rx, 142.24))
+    s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
+    u2a = s.pin(u2, 3)
+    s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
+    s.wire(trig, s.pin(u3, 3))
+    for u, r_end, net in ((u1, r1[0], "STIM_VIO"), (u3, r3[0], "TRIG_VIO")):
+        s.wire(s.pin(u, 4), r_end)
+        s.label(net, s.pin(u, 4))
+    s.wire(r2[0], s.pin(u2, 4))
+    s.label("RESP_VIO", r2[0], 180)
+
+    def supply(u, dir_net, note):
+        vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
+        for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
+            s.wire(p, (p[0], p[1] - 5.08))
+            s.label(net, (p[0], p[1] - 5.08), 90)
+        s.wire(gnd, (gnd[0], gnd[1] + 2.54))
+        s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
+        s.wire(direction, (direction[0] - 5.08, direction[1]))
+        s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
+        s.text(note, (u["x"] + 3.81, u["y"] + 13.97))
+
+    supply(u1, "+3V3", "DIR high: A -> B")
+    supply(u3, "+3V3", "DIR high: A -> B")
+    supply(u2, "GND", "DIR low: B -> A")
+
+    # One 100 nF per supply pin, placed at the pins on a board; drawn here in a row.
+    s.text("Decoupling: one 100 nF per translator supply pin, close to the pin", (22.86, 160.02))
+    cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
+    for i, net in enumerate(("+3V3", "VIO") * 3):
+        cap = s.symbol("Device:C", f"C{i + 1}", "100n", 27.94 + 15.24 * i, 175.26, fields=cfields)
+        a, b = s.pin(cap, 1), s.pin(cap, 2)
+        s.wire(a, (a[0], a[1] - 2.54))
+        s.label(net, (a[0], a[1] - 2.54), 180)
+        s.wire(b, (b[0], b[1] + 2.54))
+        s.label("GND", (b[0], b[1] + 2.54), 180)
+    return r1, r2, r3
+
+
+def logger_side_labels(s, out, inp, trig, r1b, r2b, r3b):
+    """The 3.3 V nets at the logger's pins, and STIM/RESP/TRIG past the series resistors."""
+    s.label("STIM_3V3", out)
+    s.label("RESP_3V3", inp)
+    s.label("TRIG_3V3", trig)
+    for end, net in ((r1b, "STIM"), (r2b, "RESP"), (r3b, "TRIG")):
+        s.wire(end, (end[0] + 12.7, end[1]))
+        s.label(net, (end[0] + 12.7, end[1]), 180)
+
+
 def parport(lib):
     s = sheet("parport", "irqloop parport: lpptest crossed cable", lib)
     s.comments = [
@@ -275,96 +358,29 @@ def gpiod(lib, shifted):
     pi = s.symbol("Connector:Raspberry_Pi_2_3", "J1", "Raspberry Pi 40-pin header: LOGGER", 55.88, 91.44,
                   mirror="y", fields={"Reference": (12.7, -34.29, 0, "left"), "Value": (0, 41.91, 0, None)})
     out, trig, inp = s.pin(pi, 11), s.pin(pi, 15), s.pin(pi, 13)
-    r = "Device:R"
-    rfields = {"Reference": (0, -2.54, 90, None), "Value": (0, 2.54, 90, None)}
     flags = []
-
-    def flagged(p, end, branch):
-        """The supplies come from connectors, so a PWR_FLAG tells ERC who drives each."""
-        mid = ((p[0] + end[0]) / 2, (p[1] + end[1]) / 2)
-        s.wire(p, mid)
-        s.wire(mid, end)
-        s.wire(mid, branch)
-        s.junction(mid)
-        s.symbol("power:PWR_FLAG", f"#FLG0{len(flags) + 1}", "PWR_FLAG", branch[0], branch[1],
-                 fields={"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)})
-        flags.append(branch)
-
-    def series(ref, at):
-        part = s.symbol(r, ref, "330", at[0], at[1], rot=90, fields=rfields)
-        a, b = sorted([s.pin(part, 1), s.pin(part, 2)])
-        return a, b
 
     rx = 149.86
     if shifted:
-        # U1 and U3 send stimulus and trigger A -> B (DIR high); U2 brings the response back
-        # B -> A (DIR low).
-        sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
-        ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
-        u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 50.8, fields=ufields)
-        u3 = s.symbol(sym, "U3", "SN74LVC1T45", 116.84, trig[1], fields=ufields)
-        u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 142.24, fields=ufields)
-        r1a, r1b = series("R1", (rx, 50.8))
-        r3a, r3b = series("R3", (rx, trig[1]))
-        r2a, r2b = series("R2", (rx, 142.24))
-        s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
-        u2a = s.pin(u2, 3)
-        s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
-        s.wire(trig, s.pin(u3, 3))
-        for u, r_end, net in ((u1, r1a, "STIM_VIO"), (u3, r3a, "TRIG_VIO")):
-            s.wire(s.pin(u, 4), r_end)
-            s.label(net, s.pin(u, 4))
-        s.wire(r2a, s.pin(u2, 4))
-        s.label("RESP_VIO", r2a, 180)
-
-        def supply(u, dir_net, note):
-            vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
-            for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
-                s.wire(p, (p[0], p[1] - 5.08))
-                s.label(net, (p[0], p[1] - 5.08), 90)
-            s.wire(gnd, (gnd[0], gnd[1] + 2.54))
-            s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
-            s.wire(direction, (direction[0] - 5.08, direction[1]))
-            s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
-            s.text(note, (u["x"] + 3.81, u["y"] + 13.97))
-
-        supply(u1, "+3V3", "DIR high: A -> B")
-        supply(u3, "+3V3", "DIR high: A -> B")
-        supply(u2, "GND", "DIR low: B -> A")
-
-        # One 100 nF per supply pin, placed at the pins on a board; drawn here in a row.
-        s.text("Decoupling: one 100 nF per translator supply pin, close to the pin", (22.86, 160.02))
-        cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
-        for i, net in enumerate(("+3V3", "VIO") * 3):
-            cap = s.symbol("Device:C", f"C{i + 1}", "100n", 27.94 + 15.24 * i, 175.26, fields=cfields)
-            a, b = s.pin(cap, 1), s.pin(cap, 2)
-            s.wire(a, (a[0], a[1] - 2.54))
-            s.label(net, (a[0], a[1] - 2.54), 180)
-            s.wire(b, (b[0], b[1] + 2.54))
-            s.label("GND", (b[0], b[1] + 2.54), 180)
+        (r1a, r1b), (r2a, r2b), (r3a, r3b) = translators(s, out, inp, trig, rx)
     else:
-        r1a, r1b = series("R1", (rx, out[1]))
-        r3a, r3b = series("R3", (rx, trig[1]))
-        r2a, r2b = series("R2", (rx, inp[1]))
+        r1a, r1b = series(s, "R1", (rx, out[1]))
+        r3a, r3b = series(s, "R3", (rx, trig[1]))
+        r2a, r2b = series(s, "R2", (rx, inp[1]))
         s.wire(out, r1a)
         s.wire(inp, r2a)
         s.wire(trig, r3a)
-    s.label("STIM_3V3", out)
-    s.label("RESP_3V3", inp)
-    s.label("TRIG_3V3", trig)
-    for end, net in ((r1b, "STIM"), (r2b, "RESP"), (r3b, "TRIG")):
-        s.wire(end, (end[0] + 12.7, end[1]))
-        s.label(net, (end[0] + 12.7, end[1]), 180)
+    logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
 
     # Pi power: 3V3 (pins 1, 17) feeds VCCA; GND (pin 9, stacked with the other grounds).
     v3 = s.pin(pi, 1)
     if shifted:
-        flagged(v3, (v3[0], v3[1] - 7.62), (v3[0] - 7.62, v3[1] - 3.81))
+        flagged(s, flags, v3, (v3[0], v3[1] - 7.62), (v3[0] - 7.62, v3[1] - 3.81))
         s.label("+3V3", (v3[0], v3[1] - 7.62), 90)
     else:
         s.no_connect(v3)
     g = s.pin(pi, 9)
-    flagged(g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
+    flagged(s, flags, g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
     s.label("GND", (g[0], g[1] + 5.08), 180)
     s.no_connect(s.pin(pi, 2))
     wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
@@ -382,7 +398,7 @@ def gpiod(lib, shifted):
             s.no_connect(p)
             continue
         if net == "VIO":
-            flagged(p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
+            flagged(s, flags, p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
         else:
             s.wire(p, (p[0] - 7.62, p[1]))
         s.label(net, (p[0] - 7.62, p[1]), 0)
@@ -414,79 +430,15 @@ def ftdi(lib):
                   55.88, 91.44, mirror="y",
                   fields={"Reference": (0, -13.97, 0, None), "Value": (0, 16.51, 0, None)})
     out, trig, inp = s.pin(ft, 5), s.pin(ft, 6), s.pin(ft, 3)
-    r = "Device:R"
-    rfields = {"Reference": (0, -2.54, 90, None), "Value": (0, 2.54, 90, None)}
     flags = []
 
-    def flagged(p, end, branch):
-        """The supplies come from connectors, so a PWR_FLAG tells ERC who drives each."""
-        mid = ((p[0] + end[0]) / 2, (p[1] + end[1]) / 2)
-        s.wire(p, mid)
-        s.wire(mid, end)
-        s.wire(mid, branch)
-        s.junction(mid)
-        s.symbol("power:PWR_FLAG", f"#FLG0{len(flags) + 1}", "PWR_FLAG", branch[0], branch[1],
-                 fields={"Reference": (0, 2.54, 0, None), "Value": (0, -3.81, 0, None)})
-        flags.append(branch)
-
-    def series(ref, at):
-        part = s.symbol(r, ref, "330", at[0], at[1], rot=90, fields=rfields)
-        a, b = sorted([s.pin(part, 1), s.pin(part, 2)])
-        return a, b
-
     rx = 149.86
-    sym = "Logic_LevelTranslator:SN74LVC1T45DBV"
-    ufields = {"Reference": (5.08, -11.43, 0, "left"), "Value": (3.81, 10.16, 0, "left")}
-    u1 = s.symbol(sym, "U1", "SN74LVC1T45", 116.84, 50.8, fields=ufields)
-    u3 = s.symbol(sym, "U3", "SN74LVC1T45", 116.84, trig[1], fields=ufields)
-    u2 = s.symbol(sym, "U2", "SN74LVC1T45", 116.84, 142.24, fields=ufields)
-    r1a, r1b = series("R1", (rx, 50.8))
-    r3a, r3b = series("R3", (rx, trig[1]))
-    r2a, r2b = series("R2", (rx, 142.24))
-    s.wire(out, (93.98, out[1]), (93.98, s.pin(u1, 3)[1]), s.pin(u1, 3))
-    u2a = s.pin(u2, 3)
-    s.wire(inp, (99.06, inp[1]), (99.06, u2a[1]), u2a)
-    s.wire(trig, s.pin(u3, 3))
-    for u, r_end, net in ((u1, r1a, "STIM_VIO"), (u3, r3a, "TRIG_VIO")):
-        s.wire(s.pin(u, 4), r_end)
-        s.label(net, s.pin(u, 4))
-    s.wire(r2a, s.pin(u2, 4))
-    s.label("RESP_VIO", r2a, 180)
-
-    def supply(u, dir_net, note):
-        vcca, vccb, gnd, direction = s.pin(u, 1), s.pin(u, 6), s.pin(u, 2), s.pin(u, 5)
-        for p, net in ((vcca, "+3V3"), (vccb, "VIO")):
-            s.wire(p, (p[0], p[1] - 5.08))
-            s.label(net, (p[0], p[1] - 5.08), 90)
-        s.wire(gnd, (gnd[0], gnd[1] + 2.54))
-        s.label("GND", (gnd[0], gnd[1] + 2.54), 180)
-        s.wire(direction, (direction[0] - 5.08, direction[1]))
-        s.label(dir_net, (direction[0] - 5.08, direction[1]), 180)
-        s.text(note, (u["x"] + 3.81, u["y"] + 13.97))
-
-    supply(u1, "+3V3", "DIR high: A -> B")
-    supply(u3, "+3V3", "DIR high: A -> B")
-    supply(u2, "GND", "DIR low: B -> A")
-
-    s.text("Decoupling: one 100 nF per translator supply pin, close to the pin", (22.86, 160.02))
-    cfields = {"Reference": (2.54, -1.27, 0, "left"), "Value": (2.54, 1.27, 0, "left")}
-    for i, net in enumerate(("+3V3", "VIO") * 3):
-        cap = s.symbol("Device:C", f"C{i + 1}", "100n", 27.94 + 15.24 * i, 175.26, fields=cfields)
-        a, b = s.pin(cap, 1), s.pin(cap, 2)
-        s.wire(a, (a[0], a[1] - 2.54))
-        s.label(net, (a[0], a[1] - 2.54), 180)
-        s.wire(b, (b[0], b[1] + 2.54))
-        s.label("GND", (b[0], b[1] + 2.54), 180)
-    s.label("STIM_3V3", out)
-    s.label("RESP_3V3", inp)
-    s.label("TRIG_3V3", trig)
-    for end, net in ((r1b, "STIM"), (r2b, "RESP"), (r3b, "TRIG")):
-        s.wire(end, (end[0] + 12.7, end[1]))
-        s.label(net, (end[0] + 12.7, end[1]), 180)
+    (r1a, r1b), (r2a, r2b), (r3a, r3b) = translators(s, out, inp, trig, rx)
+    logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
 
     # Breakout power: 3V3 (J1.10, from the board's regulator) feeds VCCA; GND (J1.9).
     v3 = s.pin(ft, 10)
-    flagged(v3, (v3[0] + 7.62, v3[1]), (v3[0] + 3.81, v3[1] + 5.08))
+    flagged(s, flags, v3, (v3[0] + 7.62, v3[1]), (v3[0] + 3.81, v3[1] + 5.08))
     s.label("+3V3", (v3[0] + 7.62, v3[1]), 0)
     g = s.pin(ft, 9)
     s.wire(g, (g[0] + 12.7, g[1]))
@@ -503,7 +455,7 @@ def ftdi(lib):
     for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
         p = s.pin(tgt, n)
         if net == "VIO":
-            flagged(p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
+            flagged(s, flags, p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
         else:
             s.wire(p, (p[0] - 7.62, p[1]))
         s.label(net, (p[0] - 7.62, p[1]), 0)

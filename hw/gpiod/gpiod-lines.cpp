@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "gpiod-lines.hpp"
+#include "cycle-clock.hpp"
 
 #include "error.hpp"
 #include "gpiod/gpiod-defaults.hpp"
@@ -228,13 +229,6 @@ const char* events_text(gpiod_events e)
     return "none";
 }
 
-std::int64_t now_ns() noexcept
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 } // namespace
 
 gpiod_line_id find_gpiod_line(const std::string& text, const std::string& default_chip,
@@ -367,11 +361,11 @@ void gpiod_lines::measure_poll_cost()
     constexpr int batches = 20, reads = 100;
     std::array<double, batches> per_read{};
     for (auto& cost : per_read) {
-        auto t0 = now_ns();
+        auto t0 = hw::monotonic_ns();
         for (int i = 0; i < reads; ++i)
             if (gpiod_line_request_get_value(in_request_.get(), in_.offset) < 0)
                 throw_from_errno(errno, "open gpiod line in=" + id_text(in_) + ": read");
-        cost = static_cast<double>(now_ns() - t0) / reads;
+        cost = static_cast<double>(hw::monotonic_ns() - t0) / reads;
     }
     std::nth_element(per_read.begin(), per_read.begin() + batches / 2, per_read.end());
     poll_cost_ns_ = per_read[batches / 2];

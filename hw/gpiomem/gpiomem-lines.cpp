@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "gpiomem-lines.hpp"
+#include "cycle-clock.hpp"
 
 #include "error.hpp"
 
@@ -14,23 +15,16 @@ namespace irqloop::hw
 namespace
 {
 
-std::int64_t now_ns() noexcept
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 /** Median over 20 batches of 100 calls of @p read, in ns per call. */
 template <typename F> double median_cost_ns(F read)
 {
     constexpr int batches = 20, reads = 100;
     std::array<double, batches> per_read{};
     for (auto& cost : per_read) {
-        auto t0 = now_ns();
+        auto t0 = hw::monotonic_ns();
         for (int i = 0; i < reads; ++i)
             read();
-        cost = static_cast<double>(now_ns() - t0) / reads;
+        cost = static_cast<double>(hw::monotonic_ns() - t0) / reads;
     }
     std::nth_element(per_read.begin(), per_read.begin() + batches / 2, per_read.end());
     return per_read[batches / 2];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "actions.hpp"
+#include "cycle-clock.hpp"
 
 #include "error.hpp"
 #include "load-process.hpp"
@@ -15,13 +16,6 @@ namespace irqloop::logger
 
 namespace
 {
-
-std::int64_t mono_ns()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 [[noreturn]] void bad(const std::string& text, const std::string& why, const std::string& hint)
 {
@@ -161,7 +155,7 @@ void action_runner::finish()
         if (finishing_.load() && !worker_.joinable())
             return;
         finishing_.store(true);
-        deadline_ns_.store(mono_ns() + finish_grace_ns_);
+        deadline_ns_.store(hw::monotonic_ns() + finish_grace_ns_);
         cv_.notify_one();
     }
     if (worker_.joinable())
@@ -213,7 +207,7 @@ db::event_row action_runner::run_one(const action_spec& a, const queued& q)
             break;
         }
         while (!p.exited()) {
-            if (finishing_.load() && mono_ns() > deadline_ns_.load())
+            if (finishing_.load() && hw::monotonic_ns() > deadline_ns_.load())
                 break;
             struct timespec ts {
                 0, 5'000'000

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "load-process.hpp"
+#include "cycle-clock.hpp"
 
 #include "error.hpp"
 
@@ -21,18 +22,6 @@ extern char** environ;
 
 namespace irqloop::logger
 {
-
-namespace
-{
-
-std::int64_t mono_ns()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-} // namespace
 
 std::string load_result::describe() const
 {
@@ -99,7 +88,7 @@ void load_process::start()
     }
     pid_ = pid;
     out_fd_ = fds[0];
-    start_ns_ = mono_ns();
+    start_ns_ = hw::monotonic_ns();
     result_.started = true;
     thread_ = std::thread([this] { monitor(); });
 }
@@ -140,7 +129,7 @@ void load_process::monitor()
         while ((r = waitpid(-pid_, &st, WNOHANG)) > 0) {
             if (r == pid_) {
                 raw_status_ = st;
-                end_ns_ = mono_ns();
+                end_ns_ = hw::monotonic_ns();
                 if (!stopping_.load())
                     by_itself_.store(true);
                 leader_done_.store(true);
@@ -158,7 +147,7 @@ void load_process::monitor()
                 std::lock_guard lk(mu_);
                 tail_.append(buf, static_cast<std::size_t>(n));
             }
-            end_ns_ = mono_ns();
+            end_ns_ = hw::monotonic_ns();
             gone_.store(true);
             return;
         }
@@ -171,8 +160,8 @@ load_result load_process::stop()
         return result_;
     stopping_.store(true);
     auto wait_gone = [&](std::int64_t ns) {
-        const std::int64_t until = mono_ns() + ns;
-        while (!gone_.load() && mono_ns() < until) {
+        const std::int64_t until = hw::monotonic_ns() + ns;
+        while (!gone_.load() && hw::monotonic_ns() < until) {
             struct timespec ts {
                 0, 5'000'000
             };
@@ -200,7 +189,8 @@ load_result load_process::stop()
             result_.status = 128 + result_.signal;
         }
     }
-    result_.seconds = static_cast<double>((end_ns_ ? end_ns_ : mono_ns()) - start_ns_) / 1e9;
+    result_.seconds =
+        static_cast<double>((end_ns_ ? end_ns_ : hw::monotonic_ns()) - start_ns_) / 1e9;
     result_.tail = tail();
     return result_;
 }
