@@ -8,6 +8,7 @@
 
 #include <SQLiteCpp/Exception.h>
 
+#include <algorithm>
 #include <sys/stat.h>
 #include <vector>
 
@@ -69,8 +70,10 @@ merge_result merge_into(store& dst, const std::string& src_path)
         sql::exec(db, "DELETE FROM temp.merge_map");
 
         std::string run_cols;
+        const auto src_run_cols = columns(db, "merge_src", "runs");
         for (const auto& c : columns(db, "main", "runs"))
-            if (c != "id")
+            if (c != "id" &&
+                std::find(src_run_cols.begin(), src_run_cols.end(), c) != src_run_cols.end())
                 run_cols += (run_cols.empty() ? "" : ", ") + c;
         sql::statement pick(db, "SELECT id, status, uuid IN (SELECT uuid FROM main.runs) "
                                 "FROM merge_src.runs ORDER BY id");
@@ -97,12 +100,18 @@ merge_result merge_into(store& dst, const std::string& src_path)
         }
         pick.reset();
 
-        for (const char* table : {"run_metadata", "intervals", "histogram", "worst", "exceedances",
-                                  "events", "raw_samples"}) {
+        for (const char* table : {"run_metadata", "intervals", "interval_histograms", "histogram",
+                                  "worst", "exceedances", "events", "raw_samples"}) {
+            // A source of an older schema version lacks newer tables and columns: what it
+            // lacks takes the column's default (NULL: not recorded), as an upgrade would.
+            const auto src_cols = columns(db, "merge_src", table);
+            if (src_cols.empty())
+                continue;
             std::string cols;
             std::string from;
             for (const auto& c : columns(db, "main", table)) {
-                if (c == "id" || c == "run_id")
+                if (c == "id" || c == "run_id" ||
+                    std::find(src_cols.begin(), src_cols.end(), c) == src_cols.end())
                     continue; // events get fresh ids; run_id is mapped
                 cols += ", " + c;
                 from += ", t." + c;

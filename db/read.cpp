@@ -350,6 +350,35 @@ std::vector<bucket_row> catalog::histogram(const run_record& run)
     return out;
 }
 
+std::vector<window_bucket_row> catalog::window_histograms(const run_record& run)
+{
+    std::vector<window_bucket_row> out;
+    if (impl_->version(run) < 3)
+        return out;
+    impl_->each_row(
+        run, "per-window histograms",
+        "SELECT idx, bucket, count FROM interval_histograms WHERE run_id = ? "
+        "ORDER BY idx, bucket",
+        [&](const sql::statement& q) {
+            out.push_back(window_bucket_row{u64(q, 0), static_cast<int>(q.int64(1)), u64(q, 2)});
+        });
+    return out;
+}
+
+bool catalog::has_window_histograms(const run_record& run) const
+{
+    if (impl_->version(run) < 3)
+        return false;
+    for (const auto& [k, v] : run.meta.metadata)
+        if (k == "logger.window_histogram")
+            return true;
+    bool any = false; // a run recorded by the recorder without run.cpp's metadata (tests)
+    impl_->each_row(run, "per-window histograms",
+                    "SELECT 1 FROM interval_histograms WHERE run_id = ? LIMIT 1",
+                    [&](const sql::statement&) { any = true; });
+    return any;
+}
+
 std::vector<sample_row> catalog::worst(const run_record& run, std::size_t limit)
 {
     std::vector<sample_row> out;

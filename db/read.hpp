@@ -124,6 +124,17 @@ public:
 
     /** @brief The run's intervals by index. */
     std::vector<interval_row> intervals(const run_record& run);
+    /**
+     * @brief The run's per-window histograms (schema version 3 on): non-empty buckets, by window
+     * index then bucket. Empty for a run recorded before version 3 (see has_window_histograms).
+     */
+    std::vector<window_bucket_row> window_histograms(const run_record& run);
+    /**
+     * @brief Whether the run was recorded with per-window histograms: its file is version 3 or
+     * later and its metadata names the bucket scheme (logger.window_histogram). A run without
+     * them reads "no per-window histograms in this run" in the heatmap.
+     */
+    bool has_window_histograms(const run_record& run) const;
     /** @brief The run's non-empty histogram buckets, by lo_ns. */
     std::vector<bucket_row> histogram(const run_record& run);
     /** @brief The run's top-K, worst first (rank 1 first); at most @p limit rows (0: all). */

@@ -157,6 +157,48 @@ struct bucket_row final {
 };
 
 /**
+ * @brief Per-window latency histograms (schema version 3, table interval_histograms): log-spaced
+ * buckets, four per octave. Bucket b holds [lo, hi): for b < 4, [b, b + 1) ns; above,
+ * lo = (4 + b % 4) << (b / 4 - 1) and hi = (5 + b % 4) << (b / 4 - 1), so a bucket is a quarter
+ * to a seventh of its lower edge wide. The same formula is the window_histograms view's.
+ */
+namespace window_buckets
+{
+/** @brief Buckets per power of two. */
+inline constexpr int per_octave = 4;
+/** @brief The stored encoding, in run metadata key logger.window_histogram. */
+inline constexpr const char* scheme = "log2/4";
+
+/** @brief The bucket holding @p ns (negative values as 0). */
+inline int index_of(std::int64_t ns) noexcept
+{
+    if (ns < 4)
+        return ns < 0 ? 0 : static_cast<int>(ns);
+    const int e = 63 - __builtin_clzll(static_cast<unsigned long long>(ns));
+    return 4 * (e - 1) + static_cast<int>((ns >> (e - 2)) & 3);
+}
+/** @brief The lower edge of bucket @p b, in ns. */
+inline std::int64_t lo_ns(int b) noexcept
+{
+    return b < 4 ? b : std::int64_t(4 + b % 4) << (b / 4 - 1);
+}
+/** @brief The upper edge (exclusive) of bucket @p b, in ns. */
+inline std::int64_t hi_ns(int b) noexcept
+{
+    return b < 4 ? b + 1 : std::int64_t(5 + b % 4) << (b / 4 - 1);
+}
+/** @brief Buckets a latency up to 2^62 ns can need. */
+inline constexpr int count = 4 * 62;
+} // namespace window_buckets
+
+/** @brief One non-empty bucket of one window's histogram (interval_histograms). */
+struct window_bucket_row final {
+    std::uint64_t interval = 0; ///< intervals.idx
+    int bucket = 0;             ///< see window_buckets
+    std::uint64_t count = 0;
+};
+
+/**
  * @brief "% above threshold": above_threshold over the answered stimuli (stimuli - lost).
  * The denominator is every answered sample because a disturbed sample whose proven lower bound
  * lies above the threshold counts as above it, in the statistics or not. 0 with no answer.

@@ -211,7 +211,7 @@ struct store::impl {
 
     sql::statement insert_run, insert_metadata, insert_interval, update_summary, insert_exceedance,
         insert_event, delete_worst, insert_worst, delete_histogram, insert_histogram, insert_raw,
-        finish;
+        insert_window_bucket, finish;
 
     impl(const std::string& p, store::mode mode)
         : path(p), m(mode),
@@ -579,6 +579,13 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                        "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
         for (const auto& b : c.histogram)
             sh.run_with(run_id, b.lo_ns, b.hi_ns, b.count);
+
+        auto& sb = d.prepared(d.insert_window_bucket,
+                              "INSERT INTO interval_histograms (run_id, idx, bucket, count) "
+                              "VALUES (?, ?, ?, ?)");
+        for (const auto& b : c.window_histogram)
+            if (b.count)
+                sb.run_with(run_id, iv.index, b.bucket, b.count);
     });
 }
 

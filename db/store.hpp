@@ -23,6 +23,9 @@ struct interval_commit final {
     std::span<const sample_row> worst;       ///< the whole top-K so far, worst first
     std::span<const bucket_row> histogram;   ///< the whole histogram so far, non-empty buckets
     std::span<const event_row> events;       ///< new events since the last commit
+    /// This window's latency histogram, non-empty buckets (window_buckets), its index ignored:
+    /// stored under interval.index.
+    std::span<const window_bucket_row> window_histogram = {};
 };
 
 /**

@@ -10,8 +10,10 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace irqloop::logger
@@ -87,7 +89,7 @@ std::string preamble(const plot_options& o, const std::string& title)
       << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
       << "set key top right noenhanced\n"
       << "set border 3\nset tics nomirror\n";
-    if (o.logx && o.kind != "timeline")
+    if (o.logx && (o.kind == "histogram" || o.kind == "cdf"))
         s << "set logscale x\n";
     return s.str();
 }
@@ -227,6 +229,163 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
     return s.str();
 }
 
+/** @brief What a heatmap or long-term plot draws, as rows for --data (tab-separated). */
+struct plot_data final {
+    std::string header;
+    std::vector<std::string> rows;
+};
+
+const char* const no_window_histograms = "no per-window histograms in this run";
+
+/**
+ * Heatmap: one column per stats window (its wall-clock span on x), one row per log-spaced
+ * bucket of the per-window histogram (latency on a log y axis), the samples as colour (log).
+ * Several runs are drawn along the same time axis. A run recorded before schema version 3 has
+ * no per-window histograms: it is named on stderr, and a plot of such runs only draws that
+ * sentence instead of failing.
+ */
+std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                           const plot_options& o, plot_data& data)
+{
+    data.header = "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount";
+    std::ostringstream cells;
+    std::uint64_t top = 0;
+    std::size_t with = 0;
+    for (const auto* r : runs) {
+        if (!cat.has_window_histograms(*r)) {
+            std::cerr << "irqloop: plot heatmap: " << r->name() << " (run " << r->id
+                      << "): " << no_window_histograms << " (recorded before schema version 3)\n";
+            continue;
+        }
+        ++with;
+        const auto iv = cat.intervals(*r);
+        std::map<std::uint64_t, const db::interval_row*> by_idx;
+        for (const auto& w : iv)
+            by_idx[w.index] = &w;
+        for (const auto& b : cat.window_histograms(*r)) {
+            auto w = by_idx.find(b.interval);
+            if (w == by_idx.end())
+                continue;
+            const auto lo = db::window_buckets::lo_ns(b.bucket);
+            const auto hi = db::window_buckets::hi_ns(b.bucket);
+            data.rows.push_back(std::to_string(r->id) + '\t' + std::to_string(b.interval) + '\t' +
+                                std::to_string(w->second->start_unix_ns) + '\t' +
+                                std::to_string(w->second->end_unix_ns) + '\t' + std::to_string(lo) +
+                                '\t' + std::to_string(hi) + '\t' + std::to_string(b.count));
+            char line[200];
+            std::snprintf(
+                line, sizeof line, "%.3f %.3f %s %s %llu\n", double(w->second->start_unix_ns) / 1e9,
+                double(w->second->end_unix_ns) / 1e9, num(in_unit(double(lo), o.unit)).c_str(),
+                num(in_unit(double(hi), o.unit)).c_str(), static_cast<unsigned long long>(b.count));
+            cells << line;
+            top = std::max(top, b.count);
+        }
+    }
+    std::ostringstream s;
+    const std::string title = runs.size() == 1 ? "latency per stats window: " + runs[0]->name()
+                                               : "latency per stats window";
+    s << preamble(o, title);
+    s << "set key off\nset xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
+      << "set autoscale xfix\n"
+      << "set xlabel 'logger wall-clock time (UTC), one column per stats window'\n"
+      << "set ylabel 'latency (" << unit_name(o.unit) << "), 4 buckets per octave'\n";
+    if (with == 0 || top == 0) {
+        // Nothing to colour: say why in the picture, and draw an empty frame.
+        const std::string why = with == 0 ? std::string(no_window_histograms)
+                                          : "no samples in the per-window histograms";
+        std::cerr << "irqloop: plot heatmap: " << why << "\n";
+        s << "unset xdata\nset format x ''\nset xrange [0:1]\nset yrange [0:1]\n"
+          << "unset ytics\nunset xtics\nset ylabel ''\n"
+          << "set label 1 " << gnuplot_quote(why) << " at 0.5,0.5 center font 'sans,14'\n"
+          << "plot 2 notitle\n";
+        return s.str();
+    }
+    s << "set logscale y\nset logscale cb\nset cbrange [1:" << std::max<std::uint64_t>(top, 2)
+      << "]\nset cblabel 'samples in the window and bucket'\nset colorbox\n"
+      << "set palette defined (0 '#fff7bc', 1 '#fec44f', 2 '#d95f0e', 3 '#7f0000', 4 '#000000')\n"
+      << "$cells << EOD\n"
+      << cells.str() << "EOD\n"
+      << "plot $cells using (($1+$2)/2):(sqrt($3*$4)):1:2:3:4:5 with boxxyerror "
+         "fs solid 1.0 noborder lc palette\n";
+    return s.str();
+}
+
+/**
+ * The long-term view OSADL draws for its nightly runs: every stats window's maximum over
+ * wall-clock time, across every selected run (typically --label L over weeks), one series per
+ * label, on a log axis. A window's max is the proven one (a disturbed sample by its upper bound
+ * when its lower bound beat every clean one), and every schema version stores it, so old runs
+ * take part.
+ */
+std::string long_term_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                             const plot_options& o, plot_data& data)
+{
+    data.header = "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples";
+    std::vector<std::string> labels;
+    std::map<std::string, std::ostringstream> series;
+    std::size_t points = 0;
+    for (const auto* r : runs) {
+        const std::string name = r->meta.label.empty() ? "(no label)" : r->meta.label;
+        if (!series.count(name))
+            labels.push_back(name);
+        auto& out = series[name];
+        for (const auto& w : cat.intervals(*r)) {
+            if (!w.samples)
+                continue;
+            data.rows.push_back(std::to_string(r->id) + '\t' + r->meta.label + '\t' +
+                                std::to_string(w.index) + '\t' + std::to_string(w.start_unix_ns) +
+                                '\t' + std::to_string(w.end_unix_ns) + '\t' +
+                                std::to_string(w.max_ns) + '\t' + std::to_string(w.samples));
+            char line[120];
+            std::snprintf(line, sizeof line, "%.3f %s\n",
+                          (double(w.start_unix_ns) + double(w.end_unix_ns)) / 2e9,
+                          num(in_unit(double(w.max_ns), o.unit)).c_str());
+            out << line;
+            ++points;
+        }
+    }
+    if (!points)
+        throw error("plot long-term", "the selected runs have no committed interval with samples",
+                    "plot runs that recorded at least one interval");
+    std::ostringstream s;
+    s << preamble(o, "maximum per stats window, " + std::to_string(runs.size()) + " run" +
+                         (runs.size() == 1 ? "" : "s"));
+    s << "set key below\nset xdata time\nset timefmt '%s'\nset format x '%m-%d\\n%H:%M'\n"
+      << "set xlabel 'logger wall-clock time (UTC)'\n"
+      << "set ylabel 'max latency per window (" << unit_name(o.unit) << ")'\n";
+    if (!o.linear)
+        s << "set logscale y\n";
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        s << "$max" << i << " << EOD\n" << series[labels[i]].str() << "EOD\n";
+    s << "plot ";
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        s << (i ? ", \\\n     " : "") << "$max" << i << " using 1:2 with impulses lw 1 lc " << i + 1
+          << " notitle, $max" << i << " using 1:2 with points pt 7 ps 0.3 lc " << i + 1 << " title "
+          << gnuplot_quote(labels[i]);
+    s << '\n';
+    return s.str();
+}
+
+void write_data(const std::string& path, const plot_data& d)
+{
+    std::ostringstream text;
+    text << d.header << '\n';
+    for (const auto& r : d.rows)
+        text << r << '\n';
+    if (path == "-") {
+        std::cout << text.str();
+        return;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f)
+        throw_from_errno(errno, "write --data '" + path + "'", "choose a writable path");
+    const std::string t = text.str();
+    const bool ok = std::fwrite(t.data(), 1, t.size(), f) == t.size();
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok)
+        throw_from_errno(ok ? errno : err, "write --data '" + path + "'", "check the disk");
+}
+
 void parse_size(const std::string& text, plot_options& o)
 {
     int w = 0, h = 0;
@@ -247,6 +406,7 @@ int plot_command(int argc, char** argv)
     plot_options o;
     std::string size = "900x600", unit = "us", bin;
     bool print_script = false;
+    std::string data_path;
     po::options_description desc("options");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
@@ -254,7 +414,10 @@ int plot_command(int argc, char** argv)
     add("labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once");
     add("kind", po::value(&o.kind)->default_value(o.kind),
         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
-        "wall-clock time) or cdf (fraction of samples above each latency, log y)");
+        "wall-clock time), cdf (fraction of samples above each latency, log y), heatmap "
+        "(per-window histograms: time on x, latency on log y, samples as colour) or long-term "
+        "(every window's max over all selected runs, e.g. --label L over weeks; one series "
+        "per label)");
     add("output,o", po::value(&o.output), "output file, *.svg or *.png (required)");
     add("size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT");
     add("unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us");
@@ -263,12 +426,15 @@ int plot_command(int argc, char** argv)
     add("title", po::value(&o.title), "plot title (default: says what is plotted)");
     add("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log");
     add("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)");
+    add("data", po::value(&data_path),
+        "heatmap, long-term: also write the rows drawn, tab-separated with a header, to this "
+        "file ('-': stdout)");
     add("script", po::bool_switch(&print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
     if (!parse_reading_command(
             argc, argv, desc,
-            "irqloop plot --kind histogram|timeline|cdf [--db F] [--runs ID... | --labels L...] "
-            "-o out.svg|out.png",
+            "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term [--db F] "
+            "[--runs ID... | --labels L...] -o out.svg|out.png [--data FILE]",
             "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
             "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
             "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path.",
@@ -279,9 +445,13 @@ int plot_command(int argc, char** argv)
     if (o.output.empty())
         o.output = "irqloop-plot.svg";
     plot_format_of(o.output);
-    if (o.kind != "histogram" && o.kind != "timeline" && o.kind != "cdf")
+    if (o.kind != "histogram" && o.kind != "timeline" && o.kind != "cdf" && o.kind != "heatmap" &&
+        o.kind != "long-term")
         throw error("bad --kind", "unknown plot kind '" + o.kind + "'",
-                    "use histogram, timeline or cdf");
+                    "use histogram, timeline, cdf, heatmap or long-term");
+    if (!data_path.empty() && o.kind != "heatmap" && o.kind != "long-term")
+        throw error("bad --data", "only the heatmap and long-term plots write their data",
+                    "use --kind heatmap or long-term, or export --format csv");
     parse_size(size, o);
     o.unit = parse_latency_unit(unit);
     if (!bin.empty()) {
@@ -291,9 +461,14 @@ int plot_command(int argc, char** argv)
     }
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
-    const std::string script = o.kind == "histogram" ? histogram_script(cat, runs, o)
-                               : o.kind == "cdf"     ? cdf_script(cat, runs, o)
-                                                     : timeline_script(cat, runs, o);
+    plot_data data;
+    const std::string script = o.kind == "histogram"   ? histogram_script(cat, runs, o)
+                               : o.kind == "cdf"       ? cdf_script(cat, runs, o)
+                               : o.kind == "heatmap"   ? heatmap_script(cat, runs, o, data)
+                               : o.kind == "long-term" ? long_term_script(cat, runs, o, data)
+                                                       : timeline_script(cat, runs, o);
+    if (!data_path.empty())
+        write_data(data_path, data);
     if (print_script) {
         std::cout << script;
         return 0;

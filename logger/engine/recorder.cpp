@@ -113,6 +113,7 @@ struct recorder::state {
     std::vector<db::event_row> new_events;
     std::uint64_t capped_events = 0, events_dropped = 0;
     std::vector<db::sample_row> raw;
+    std::vector<db::window_bucket_row> window_rows; // the closing window's coarse histogram
     burst lost_burst, disturbed_burst;
 
     mutable std::mutex live_mutex;
@@ -127,6 +128,7 @@ struct recorder::state {
         worst_heap.reserve(cfg.top_k + 1);
         new_exceedances.reserve(4096);
         new_events.reserve(256);
+        window_rows.reserve(db::window_buckets::count);
         if (cfg.raw)
             raw.reserve(raw_batch);
         cur.start_unix_ns = cfg.anchor_unix_ns;
@@ -299,6 +301,21 @@ struct recorder::state {
         return s;
     }
 
+    // The closing window's histogram regrouped into the coarse log-spaced buckets of the
+    // interval_histograms table. Every fine bucket lies inside one coarse bucket (both are
+    // power-of-two aligned, and the fine ones are exact below 2048 ns), so counts move whole.
+    void window_histogram()
+    {
+        window_rows.clear();
+        interval_hist.for_each_bucket([&](std::int64_t lo, std::int64_t, std::uint64_t n) {
+            const int b = db::window_buckets::index_of(lo);
+            if (!window_rows.empty() && window_rows.back().bucket == b)
+                window_rows.back().count += n;
+            else
+                window_rows.push_back({interval_index, b, n});
+        });
+    }
+
     void commit(std::int64_t end_unix)
     {
         flush_burst(lost_burst, "lost");
@@ -324,8 +341,14 @@ struct recorder::state {
             run_hist.for_each_bucket([&](std::int64_t lo, std::int64_t hi, std::uint64_t n) {
                 buckets.push_back({lo, hi, n});
             });
-            db::interval_commit c{
-                cur, make_summary(end_unix), new_exceedances, worst_sorted, buckets, new_events};
+            window_histogram();
+            db::interval_commit c{cur,
+                                  make_summary(end_unix),
+                                  new_exceedances,
+                                  worst_sorted,
+                                  buckets,
+                                  new_events,
+                                  window_rows};
             store->commit_interval(run_id, c);
         }
         ++committed;

@@ -292,6 +292,9 @@ db::run_row make_run_row(const run_context& c)
     // How a sample is judged disturbed: by the width of its bracket (the polls around the
     // answer plus drive()), never by a gap elsewhere in the wait. Version-1 runs lack the key.
     meta("logger.disturbed_rule", "bracket");
+    // Each window's latency histogram is stored (interval_histograms, schema version 3) in
+    // these buckets; runs recorded before have no key and no rows.
+    meta("logger.window_histogram", db::window_buckets::scheme);
     if (!opt.trigger_line.empty())
         meta("logger.trigger",
              opt.trigger_line + " above " + std::to_string(opt.trigger_above_ns) + " ns");

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "merge.hpp"
 #include "migrate.hpp"
 #include "read.hpp"
 #include "store-fixtures.hpp"
@@ -8,6 +9,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
 #include <span>
+#include <vector>
 
 using namespace irqloop;
 using namespace irqloop::db;
@@ -53,12 +55,106 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 
 } // namespace
 
-TEST_CASE("this build ships step 0002 (brackets): version 2 is current", "[db]")
+TEST_CASE("this build ships steps 0002 (brackets) and 0003 (window histograms): version 3", "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 1);
+    REQUIRE(shipped_migrations().size() == 2);
     CHECK(shipped_migrations()[0].to_version == 2);
-    CHECK(latest_version(shipped_migrations()) == 2);
-    CHECK(store::schema_version() == 2);
+    CHECK(shipped_migrations()[1].to_version == 3);
+    CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
+    CHECK(latest_version(shipped_migrations()) == 3);
+    CHECK(store::schema_version() == 3);
+}
+
+namespace
+{
+
+/** A copy of the version-2 file that the build before step 0003 wrote (a sim run, --raw). */
+std::string v2_fixture(const temp_dir& dir)
+{
+    const auto path = dir.file("v2-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v2-sim.db", path);
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
+{
+    temp_dir dir;
+    const auto path = v2_fixture(dir);
+    REQUIRE(scalar(path, "PRAGMA user_version") == 2);
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 1);
+        const auto& r = cat.runs()[0];
+        CHECK(r.bracketed);
+        CHECK(r.meta.label == "v2-fixture");
+        CHECK(r.summary.samples == 1788);
+        CHECK(r.summary.max_ns == 9'989'184);
+        CHECK(cat.intervals(r).size() == 59);
+        CHECK(cat.worst(r).size() == 20);
+        CHECK(cat.exceedances(r).size() == 424);
+        CHECK(cat.raw_count(r) == 3000);
+        CHECK_FALSE(cat.has_window_histograms(r));
+        CHECK(cat.window_histograms(r).empty());
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 2); // reading never upgrades
+}
+
+TEST_CASE("a version-2 file is upgraded to 3 on the first write; old runs keep every row and "
+          "have no window histograms, new runs have them",
+          "[db]")
+{
+    temp_dir dir;
+    const auto path = v2_fixture(dir);
+    {
+        store s(path);
+        CHECK(s.file_version() == store::schema_version());
+        const auto id = s.begin_run(sample_run("uuid-v3", "new", t_start));
+        auto c = simple_commit(0, t_start);
+        const window_bucket_row wb[] = {{0, db::window_buckets::index_of(5'000), 7},
+                                        {0, db::window_buckets::index_of(90'000), 1}};
+        auto view = c.view();
+        view.window_histogram = wb;
+        s.commit_interval(id, view);
+        s.finish_run(id, run_status::complete, t_start + 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
+    CHECK(integrity(path) == "ok");
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
+    CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1") == 59);
+    CHECK(scalar(path, "SELECT count(*) FROM exceedances WHERE run_id = 1") == 424);
+    CHECK(scalar(path, "SELECT count(*) FROM events WHERE run_id = 1") == 495);
+    CHECK(scalar(path, "SELECT count(*) FROM interval_histograms WHERE run_id = 1") == 0);
+    CHECK(scalar(path, "SELECT sum(count) FROM window_histograms WHERE run_id = 2") == 8);
+    CHECK(scalar(path, "SELECT lo_ns FROM window_histograms WHERE run_id = 2 AND count = 1") ==
+          81'920);
+    catalog cat({path});
+    REQUIRE(cat.runs().size() == 2);
+    for (const auto& r : cat.runs()) {
+        CHECK(cat.has_window_histograms(r) == (r.id == 2)); // the old run has none
+        CHECK(cat.window_histograms(r).size() == (r.id == 2 ? 2u : 0u));
+    }
+}
+
+TEST_CASE("merge copies a version-2 file's runs into a current file", "[db]")
+{
+    temp_dir dir;
+    const auto src = v2_fixture(dir);
+    const auto dst = dir.file("current.db");
+    {
+        store s(dst);
+        s.begin_run(sample_run("uuid-current", "current", t_start));
+    }
+    {
+        store s(dst);
+        const auto r = merge_into(s, src);
+        CHECK(r.copied == 1);
+    }
+    CHECK(scalar(src, "PRAGMA user_version") == 2); // the source is only read
+    CHECK(scalar(dst, "SELECT count(*) FROM raw_samples") == 3000);
+    CHECK(scalar(dst, "SELECT count(*) FROM intervals") == 59);
+    CHECK(integrity(dst) == "ok");
 }
 
 TEST_CASE("a version-1 file from the previous irqloop reads as before without an upgrade", "[db]")
@@ -89,13 +185,15 @@ TEST_CASE("a version-1 file from the previous irqloop reads as before without an
     CHECK(scalar(path, "PRAGMA user_version") == 1); // reading never upgrades
 }
 
-TEST_CASE("a version-1 file is upgraded to 2 on the first write, keeping every row", "[db]")
+TEST_CASE("a version-1 file is upgraded to the current version on the first write, keeping every "
+          "row",
+          "[db]")
 {
     temp_dir dir;
     const auto path = v1_fixture(dir);
     {
         store s(path);
-        CHECK(s.file_version() == 2);
+        CHECK(s.file_version() == store::schema_version());
         // A new run goes into the upgraded file with its brackets.
         const auto id = s.begin_run(sample_run("uuid-v2", "new", t_start));
         sample_row w{1, t_start, 500'000, 100, flag_disturbed, 40'000};
@@ -106,7 +204,7 @@ TEST_CASE("a version-1 file is upgraded to 2 on the first write, keeping every r
         s.commit_interval(id, c.view());
         s.finish_run(id, run_status::complete, t_start + 1);
     }
-    CHECK(scalar(path, "PRAGMA user_version") == 2);
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
     CHECK(scalar(path, "SELECT count(*) FROM worst WHERE run_id = 1 AND bracket_ns = 0") == 20);
@@ -127,23 +225,28 @@ TEST_CASE("opening an older file runs each step in order and keeps its runs", "[
     temp_dir dir;
     std::int64_t id = 0;
     const auto path = v1_file(dir, id);
-    const migration steps[] = {add_notes, add_tags};
+    // Test steps up to one version past this build's, so that this build must refuse the file.
+    std::vector<migration> steps = {add_notes, add_tags};
+    while (latest_version(steps) <= store::schema_version())
+        steps.push_back({latest_version(steps) + 1, "test-filler", "SELECT 1;"});
+    const int newer = latest_version(steps);
     {
         store s(path, store::mode::read_write, steps);
-        CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == 3);
+        CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == newer);
         CHECK(s.database().tableExists("run_tags"));
         s.database().exec("UPDATE runs SET notes = 'migrated'");
     }
-    // This build's catalog refuses a version-3 file (see below): count the rows directly.
+    // This build's catalog refuses a newer file (see below): count the rows directly.
     CHECK(scalar(path, "SELECT samples FROM runs WHERE id = " + std::to_string(id)) == 2787);
     CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = " + std::to_string(id)) == 6);
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE notes = 'migrated'") == 20);
     CHECK(integrity(path) == "ok");
-    // This build (version 1) now refuses the file as newer, and leaves it alone.
+    // This build now refuses the file as newer, and leaves it alone.
     const auto before = file_bytes(path);
     try {
         store s(path);
-        FAIL("a version-3 file was opened by a version-1 build");
+        FAIL("a version-" << newer << " file was opened by a version-" << store::schema_version()
+                          << " build");
     } catch (const irqloop::error& e) {
         CHECK_THAT(e.why(), ContainsSubstring("newer irqloop"));
     }

@@ -116,13 +116,14 @@ TEST_CASE("store creates the schema in a new file: WAL, application_id, version,
         CHECK(scalar(s, "PRAGMA foreign_keys") == 1);
         CHECK(scalar(s, "PRAGMA application_id") == 0x49524C50);
         CHECK(scalar(s, "PRAGMA user_version") == store::schema_version());
-        CHECK(store::schema_version() == 2);
-        for (const char* t : {"irqloop_info", "runs", "run_metadata", "intervals", "histogram",
-                              "worst", "exceedances", "events", "raw_samples"})
+        CHECK(store::schema_version() == 3);
+        for (const char* t :
+             {"irqloop_info", "runs", "run_metadata", "intervals", "histogram", "worst",
+              "exceedances", "events", "raw_samples", "interval_histograms"})
             CHECK(scalar(s, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
                                         "AND name = '") +
                                 t + "'") == 1);
-        for (const char* v : {"run_summary", "worst_cases", "interval_maxima"})
+        for (const char* v : {"run_summary", "worst_cases", "interval_maxima", "window_histograms"})
             CHECK(scalar(s, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'view' "
                                         "AND name = '") +
                                 v + "'") == 1);

@@ -128,8 +128,8 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
                                       "opersys, tbm or rt_eval)\n"},
              {"compare --by host",
               "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
-             {"plot --kind pie -o x.svg",
-              "irqloop: bad --kind: unknown plot kind 'pie' (use histogram, timeline or cdf)\n"},
+             {"plot --kind pie -o x.svg", "irqloop: bad --kind: unknown plot kind 'pie' (use "
+                                          "histogram, timeline, cdf, heatmap or long-term)\n"},
              {"export --format xml",
               "irqloop: bad --format: unknown export format 'xml' (use json or csv)\n"},
              {"export --format csv --what all",

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// Latency over time (schema version 3): per-window histograms written by the recorder, the
+// heatmap and long-term plots, read back from the data behind the plot.
+#include "plot.hpp"
+#include "read.hpp"
+#include "test-report-fixtures.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace irqloop;
+using namespace irqloop::logger;
+using namespace irqloop::logger::report_test;
+
+namespace
+{
+
+constexpr std::int64_t t_anchor = 1'790'000'000'000'000'000;
+constexpr std::uint64_t windows = 10, burst_window = 6, burst = 30;
+constexpr std::int64_t burst_ns = 150'000;
+
+/**
+ * Ten 1 s windows of 200 samples each around 5 us, and in window 6 a burst of 30 samples of
+ * 150 us (seeded, so the same every time). Returns the run id.
+ */
+std::int64_t burst_run(db::store& st, const std::string& uuid, const std::string& label,
+                       std::int64_t start_unix_ns)
+{
+    db::run_row row;
+    row.uuid = uuid;
+    row.label = label;
+    row.start_unix_ns = start_unix_ns;
+    row.command_line = "test";
+    row.version = row.uname = row.hostname = "test";
+    row.backend = "sim:model=synthetic";
+    row.clock_source = "synthetic";
+    row.clock_hz = 1e9;
+    row.stats_interval_ns = 1'000'000'000;
+    row.metadata = {{"logger.window_histogram", db::window_buckets::scheme}};
+    const auto id = st.begin_run(row);
+    recorder_config cfg;
+    cfg.clock.hz = 1e9; // cycles are ns
+    cfg.clock.source = "synthetic";
+    cfg.stats_interval_ns = 1'000'000'000;
+    cfg.threshold_ns = 100'000;
+    cfg.warmup_samples = 0;
+    cfg.anchor_unix_ns = start_unix_ns;
+    cfg.anchor_cycles = 0;
+    recorder rec(cfg, &st, id);
+    std::vector<sample> v;
+    std::uint64_t seq = 0;
+    std::uint32_t x = 12345; // a small LCG: seeded jitter of the body
+    for (std::uint64_t w = 0; w < windows; ++w)
+        for (std::uint64_t i = 0; i < 200; ++i) {
+            sample s{};
+            s.seq = seq++;
+            s.t0_cycles = w * 1'000'000'000 + i * 4'000'000 + 1;
+            x = x * 1103515245u + 12345u;
+            s.latency_cycles = 4'500 + (x >> 16) % 1'000;
+            if (w == burst_window && i >= 100 && i < 100 + burst)
+                s.latency_cycles = burst_ns;
+            s.bracket_cycles = 40;
+            v.push_back(s);
+        }
+    rec.add(v);
+    rec.finish(windows * 1'000'000'000 - 1'000'000);
+    st.finish_run(id, db::run_status::complete, start_unix_ns + 10'000'000'000);
+    return id;
+}
+
+struct data_row {
+    std::int64_t run_id, idx, start, end, lo, hi, count;
+};
+
+std::vector<data_row> read_heatmap_data(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string line;
+    REQUIRE(std::getline(in, line));
+    CHECK(line == "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount");
+    std::vector<data_row> out;
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        data_row r{};
+        f >> r.run_id >> r.idx >> r.start >> r.end >> r.lo >> r.hi >> r.count;
+        REQUIRE(f);
+        out.push_back(r);
+    }
+    return out;
+}
+
+bool have(const char* tool)
+{
+    return run_shell(std::string("command -v ") + tool + " >/dev/null").status == 0;
+}
+
+/** run_cmd with what the command wrote to std::cerr (its notes) added to err. */
+process_result run_cmd_err(int (*fn)(int, char**), std::vector<std::string> args)
+{
+    std::ostringstream err;
+    auto* old = std::cerr.rdbuf(err.rdbuf());
+    process_result c;
+    try {
+        c = run_cmd(fn, std::move(args));
+    } catch (...) {
+        std::cerr.rdbuf(old);
+        throw;
+    }
+    std::cerr.rdbuf(old);
+    c.err += err.str();
+    return c;
+}
+
+std::string svg_text(const std::string& svg)
+{
+    const auto c = run_shell("xmllint --xpath \"//*[local-name()='text']//text()\" '" + svg + "'");
+    return c.status == 0 ? c.out : std::string();
+}
+
+} // namespace
+
+TEST_CASE("window buckets: four per octave, each value in the bucket whose edges hold it", "[db]")
+{
+    using namespace db::window_buckets;
+    for (std::int64_t v : {0LL, 1LL, 3LL, 4LL, 7LL, 8LL, 9LL, 15LL, 16LL, 1000LL, 2047LL, 2048LL,
+                           4095LL, 4096LL, 5119LL, 5120LL, 150'000LL, 10'000'000'000LL}) {
+        const int b = index_of(v);
+        INFO(v << " -> bucket " << b);
+        CHECK(lo_ns(b) <= v);
+        CHECK(v < hi_ns(b));
+        CHECK(hi_ns(b) == lo_ns(b + 1)); // no gap, no overlap
+    }
+    CHECK(index_of(-5) == 0);
+    CHECK(index_of(4096) == 44);
+    CHECK(lo_ns(44) == 4096);
+    CHECK(hi_ns(44) == 5120);
+    for (int b = 4; b < 130; ++b) { // log-spaced: a quarter to a seventh of the lower edge
+        const double w = double(hi_ns(b) - lo_ns(b)) / double(lo_ns(b));
+        CHECK(w <= 0.25);
+        CHECK(w >= 1.0 / 7 - 1e-12);
+    }
+}
+
+TEST_CASE("per-window histograms: each window's buckets sum to its samples; the view's edges "
+          "are the code's",
+          "[db][recorder]")
+{
+    temp_dir dir;
+    const auto path = dir.file("w.db");
+    std::int64_t id = 0;
+    {
+        db::store st(path);
+        id = burst_run(st, "00000000-0000-4000-8000-000000000a01", "burst", t_anchor);
+    }
+    db::catalog cat({path});
+    const auto& run = *cat.select({{std::to_string(id)}, {}, false}).front();
+    CHECK(cat.has_window_histograms(run));
+    const auto iv = cat.intervals(run);
+    REQUIRE(iv.size() == windows);
+    std::map<std::uint64_t, std::uint64_t> sum;
+    for (const auto& b : cat.window_histograms(run)) {
+        CHECK(b.count > 0); // non-empty buckets only
+        sum[b.interval] += b.count;
+    }
+    for (const auto& w : iv)
+        CHECK(sum[w.index] == w.samples);
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    SQLite::Statement q(d, "SELECT bucket, lo_ns, hi_ns FROM window_histograms");
+    int rows = 0;
+    while (q.executeStep()) {
+        const int b = q.getColumn(0).getInt();
+        CHECK(q.getColumn(1).getInt64() == db::window_buckets::lo_ns(b));
+        CHECK(q.getColumn(2).getInt64() == db::window_buckets::hi_ns(b));
+        ++rows;
+    }
+    CHECK(rows > int(windows));
+}
+
+TEST_CASE("heatmap: a seeded spike burst in window k shows in column k, and the SVG parses",
+          "[report]")
+{
+    if (find_gnuplot().empty())
+        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
+    if (!have("xmllint"))
+        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    temp_dir dir;
+    const auto path = dir.file("h.db");
+    {
+        db::store st(path);
+        burst_run(st, "00000000-0000-4000-8000-000000000a02", "burst", t_anchor);
+    }
+    const auto svg = dir.file("heat.svg");
+    const auto data = dir.file("heat.tsv");
+    auto c = run_cmd(plot_command,
+                     {"plot", "--db", path, "--kind", "heatmap", "-o", svg, "--data", data});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    const auto rows = read_heatmap_data(data);
+    std::uint64_t high = 0, cols = 0;
+    std::int64_t last_idx = -1;
+    for (const auto& r : rows) {
+        if (r.idx != last_idx)
+            ++cols;
+        last_idx = r.idx;
+        if (r.idx + 1 < std::int64_t(windows))
+            CHECK(r.end - r.start == 1'000'000'000);
+        else // the last window ends with the run, 1 ms early
+            CHECK(r.end - r.start == 999'000'000);
+        CHECK(r.start == t_anchor + r.idx * 1'000'000'000);
+        if (r.hi > 100'000) {
+            INFO("a bucket above 100 us in window " << r.idx);
+            CHECK(r.idx == std::int64_t(burst_window)); // the burst, in its own column only
+            CHECK(r.lo <= burst_ns);
+            CHECK(burst_ns < r.hi);
+            high += r.count;
+        }
+    }
+    CHECK(high == burst);
+    CHECK(cols == windows);
+    // The picture itself draws a cell per row: gnuplot writes one path per box.
+    std::ifstream in(svg);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    CHECK(text.find("samples in the window and bucket") != std::string::npos);
+}
+
+TEST_CASE("heatmap of a run recorded before schema version 3 says so instead of failing",
+          "[report][db]")
+{
+    if (find_gnuplot().empty())
+        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
+    if (!have("xmllint"))
+        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    temp_dir dir;
+    const auto path = dir.file("v2-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v2-sim.db", path);
+    const auto svg = dir.file("old.svg");
+    const auto data = dir.file("old.tsv");
+    auto c = run_cmd_err(plot_command,
+                         {"plot", "--db", path, "--kind", "heatmap", "-o", svg, "--data", data});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    CHECK(c.err.find("no per-window histograms in this run") != std::string::npos);
+    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    CHECK(svg_text(svg).find("no per-window histograms in this run") != std::string::npos);
+    CHECK(read_heatmap_data(data).empty());
+    // The long-term view needs only the window maxima, which every version stores.
+    auto l = run_cmd(plot_command, {"plot", "--db", path, "--kind", "long-term", "-o",
+                                    dir.file("old-long.svg"), "--data", dir.file("old-long.tsv")});
+    INFO(l.err);
+    CHECK(l.status == 0);
+}
+
+TEST_CASE("long-term: every window's max over the runs of one label, in time order", "[report]")
+{
+    if (find_gnuplot().empty())
+        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
+    if (!have("xmllint"))
+        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    temp_dir dir;
+    const auto path = dir.file("nights.db");
+    {
+        db::store st(path);
+        // Three nights of one label, and one other run that --label leaves out.
+        for (int n = 0; n < 3; ++n)
+            burst_run(st, "00000000-0000-4000-8000-00000000b00" + std::to_string(n), "nightly",
+                      t_anchor + n * 86'400'000'000'000LL);
+        burst_run(st, "00000000-0000-4000-8000-00000000b0ff", "other", t_anchor + 3600'000'000'000);
+    }
+    const auto svg = dir.file("long.svg");
+    const auto data = dir.file("long.tsv");
+    auto c = run_cmd(plot_command, {"plot", "--db", path, "--kind", "long-term", "--label",
+                                    "nightly", "-o", svg, "--data", data});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    std::ifstream in(data);
+    std::string line;
+    REQUIRE(std::getline(in, line));
+    CHECK(line == "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples");
+    int n = 0, bursts = 0;
+    std::int64_t last_start = 0;
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::int64_t run = 0, idx = 0, start = 0, end = 0, max = 0, samples = 0;
+        std::string label;
+        f >> run >> label >> idx >> start >> end >> max >> samples;
+        REQUIRE(f);
+        CHECK(label == "nightly");
+        CHECK(start > last_start);
+        last_start = start;
+        CHECK(samples == 200);
+        if (idx == std::int64_t(burst_window))
+            CHECK(max == burst_ns);
+        else
+            CHECK(max < 10'000);
+        bursts += max == burst_ns;
+        ++n;
+    }
+    CHECK(n == 3 * int(windows));
+    CHECK(bursts == 3);
+}
