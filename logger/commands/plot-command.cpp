@@ -350,7 +350,7 @@ std::string long_term_script(db::catalog& cat, const std::vector<const db::run_r
     std::ostringstream s;
     s << preamble(o, "maximum per stats window, " + std::to_string(runs.size()) + " run" +
                          (runs.size() == 1 ? "" : "s"));
-    s << "set key below\nset xdata time\nset timefmt '%s'\nset format x '%m-%d\\n%H:%M'\n"
+    s << "set key below\nset xdata time\nset timefmt '%s'\nset format x \"%m-%d\\n%H:%M\"\n"
       << "set xlabel 'logger wall-clock time (UTC)'\n"
       << "set ylabel 'max latency per window (" << unit_name(o.unit) << ")'\n";
     if (!o.linear)
