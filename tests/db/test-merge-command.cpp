@@ -19,7 +19,7 @@ namespace
 
 std::string irqloop_cmd(const std::string& args)
 {
-    return std::string(IRQLOOP_BIN) + " " + args;
+    return irqloop::test::shell_program(IRQLOOP_BIN) + " " + args;
 }
 
 /** A short sim run into @p db under @p label; fails the test if the run does not complete. */

@@ -225,9 +225,11 @@ TEST_CASE("compare lays out three labelled runs of the real sim board as the TBM
     temp_dir dir;
     const std::string db = dir.file("sim.db");
     for (const auto& p : {tbm_old_vgic[0], tbm_old_vgic[1], tbm_old_vgic[2]}) {
-        const auto c = run_shell(std::string(IRQLOOP_BIN) + " run -q --hw 'sim:model=normal,mean=" +
-                                 std::to_string(int(p.avg)) + "ns,sd=60ns' -n 2000 -i 50us --db " +
-                                 db + " --label '" + p.label + "' --priority 0 --no-dma-latency");
+        const auto c =
+            run_shell(irqloop::test::shell_program(IRQLOOP_BIN) +
+                      " run -q --hw 'sim:model=normal,mean=" + std::to_string(int(p.avg)) +
+                      "ns,sd=60ns' -n 2000 -i 50us --db " + db + " --label '" + p.label +
+                      "' --priority 0 --no-dma-latency");
         INFO(c.out);
         REQUIRE(c.status == 0);
     }

@@ -12,7 +12,7 @@ namespace
 
 process_result irqloop_cli(const std::string& args)
 {
-    return run_shell(std::string(IRQLOOP_BIN) + " " + args);
+    return run_shell(irqloop::test::shell_program(IRQLOOP_BIN) + " " + args);
 }
 
 std::string small_db(const temp_dir& dir)

@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
+#include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,35 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv)
     return v;
 }
 
+/**
+ * @brief A program's argv, and the same after the emulator's words, made before fork() so
+ * that the child only calls exec: execv, and on ENOEXEC (another architecture) the emulator.
+ */
+class launch final
+{
+public:
+    explicit launch(const std::vector<std::string>& argv) : argv_(argv)
+    {
+        with_ = exec_prefix();
+        with_.insert(with_.end(), argv.begin(), argv.end());
+        plain_ = c_argv(argv_);
+        emulated_ = c_argv(with_);
+        emulate_ = !exec_prefix().empty();
+    }
+    [[noreturn]] void exec() const
+    {
+        execv(plain_[0], plain_.data());
+        if (errno == ENOEXEC && emulate_)
+            execvp(emulated_[0], emulated_.data());
+        _exit(127);
+    }
+
+private:
+    std::vector<std::string> argv_, with_;
+    std::vector<char*> plain_, emulated_;
+    bool emulate_ = false;
+};
+
 int decode(int status)
 {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -35,6 +66,7 @@ process_result run(const std::vector<std::string>& argv, bool merge_err)
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
         throw std::runtime_error("pipe failed");
+    const launch program(argv);
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid < 0)
@@ -42,9 +74,7 @@ process_result run(const std::vector<std::string>& argv, bool merge_err)
     if (pid == 0) {
         dup2(out[1], 1);
         dup2(merge_err ? out[1] : err[1], 2);
-        auto v = c_argv(argv);
-        execv(v[0], v.data());
-        _exit(127);
+        program.exec();
     }
     close(out[1]);
     close(err[1]);
@@ -82,6 +112,39 @@ process_result run(const std::vector<std::string>& argv, bool merge_err)
 
 } // namespace
 
+const std::vector<std::string>& exec_prefix()
+{
+    // Read once, before any fork: the child only uses the copy.
+    static const std::vector<std::string> words = [] {
+        const char* env = std::getenv("IRQLOOP_TEST_EXEC_PREFIX");
+#ifdef IRQLOOP_TEST_EMULATOR
+        const char* text = env ? env : IRQLOOP_TEST_EMULATOR;
+#else
+        const char* text = env ? env : "";
+#endif
+        std::vector<std::string> w;
+        std::istringstream in(text);
+        for (std::string word; in >> word;)
+            w.push_back(word);
+        return w;
+    }();
+    return words;
+}
+
+std::string shell_program(const std::string& path)
+{
+    auto quote = [](const std::string& s) {
+        std::string q = "'";
+        for (char c : s)
+            q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return q + "'";
+    };
+    std::string line;
+    for (const auto& w : exec_prefix())
+        line += quote(w) + " ";
+    return line + quote(path);
+}
+
 process_result run_process(const std::vector<std::string>& argv)
 {
     return run(argv, false);
@@ -95,6 +158,7 @@ process_result run_shell(const std::string& command_line)
 background_process::background_process(const std::vector<std::string>& argv,
                                        const std::string& log_path)
 {
+    const launch program(argv);
     pid_ = fork();
     if (pid_ == 0) {
         int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -102,9 +166,7 @@ background_process::background_process(const std::vector<std::string>& argv,
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        auto v = c_argv(argv);
-        execv(v[0], v.data());
-        _exit(127);
+        program.exec();
     }
     if (pid_ < 0)
         throw std::runtime_error("fork failed");

@@ -17,8 +17,22 @@ struct process_result {
     double seconds = 0; ///< wall time
 };
 
+/**
+ * @brief The emulator that starts programs built for another architecture (a cross build's
+ * tests under qemu-user without binfmt_misc): the words of IRQLOOP_TEST_EXEC_PREFIX if that is
+ * set (e.g. "qemu-aarch64"), else the build's CMAKE_CROSSCOMPILING_EMULATOR; empty natively.
+ */
+const std::vector<std::string>& exec_prefix();
+
+/**
+ * @brief @p path as the start of a run_shell command line: single-quoted, after the
+ * exec_prefix() words when there are any (the shell cannot fall back to an emulator itself).
+ */
+std::string shell_program(const std::string& path);
+
 /** @brief Run argv to completion (argv[0] a path, no shell, no PATH search), capturing both
- * streams. */
+ * streams. A program the kernel cannot execute (ENOEXEC: another architecture) is started
+ * through exec_prefix() when there is one. */
 process_result run_process(const std::vector<std::string>& argv);
 
 /**
