@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
-// irqloop export: runs as JSON (format_version 1, docs/export-format.md) or one table as CSV.
+// irqloop export: runs as JSON (format_version 1, docs/export-format.md), one table as CSV, or
+// in the formats of cyclictest and Prometheus (export-formats.*).
 #include "commands.hpp"
 #include "error.hpp"
+#include "export-formats.hpp"
 #include "selection.hpp"
 #include "table.hpp"
 #include "version.hpp"
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -29,39 +34,15 @@ constexpr int export_format_version = 1;
 const char* const json_parts[] = {"summary",     "histogram", "intervals", "worst",
                                   "exceedances", "events",    "raw"};
 
-std::string jstr(std::string_view s)
+using ojson = nlohmann::ordered_json;
+
+/** @brief A figure in ns to 0.001 ns, as the export has always printed it. */
+double ns3(double v)
 {
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"':
-            o += "\\\"";
-            break;
-        case '\\':
-            o += "\\\\";
-            break;
-        case '\n':
-            o += "\\n";
-            break;
-        case '\r':
-            o += "\\r";
-            break;
-        case '\t':
-            o += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char b[8];
-                std::snprintf(b, sizeof b, "\\u%04x", c);
-                o += b;
-            } else {
-                o += char(c);
-            }
-        }
-    }
-    return o + '"';
+    return std::round(v * 1000.0) / 1000.0;
 }
 
+/** @brief Keep CSV's figures as they were: "%.3f". */
 std::string jnum(double v)
 {
     char b[64];
@@ -69,215 +50,247 @@ std::string jnum(double v)
     return b;
 }
 
-/** @brief A tiny streaming JSON object writer: keys in insertion order, 2-space indent. */
-class json_object final
+ojson opt_int(bool present, std::int64_t v)
 {
-public:
-    json_object(std::ostream& out, int depth) : out_(out), depth_(depth) { out_ << '{'; }
-    void raw(std::string_view key, const std::string& value)
-    {
-        out_ << (first_ ? "\n" : ",\n") << std::string(std::size_t(depth_ + 1) * 2, ' ')
-             << jstr(key) << ": " << value;
-        first_ = false;
-    }
-    void str(std::string_view key, std::string_view v) { raw(key, jstr(v)); }
-    void i(std::string_view key, std::int64_t v) { raw(key, std::to_string(v)); }
-    void u(std::string_view key, std::uint64_t v) { raw(key, std::to_string(v)); }
-    void d(std::string_view key, double v) { raw(key, jnum(v)); }
-    void opt(std::string_view key, bool present, std::int64_t v)
-    {
-        raw(key, present ? std::to_string(v) : "null");
-    }
-    void close()
-    {
-        out_ << (first_ ? "}" : "\n" + std::string(std::size_t(depth_) * 2, ' ') + "}");
-    }
-
-private:
-    std::ostream& out_;
-    int depth_;
-    bool first_ = true;
-};
-
-std::string sample_json(const db::sample_row& s, std::size_t rank, bool with_time)
-{
-    std::ostringstream o;
-    o << '{';
-    if (rank)
-        o << "\"rank\": " << rank << ", ";
-    o << "\"seq\": " << s.seq << ", ";
-    if (with_time)
-        o << "\"unix_ns\": " << s.unix_ns << ", ";
-    o << "\"latency_ns\": " << s.latency_ns << ", \"gap_ns\": " << s.gap_ns
-      << ", \"flags\": " << s.flags << ", \"edge\": \""
-      << ((s.flags & db::flag_rising) ? "rising" : "falling")
-      << "\", \"bracket_ns\": " << s.bracket_ns << '}';
-    return o.str();
+    return present ? ojson(v) : ojson(nullptr);
 }
 
-void write_run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what,
-                    std::ostream& out)
+ojson sample_json(const db::sample_row& s, std::size_t rank, bool with_time)
+{
+    ojson o = ojson::object();
+    if (rank)
+        o["rank"] = rank;
+    o["seq"] = s.seq;
+    if (with_time)
+        o["unix_ns"] = s.unix_ns;
+    o["latency_ns"] = s.latency_ns;
+    o["gap_ns"] = s.gap_ns;
+    o["flags"] = s.flags;
+    o["edge"] = (s.flags & db::flag_rising) ? "rising" : "falling";
+    o["bracket_ns"] = s.bracket_ns;
+    return o;
+}
+
+ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what)
 {
     const auto& m = r.meta;
     const auto& s = r.summary;
-    const std::string ind = "        ";
-    json_object run(out, 2);
-    run.i("id", r.id);
-    run.str("uuid", m.uuid);
-    run.str("file", r.db_path);
-    run.str("label", m.label);
-    run.str("kind", std::string(db::to_text(m.kind)));
-    run.str("status", std::string(db::to_text(r.status)));
-    run.raw("partial", r.partial() ? "true" : "false");
-    run.i("start_unix_ns", m.start_unix_ns);
-    run.opt("end_unix_ns", r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0));
-    {
-        std::ostringstream mo;
-        json_object md(mo, 3);
-        md.str("command_line", m.command_line);
-        md.str("version", m.version);
-        md.str("uname", m.uname);
-        md.str("hostname", m.hostname);
-        md.str("backend", m.backend);
-        md.str("clock_source", m.clock_source);
-        md.d("clock_hz", m.clock_hz);
-        md.d("clock_read_ns", m.clock_read_ns);
-        md.i("interval_ns", m.interval_ns);
-        md.i("jitter_ns", m.jitter_ns);
-        md.i("timeout_ns", m.timeout_ns);
-        md.i("threshold_ns", m.threshold_ns);
-        md.i("gap_limit_ns", m.gap_limit_ns);
-        md.i("stats_interval_ns", m.stats_interval_ns);
-        md.u("warmup_samples", m.warmup_samples);
-        md.u("samples_requested", m.samples_requested);
-        md.i("duration_ns", m.duration_ns);
-        md.str("rt_settings", m.rt_settings);
-        md.str("target", m.target);
-        md.str("load", m.load);
-        std::ostringstream eo;
-        json_object extra(eo, 4);
-        for (const auto& [k, v] : m.metadata)
-            extra.str(k, v);
-        extra.close();
-        md.raw("extra", eo.str());
-        md.close();
-        run.raw("metadata", mo.str());
-    }
+    ojson run = ojson::object();
+    run["id"] = r.id;
+    run["uuid"] = m.uuid;
+    run["file"] = r.db_path;
+    run["label"] = m.label;
+    run["kind"] = std::string(db::to_text(m.kind));
+    run["status"] = std::string(db::to_text(r.status));
+    run["partial"] = r.partial();
+    run["start_unix_ns"] = m.start_unix_ns;
+    run["end_unix_ns"] = opt_int(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0));
+    ojson md = ojson::object();
+    md["command_line"] = m.command_line;
+    md["version"] = m.version;
+    md["uname"] = m.uname;
+    md["hostname"] = m.hostname;
+    md["backend"] = m.backend;
+    md["clock_source"] = m.clock_source;
+    md["clock_hz"] = ns3(m.clock_hz);
+    md["clock_read_ns"] = ns3(m.clock_read_ns);
+    md["interval_ns"] = m.interval_ns;
+    md["jitter_ns"] = m.jitter_ns;
+    md["timeout_ns"] = m.timeout_ns;
+    md["threshold_ns"] = m.threshold_ns;
+    md["gap_limit_ns"] = m.gap_limit_ns;
+    md["stats_interval_ns"] = m.stats_interval_ns;
+    md["warmup_samples"] = m.warmup_samples;
+    md["samples_requested"] = m.samples_requested;
+    md["duration_ns"] = m.duration_ns;
+    md["rt_settings"] = m.rt_settings;
+    md["target"] = m.target;
+    md["load"] = m.load;
+    ojson extra = ojson::object();
+    for (const auto& [k, v] : m.metadata)
+        extra[k] = v;
+    md["extra"] = std::move(extra);
+    run["metadata"] = std::move(md);
     if (what.count("summary")) {
-        std::ostringstream so;
-        json_object sm(so, 3);
         const bool st = r.has_stats;
-        sm.u("samples", s.samples);
-        sm.u("stimuli", s.stimuli);
-        sm.u("lost", s.lost);
-        sm.u("late", s.late);
-        sm.u("disturbed", s.disturbed);
-        sm.u("overflows", s.overflows);
-        sm.u("above_threshold", s.above_threshold);
-        sm.raw("pct_above", st ? jnum(r.pct_above()) : "null");
-        sm.u("exceedances_dropped", s.exceedances_dropped);
-        sm.u("rising", s.rising);
-        sm.u("falling", s.falling);
-        sm.opt("min_ns", st, s.min_ns);
-        sm.raw("avg_ns", st ? jnum(s.mean_ns) : "null");
-        sm.opt("max_ns", st, s.max_ns);
-        sm.opt("warm_max_ns", st, s.warm_max_ns);
-        sm.raw("stddev_ns", st ? jnum(s.stddev_ns) : "null");
-        sm.opt("p50_ns", st, s.p50_ns);
-        sm.opt("p99_ns", st, s.p99_ns);
-        sm.opt("p99_9_ns", st, s.p999_ns);
-        sm.opt("p99_99_ns", st, s.p9999_ns);
-        sm.opt("p99_9999_ns", st, s.p999999_ns);
-        sm.i("max_bracket_ns", s.max_bracket_ns);
-        sm.i("warm_max_bracket_ns", s.warm_max_bracket_ns);
-        sm.raw("interruptions", r.bracketed ? std::to_string(s.interruptions) : "null");
-        sm.close();
-        run.raw("summary", so.str());
+        auto fig = [&](double v) { return st ? ojson(ns3(v)) : ojson(nullptr); };
+        ojson sm = ojson::object();
+        sm["samples"] = s.samples;
+        sm["stimuli"] = s.stimuli;
+        sm["lost"] = s.lost;
+        sm["late"] = s.late;
+        sm["disturbed"] = s.disturbed;
+        sm["overflows"] = s.overflows;
+        sm["above_threshold"] = s.above_threshold;
+        sm["pct_above"] = fig(r.pct_above());
+        sm["exceedances_dropped"] = s.exceedances_dropped;
+        sm["rising"] = s.rising;
+        sm["falling"] = s.falling;
+        sm["min_ns"] = opt_int(st, s.min_ns);
+        sm["avg_ns"] = fig(s.mean_ns);
+        sm["max_ns"] = opt_int(st, s.max_ns);
+        sm["warm_max_ns"] = opt_int(st, s.warm_max_ns);
+        sm["stddev_ns"] = fig(s.stddev_ns);
+        sm["p50_ns"] = opt_int(st, s.p50_ns);
+        sm["p99_ns"] = opt_int(st, s.p99_ns);
+        sm["p99_9_ns"] = opt_int(st, s.p999_ns);
+        sm["p99_99_ns"] = opt_int(st, s.p9999_ns);
+        sm["p99_9999_ns"] = opt_int(st, s.p999999_ns);
+        sm["max_bracket_ns"] = s.max_bracket_ns;
+        sm["warm_max_bracket_ns"] = s.warm_max_bracket_ns;
+        sm["interruptions"] = r.bracketed ? ojson(s.interruptions) : ojson(nullptr);
+        run["summary"] = std::move(sm);
     }
-    auto array = [&](const char* key, const std::vector<std::string>& items) {
-        std::string a = "[";
-        for (std::size_t k = 0; k < items.size(); ++k)
-            a += (k ? ",\n" : "\n") + ind + items[k];
-        a += items.empty() ? "]" : "\n      ]";
-        run.raw(key, a);
-    };
     if (what.count("histogram")) {
-        std::vector<std::string> v;
+        ojson a = ojson::array();
         for (const auto& b : cat.histogram(r))
-            v.push_back("[" + std::to_string(b.lo_ns) + ", " + std::to_string(b.hi_ns) + ", " +
-                        std::to_string(b.count) + "]");
-        array("histogram", v);
+            a.push_back(ojson::array({b.lo_ns, b.hi_ns, b.count}));
+        run["histogram"] = std::move(a);
     }
     if (what.count("intervals")) {
-        std::vector<std::string> v;
+        ojson a = ojson::array();
         for (const auto& w : cat.intervals(r)) {
-            std::ostringstream o;
             const bool st = w.samples != 0;
-            o << "{\"index\": " << w.index << ", \"start_unix_ns\": " << w.start_unix_ns
-              << ", \"end_unix_ns\": " << w.end_unix_ns << ", \"samples\": " << w.samples
-              << ", \"min_ns\": " << (st ? std::to_string(w.min_ns) : "null")
-              << ", \"max_ns\": " << (st ? std::to_string(w.max_ns) : "null")
-              << ", \"avg_ns\": " << (st ? jnum(w.mean_ns) : "null")
-              << ", \"stddev_ns\": " << (st ? jnum(w.stddev_ns) : "null")
-              << ", \"p50_ns\": " << (st ? std::to_string(w.p50_ns) : "null")
-              << ", \"p99_ns\": " << (st ? std::to_string(w.p99_ns) : "null")
-              << ", \"p99_9_ns\": " << (st ? std::to_string(w.p999_ns) : "null")
-              << ", \"above_threshold\": " << w.above_threshold << ", \"lost\": " << w.lost
-              << ", \"disturbed\": " << w.disturbed << ", \"overflows\": " << w.overflows
-              << ", \"interruptions\": " << (r.bracketed ? std::to_string(w.interruptions) : "null")
-              << ", \"max_bracket_ns\": " << w.max_bracket_ns << '}';
-            v.push_back(o.str());
+            auto fig = [&](double v) { return st ? ojson(ns3(v)) : ojson(nullptr); };
+            ojson o = ojson::object();
+            o["index"] = w.index;
+            o["start_unix_ns"] = w.start_unix_ns;
+            o["end_unix_ns"] = w.end_unix_ns;
+            o["samples"] = w.samples;
+            o["min_ns"] = opt_int(st, w.min_ns);
+            o["max_ns"] = opt_int(st, w.max_ns);
+            o["avg_ns"] = fig(w.mean_ns);
+            o["stddev_ns"] = fig(w.stddev_ns);
+            o["p50_ns"] = opt_int(st, w.p50_ns);
+            o["p99_ns"] = opt_int(st, w.p99_ns);
+            o["p99_9_ns"] = opt_int(st, w.p999_ns);
+            o["above_threshold"] = w.above_threshold;
+            o["lost"] = w.lost;
+            o["disturbed"] = w.disturbed;
+            o["overflows"] = w.overflows;
+            o["interruptions"] = r.bracketed ? ojson(w.interruptions) : ojson(nullptr);
+            o["max_bracket_ns"] = w.max_bracket_ns;
+            a.push_back(std::move(o));
         }
-        array("intervals", v);
+        run["intervals"] = std::move(a);
     }
     if (what.count("worst")) {
-        std::vector<std::string> v;
+        ojson a = ojson::array();
         std::size_t rank = 0;
         for (const auto& x : cat.worst(r))
-            v.push_back(sample_json(x, ++rank, true));
-        array("worst", v);
+            a.push_back(sample_json(x, ++rank, true));
+        run["worst"] = std::move(a);
     }
     if (what.count("exceedances")) {
-        std::vector<std::string> v;
+        ojson a = ojson::array();
         for (const auto& x : cat.exceedances(r))
-            v.push_back(sample_json(x, 0, true));
-        array("exceedances", v);
-        run.u("exceedances_dropped", s.exceedances_dropped);
+            a.push_back(sample_json(x, 0, true));
+        run["exceedances"] = std::move(a);
+        run["exceedances_dropped"] = s.exceedances_dropped;
     }
     if (what.count("events")) {
-        std::vector<std::string> v;
-        for (const auto& e : cat.events(r))
-            v.push_back("{\"unix_ns\": " + std::to_string(e.unix_ns) +
-                        ", \"seq\": " + std::to_string(e.seq) + ", \"kind\": " + jstr(e.kind) +
-                        ", \"value\": " + std::to_string(e.value) +
-                        ", \"detail\": " + jstr(e.detail) + "}");
-        array("events", v);
+        ojson a = ojson::array();
+        for (const auto& e : cat.events(r)) {
+            ojson o = ojson::object();
+            o["unix_ns"] = e.unix_ns;
+            o["seq"] = e.seq;
+            o["kind"] = e.kind;
+            o["value"] = e.value;
+            o["detail"] = e.detail;
+            a.push_back(std::move(o));
+        }
+        run["events"] = std::move(a);
     }
-    if (what.count("raw")) {
-        // Streamed: a --raw run can hold millions of rows.
-        out << ",\n      \"raw\": [";
+    return run;
+}
+
+/**
+ * @brief Serialise with nlohmann-json: UTF-8 out, invalid UTF-8 in stored text (a label typed
+ * in another encoding) replaced by U+FFFD rather than passed through.
+ */
+std::string dump(const ojson& j, int indent)
+{
+    return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+/** @brief Indent every line after the first of @p text by @p n spaces. */
+std::string indent_rest(const std::string& text, std::size_t n)
+{
+    std::string o;
+    o.reserve(text.size() + text.size() / 8);
+    for (char c : text) {
+        o += c;
+        if (c == '\n')
+            o.append(n, ' ');
+    }
+    return o;
+}
+
+/** @brief The parts that are lists of rows: one compact row per line, raw streamed. */
+const char* const row_parts[] = {"histogram", "intervals", "worst", "exceedances", "events", "raw"};
+
+/**
+ * @brief One run object: nlohmann-json writes the object with each row list replaced by a
+ * marker string, and each row of the list (compact, one per line) in the marker's place. The
+ * row lists are the object's last keys, so each marker is found searching back from the end,
+ * where no stored text can be; raw rows are read and written one at a time.
+ */
+void write_run(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what,
+               std::ostream& out)
+{
+    ojson run = run_json(cat, r, what);
+    std::vector<std::pair<std::string, ojson>> lists;
+    for (const char* part : row_parts) {
+        if (std::string_view(part) == "raw" ? !what.count("raw") : !run.contains(part))
+            continue;
+        const std::string marker = std::string("\x01rows:") + part;
+        lists.push_back({part, std::string_view(part) == "raw" ? ojson() : std::move(run[part])});
+        run[part] = marker;
+    }
+    const std::string text = indent_rest(dump(run, 2), 4);
+    std::vector<std::size_t> at(lists.size());
+    std::size_t limit = std::string::npos;
+    for (std::size_t i = lists.size(); i-- > 0;) {
+        at[i] = text.rfind(dump(ojson(std::string("\x01rows:") + lists[i].first), -1), limit);
+        limit = at[i] - 1;
+    }
+    std::size_t from = 0;
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+        out << text.substr(from, at[i] - from) << '[';
         bool first = true;
-        cat.for_each_raw(r, [&](const db::sample_row& x) {
-            out << (first ? "\n" : ",\n") << ind << '[' << x.seq << ", " << x.latency_ns << ", "
-                << x.gap_ns << ", " << x.flags << ", " << x.bracket_ns << ']';
+        auto row = [&](const ojson& x) {
+            out << (first ? "\n        " : ",\n        ") << dump(x, -1);
             first = false;
-        });
+        };
+        if (lists[i].first == "raw")
+            cat.for_each_raw(r, [&](const db::sample_row& x) {
+                row(ojson::array({x.seq, x.latency_ns, x.gap_ns, x.flags, x.bracket_ns}));
+            });
+        else
+            for (const auto& x : lists[i].second)
+                row(x);
         out << (first ? "]" : "\n      ]");
+        from = at[i] + dump(ojson(std::string("\x01rows:") + lists[i].first), -1).size();
     }
-    run.close();
+    out << text.substr(from);
 }
 
 void write_json(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                 const std::set<std::string>& what, std::ostream& out)
 {
-    out << "{\n  \"format_version\": " << export_format_version
-        << ",\n  \"generator\": " << jstr(std::string("irqloop ") + version)
-        << ",\n  \"units\": \"ns\",\n  \"runs\": [";
+    ojson top = ojson::object();
+    top["format_version"] = export_format_version;
+    top["generator"] = std::string("irqloop ") + version;
+    top["units"] = "ns";
+    top["runs"] = nullptr; // the last key: the runs are written in its place
+    const std::string text = dump(top, 2);
+    const auto at = text.rfind("null");
+    out << text.substr(0, at) << '[';
     for (std::size_t i = 0; i < runs.size(); ++i) {
         out << (i ? ",\n    " : "\n    ");
-        write_run_json(cat, *runs[i], what, out);
+        write_run(cat, *runs[i], what, out);
     }
-    out << (runs.empty() ? "]\n}\n" : "\n  ]\n}\n");
+    out << (runs.empty() ? "]" : "\n  ]") << text.substr(at + 4) << '\n';
 }
 
 void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
@@ -417,26 +430,53 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
 int export_command(int argc, char** argv)
 {
     selection_options sel;
-    std::string fmt = "json", what_text, output;
+    std::string fmt = "json", what_text, output, bins_text;
     po::options_description desc("options");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
-    add("format", po::value(&fmt)->default_value(fmt), "json or csv");
+    add("format", po::value(&fmt)->default_value(fmt),
+        "json, csv, cyclictest-hist (cyclictest --histogram text, one column per run), "
+        "rt-tests-json (cyclictest --json, one run) or prometheus (text exposition format)");
     add("what", po::value(&what_text),
-        "what to export, comma-separated: summary, histogram, intervals, worst, exceedances, "
-        "events, raw, or all (everything but raw). CSV takes exactly one. "
+        "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
+        "exceedances, events, raw, or all (everything but raw). CSV takes exactly one. "
         "Default: all for json, intervals for csv");
+    add("histogram", po::value(&bins_text),
+        "cyclictest-hist and rt-tests-json: the number of 1 us bins, as cyclictest "
+        "--histogram=N (default: enough for the largest max)");
     add("output,o", po::value(&output), "output file (default: standard output)");
     if (!parse_reading_command(
             argc, argv, desc,
-            "irqloop export --format json|csv [--what intervals|worst|raw|all] [--run ID | "
-            "--label L | --last] [--db F] [-o F]",
+            "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus "
+            "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
+            "[--db F] [-o F]",
             "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
-            "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns."))
+            "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
+            "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
+            "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
+            "(docs/integration.md)."))
         return 0;
-    if (fmt != "json" && fmt != "csv")
-        throw error("bad --format", "unknown export format '" + fmt + "'", "use json or csv");
-    const bool json = fmt == "json";
+    const bool json = fmt == "json", csv = fmt == "csv", hist = fmt == "cyclictest-hist",
+               rtjson = fmt == "rt-tests-json", prom = fmt == "prometheus";
+    if (!json && !csv && !hist && !rtjson && !prom)
+        throw error("bad --format", "unknown export format '" + fmt + "'",
+                    "use json, csv, cyclictest-hist, rt-tests-json or prometheus");
+    if (!(json || csv) && !what_text.empty())
+        throw error("bad --what", "--format " + fmt + " has a fixed content",
+                    "drop --what, or use --format json or csv");
+    if (!(hist || rtjson) && !bins_text.empty())
+        throw error("bad --histogram", "--format " + fmt + " has no 1 us bins",
+                    "use it with --format cyclictest-hist or rt-tests-json");
+    std::int64_t bins = 0;
+    if (!bins_text.empty()) {
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(bins_text.c_str(), &end, 10);
+        if (errno != 0 || end == bins_text.c_str() || *end != '\0' || v < 1 || v > 10'000'000)
+            throw error("bad --histogram", "'" + bins_text + "' is not a number of bins",
+                        "give 1 to 10000000 bins of 1 us, e.g. --histogram 400");
+        bins = v;
+    }
     if (what_text.empty())
         what_text = json ? "all" : "intervals";
     std::set<std::string> what;
@@ -458,7 +498,7 @@ int export_command(int argc, char** argv)
                 "use summary, histogram, intervals, worst, exceedances, events, raw or all");
         what.insert(item);
     }
-    if (!json && (what.size() != 1 || what_text == "all"))
+    if (csv && (what.size() != 1 || what_text == "all"))
         throw error("bad --what",
                     "CSV holds one table, '" + what_text + "' asks for " +
                         std::to_string(what.size()),
@@ -466,7 +506,12 @@ int export_command(int argc, char** argv)
     what.insert("summary"); // JSON always carries it: without it a run's figures mean little
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
-    if (what_text == "raw" || what.count("raw")) {
+    if (rtjson && runs.size() != 1)
+        throw error("bad selection",
+                    "--format rt-tests-json holds one run, " + std::to_string(runs.size()) +
+                        " are selected",
+                    "name one with --run ID, or add --last");
+    if ((json || csv) && (what_text == "raw" || what.count("raw"))) {
         std::uint64_t n = 0;
         for (const auto* r : runs)
             n += cat.raw_count(*r);
@@ -474,6 +519,8 @@ int export_command(int argc, char** argv)
             throw error("export raw samples", "the selected runs have none",
                         "raw samples are kept only by 'irqloop run --raw'");
     }
+    if ((hist || rtjson) && bins == 0)
+        bins = default_histogram_bins(runs);
     std::ofstream file;
     if (!output.empty()) {
         file.open(output, std::ios::out | std::ios::trunc);
@@ -483,8 +530,14 @@ int export_command(int argc, char** argv)
     std::ostream& out = output.empty() ? std::cout : file;
     if (json)
         write_json(cat, runs, what, out);
-    else
+    else if (csv)
         write_csv(cat, runs, what_text, out);
+    else if (hist)
+        write_cyclictest_hist(cat, runs, bins, out);
+    else if (rtjson)
+        write_rt_tests_json(cat, *runs.front(), bins, out);
+    else
+        write_prometheus_export(cat, runs, out);
     out.flush();
     if (!out)
         throw error("export: write '" + (output.empty() ? std::string("stdout") : output) + "'",

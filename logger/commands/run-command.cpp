@@ -52,6 +52,7 @@ struct raw_options {
                 trigger_line, trigger_above = "50us", seed = "1", progress = "auto", load_cmd,
                 load_grace = "5s", action_holdoff = "10s", max_events = "100K",
                 preflight_root = "/";
+    std::string metrics_file;
     std::vector<std::string> on_threshold;
     bool load_required = false;
     base::rt_options rt;
@@ -94,6 +95,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("on-threshold", po::value(&o.on_threshold)->composing(), "on a sample above --threshold: shell,command=CMD | signal,pid=N,num=S | stop | trace (raise --trigger-line); repeatable")
         ("action-holdoff", po::value(&o.action_holdoff)->default_value(o.action_holdoff), "after the actions fire, samples above --threshold within this long fire none (counted)")
         ("max-events", po::value(&o.max_events)->default_value(o.max_events), "cap on stored lost/disturbed/overflow events (the rest are counted)")
+        ("metrics-file", po::value(&o.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
         ("preflight-root", po::value(&o.preflight_root)->default_value(o.preflight_root), "read the preflight checks' sys/ and proc/ below this directory (as doctor --root)");
     base::add_rt_options(d, o.rt, "the sampler thread");
     d.add_options()
@@ -204,6 +206,7 @@ int run_like(int argc, char** argv, bool floor)
     opt.top_k = parse_count(o.top_k, "--top-k");
     opt.max_exceedances = parse_count(o.max_exceedances, "--max-exceedances");
     opt.raw = o.raw;
+    opt.metrics_file = o.metrics_file;
     opt.keep_disturbed = o.keep_disturbed;
     opt.force_tsc = o.force_tsc;
     opt.seed = parse_count(o.seed, "--seed");
@@ -295,6 +298,9 @@ int run_like(int argc, char** argv, bool floor)
                 " failed after " + std::to_string(r.summary.stimuli) + " stimuli",
             "check the wiring and the device; results so far are in the database", exit_failure);
     }
+    if (!r.metrics_error.empty())
+        std::fprintf(stderr, "irqloop: warning: %s (the run went on; the metrics file is stale)\n",
+                     r.metrics_error.c_str());
     if (r.events_dropped)
         std::fprintf(stderr,
                      "irqloop: run: %llu lost/disturbed/overflow events over --max-events %llu "

@@ -334,6 +334,9 @@ struct recorder::state {
         cur.p50_ns = v[0];
         cur.p99_ns = v[1];
         cur.p999_ns = v[2];
+        db::summary_row summary;
+        if (store || cfg.on_window)
+            summary = make_summary(end_unix);
         if (store) {
             flush_raw();
             std::vector<db::sample_row> worst_sorted = sorted_worst();
@@ -342,16 +345,13 @@ struct recorder::state {
                 buckets.push_back({lo, hi, n});
             });
             window_histogram();
-            db::interval_commit c{cur,
-                                  make_summary(end_unix),
-                                  new_exceedances,
-                                  worst_sorted,
-                                  buckets,
-                                  new_events,
-                                  window_rows};
+            db::interval_commit c{cur,     summary,    new_exceedances, worst_sorted,
+                                  buckets, new_events, window_rows};
             store->commit_interval(run_id, c);
         }
         ++committed;
+        if (cfg.on_window)
+            cfg.on_window(summary, run_hist, committed);
         late_committed = totals.late;
         new_exceedances.clear();
         new_events.clear();

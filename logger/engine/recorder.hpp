@@ -7,6 +7,7 @@
 #include "sample.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -36,6 +37,10 @@ struct recorder_config final {
     bool keep_disturbed = false;     ///< --keep-disturbed: disturbed samples count in stats
     std::int64_t anchor_unix_ns = 0; ///< wall-clock time at anchor_cycles
     std::uint64_t anchor_cycles = 0; ///< cycle count at anchor_unix_ns; interval 0 starts here
+    /// Called on the recorder's thread after every committed window, with the run's summary
+    /// so far, its histogram and the number of windows committed (run --metrics-file). It
+    /// must not throw. Empty: none.
+    std::function<void(const db::summary_row&, const histogram&, std::uint64_t)> on_window;
 };
 
 /**

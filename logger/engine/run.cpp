@@ -6,6 +6,7 @@
 
 #include "error.hpp"
 #include "load-process.hpp"
+#include "metrics-file.hpp"
 #include "recorder.hpp"
 #include "store.hpp"
 #include "units.hpp"
@@ -181,6 +182,7 @@ struct run_context {
     std::unique_ptr<db::store> store;
     std::uint64_t anchor_cycles = 0;
     std::int64_t anchor_unix = 0;
+    std::optional<metrics_file> metrics; // --metrics-file, written on the recorder's thread
     std::optional<recorder> rec;
 
     // measure()
@@ -356,13 +358,30 @@ void set_up(run_context& c)
     c.rt->check_strict();
 
     c.out.uuid = make_uuid();
+    if (!c.opt.metrics_file.empty()) {
+        metrics_run base;
+        base.label = c.opt.label;
+        base.uuid = c.out.uuid;
+        base.backend = c.wire.describe();
+        base.threshold_ns = c.opt.threshold_ns;
+        base.start_unix_ns = unix_now_ns();
+        c.metrics.emplace(c.opt.metrics_file, std::move(base));
+        // The first write refuses a path that cannot be written, before the first stimulus.
+        c.metrics->write(db::summary_row{}, histogram(1), 0, true);
+    }
     if (!c.opt.db_path.empty()) {
         c.store = std::make_unique<db::store>(c.opt.db_path);
         c.out.run_id = c.store->begin_run(make_run_row(c));
     }
     c.anchor_cycles = hw::cycles();
     c.anchor_unix = unix_now_ns();
-    c.rec.emplace(make_recorder_config(c), c.store.get(), c.out.run_id);
+    recorder_config rc = make_recorder_config(c);
+    if (c.metrics)
+        rc.on_window = [m = &*c.metrics](const db::summary_row& s, const histogram& h,
+                                         std::uint64_t windows) {
+            m->write_noexcept(s, h, windows, true);
+        };
+    c.rec.emplace(rc, c.store.get(), c.out.run_id);
     if (!c.opt.load_cmd.empty())
         c.load.emplace(load_options{c.opt.load_cmd, c.opt.load_grace_ns, 1024});
     if (!c.opt.actions.empty())
@@ -620,6 +639,9 @@ void close_recording(run_context& c)
                        out.line_failure.op ? out.line_failure.op : "line"});
     for (const auto& m : out.rt_misses)
         rec.add_event({c.anchor_unix, 0, "warning", 0, "real-time setting not obtained: " + m});
+    if (c.metrics && !c.metrics->first_error().empty())
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "warning", 0,
+                       "metrics file not updated: " + c.metrics->first_error()});
     rec.finish(hw::cycles());
 }
 
@@ -651,6 +673,11 @@ run_outcome finalise(run_context& c)
     }
     out.summary = rec.summary();
     out.intervals = rec.intervals_committed();
+    if (c.metrics) {
+        // The last figures, marked as no longer recording.
+        c.metrics->write_noexcept(out.summary, rec.run_histogram(), out.intervals, false);
+        out.metrics_error = c.metrics->first_error();
+    }
     out.events_dropped = rec.events_dropped();
     if (c.store) {
         try {

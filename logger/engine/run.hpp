@@ -56,6 +56,8 @@ struct run_options final {
     std::vector<action_spec> actions; ///< --on-threshold, for samples above threshold_ns
     std::int64_t action_holdoff_ns = 10'000'000'000;
     std::uint64_t max_events = 100'000; ///< cap on stored lost/disturbed/overflow events
+    /// --metrics-file: Prometheus text rewritten (temp file + rename) at every window; "" = none
+    std::string metrics_file;
 };
 
 /** @brief What a run ended with. */
@@ -79,6 +81,7 @@ struct run_outcome final {
     bool stopped_by_action = false; ///< an --on-threshold stop action ended the run
     std::uint64_t actions_fired = 0, actions_held_off = 0;
     std::uint64_t events_dropped = 0; ///< over max_events, counted and not stored
+    std::string metrics_error;        ///< the first --metrics-file write failure, "" = none
 };
 
 /**

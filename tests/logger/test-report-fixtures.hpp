@@ -82,6 +82,7 @@ struct run_spec final {
     bool raw = false;
     std::uint64_t seed = 1;
     model m;
+    std::vector<std::pair<std::string, std::string>> extra_metadata; ///< after sim.model
 };
 
 /** @brief A run numbered @p n: uuid 00000000-0000-4000-8000-000000000NNN, seed @p n. */
@@ -124,6 +125,7 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
     row.target = spec.target;
     row.load = spec.load;
     row.metadata = {{"sim.model", "synthetic seed=" + std::to_string(spec.seed)}};
+    row.metadata.insert(row.metadata.end(), spec.extra_metadata.begin(), spec.extra_metadata.end());
     const std::int64_t id = st.begin_run(row);
 
     recorder_config cfg;

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// Exports in formats that other tools already read: cyclictest's histogram text and JSON, and
+// the Prometheus text format. The cyclictest text and the Prometheus text are written by hand
+// (no library writes them); the JSON by nlohmann-json.
+#include "export-formats.hpp"
+
+#include "error.hpp"
+#include "prometheus.hpp"
+#include "version.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+
+namespace irqloop::logger
+{
+
+namespace
+{
+
+using ojson = nlohmann::ordered_json;
+
+std::string dump(const ojson& j)
+{
+    return j.dump(2, ' ', false, ojson::error_handler_t::replace);
+}
+
+/** @brief A run's latencies rebinned into cyclictest's 1 us bins 0..bins-1. */
+struct us_histogram final {
+    std::vector<std::uint64_t> bins;
+    std::uint64_t overflows = 0; ///< samples at or above `bins` us
+    std::uint64_t total = 0;     ///< samples in the bins (cyclictest's "# Total")
+    std::uint64_t cycles = 0;    ///< every sample: total + overflows
+};
+
+/**
+ * @brief Rebin the stored log-linear buckets (each at most 0.1 % wide) into 1 us bins. A
+ * sample of v ns belongs to bin floor(v / 1000), as cyclictest's integer microseconds do; a
+ * bucket whose values span two bins goes to the upper one, so no sample is shown faster than
+ * it was.
+ */
+us_histogram rebin(db::catalog& cat, const db::run_record& r, std::int64_t bins)
+{
+    us_histogram h;
+    h.bins.assign(std::size_t(bins), 0);
+    for (const auto& b : cat.histogram(r)) {
+        const std::int64_t bin = (b.hi_ns - 1) / 1000;
+        if (bin < bins)
+            h.bins[std::size_t(bin)] += b.count;
+        else
+            h.overflows += b.count;
+        h.cycles += b.count;
+    }
+    h.total = h.cycles - h.overflows;
+    return h;
+}
+
+std::int64_t min_us(const db::run_record& r)
+{
+    return r.has_stats ? r.summary.min_ns / 1000 : 0;
+}
+std::int64_t avg_us(const db::run_record& r)
+{
+    return r.has_stats ? std::int64_t(r.summary.mean_ns / 1000) : 0;
+}
+/** @brief Rounded up: a maximum is never shown below the value measured. */
+std::int64_t max_us(const db::run_record& r)
+{
+    return r.has_stats ? (r.summary.max_ns + 999) / 1000 : 0;
+}
+
+std::string meta_value(const db::run_record& r, const std::string& key)
+{
+    for (const auto& [k, v] : r.meta.metadata)
+        if (k == key)
+            return v;
+    return {};
+}
+
+/**
+ * @brief The stimulus numbers of samples at or above @p bins us that the file knows (its raw
+ * samples, else its stored exceedances), in order, at most @p cap of them. Only samples that
+ * are in the statistics count: not lost, and not disturbed unless the run kept those.
+ */
+std::vector<std::uint64_t> overflow_cycles(db::catalog& cat, const db::run_record& r,
+                                           std::int64_t bins, std::uint64_t cap)
+{
+    std::vector<std::uint64_t> seqs;
+    const bool keep_disturbed = meta_value(r, "logger.keep_disturbed") == "yes";
+    auto take = [&](const db::sample_row& s) {
+        if ((s.flags & db::flag_lost) || ((s.flags & db::flag_disturbed) && !keep_disturbed))
+            return;
+        if (s.latency_ns >= bins * 1000)
+            seqs.push_back(s.seq);
+    };
+    if (cat.raw_count(r) != 0)
+        cat.for_each_raw(r, take);
+    else
+        for (const auto& s : cat.exceedances(r))
+            take(s);
+    std::sort(seqs.begin(), seqs.end());
+    if (seqs.size() > cap)
+        seqs.resize(cap);
+    return seqs;
+}
+
+std::string fmt(const char* f, unsigned long long v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+/** @brief "Tue, 01 Dec 2026 09:45:48 +0000", as cyclictest writes start_time and end_time. */
+std::string rfc2822(std::int64_t unix_ns)
+{
+    const std::time_t t = std::time_t(unix_ns / 1'000'000'000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[64];
+    std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S +0000", &tm);
+    return b;
+}
+
+} // namespace
+
+std::int64_t default_histogram_bins(const std::vector<const db::run_record*>& runs)
+{
+    std::int64_t most = 0;
+    for (const auto* r : runs)
+        most = std::max(most, max_us(*r));
+    return most + 1;
+}
+
+void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                           std::int64_t bins, std::ostream& out)
+{
+    std::vector<us_histogram> cols;
+    for (const auto* r : runs)
+        cols.push_back(rebin(cat, *r, bins));
+
+    out << "# irqloop " << version << " export --format cyclictest-hist --histogram=" << bins
+        << '\n'
+        << "# rebinned from irqloop's stored histogram (buckets at most 0.1 % wide) into 1 us "
+           "bins: a bucket across a 1 us boundary counts in the upper bin; Max is rounded up, "
+           "Min and Avg down\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = *runs[i];
+        out << "# irqloop column " << i << ": run " << r.id << ", uuid " << r.meta.uuid
+            << ", label " << dump(ojson(r.meta.label)) << ", file " << dump(ojson(r.db_path))
+            << '\n';
+    }
+    out << "# Histogram\n";
+    for (std::int64_t b = 0; b < bins; ++b) {
+        out << fmt("%06llu", (unsigned long long)b);
+        for (std::size_t i = 0; i < cols.size(); ++i)
+            out << (i ? '\t' : ' ') << fmt("%06llu", cols[i].bins[std::size_t(b)]);
+        out << '\n';
+    }
+    auto line = [&](const char* head, const char* f, auto value) {
+        out << head;
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            out << ' ' << fmt(f, (unsigned long long)value(i));
+        out << '\n';
+    };
+    line("# Total:", "%09llu", [&](std::size_t i) { return cols[i].total; });
+    line("# Min Latencies:", "%05llu", [&](std::size_t i) { return min_us(*runs[i]); });
+    line("# Avg Latencies:", "%05llu", [&](std::size_t i) { return avg_us(*runs[i]); });
+    line("# Max Latencies:", "%05llu", [&](std::size_t i) { return max_us(*runs[i]); });
+    line("# Histogram Overflows:", "%05llu", [&](std::size_t i) { return cols[i].overflows; });
+    out << "# Histogram Overflow at cycle number:\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        // cyclictest keeps at most as many cycle numbers as there are bins; so do we.
+        const auto seqs =
+            overflow_cycles(cat, *runs[i], bins, std::min<std::uint64_t>(cols[i].overflows, bins));
+        out << "# Thread " << i << ':';
+        for (auto s : seqs)
+            out << ' ' << fmt("%05llu", s);
+        if (seqs.size() < cols[i].overflows)
+            out << " # " << fmt("%05llu", cols[i].overflows - seqs.size()) << " others";
+        out << '\n';
+    }
+    out << '\n';
+}
+
+void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t bins,
+                         std::ostream& out)
+{
+    const auto h = rebin(cat, r, bins);
+    // uname as stored: "sysname release version... machine".
+    std::istringstream un(r.meta.uname);
+    std::vector<std::string> words;
+    for (std::string w; un >> w;)
+        words.push_back(w);
+    std::string kversion;
+    for (std::size_t i = 2; i + 1 < words.size(); ++i)
+        kversion += (kversion.empty() ? "" : " ") + words[i];
+    int cpu = -1;
+    if (const auto at = r.meta.rt_settings.find("cpu="); at != std::string::npos)
+        cpu = std::atoi(r.meta.rt_settings.c_str() + at + 4);
+
+    ojson j = ojson::object();
+    j["file_version"] = 1;
+    j["cmdline:"] = r.meta.command_line; // sic: cyclictest's keys end in a colon
+    j["rt_test_version:"] = std::string("irqloop ") + version;
+    j["start_time"] = rfc2822(r.meta.start_unix_ns);
+    j["end_time"] = rfc2822(r.end_unix_ns.value_or(r.meta.start_unix_ns));
+    j["return_code"] = meta_value(r, "gate.result") == "fail" ? 3 : 0;
+    ojson sys = ojson::object();
+    sys["sysname"] = words.size() > 0 ? words[0] : "";
+    sys["nodename"] = r.meta.hostname;
+    sys["release"] = words.size() > 1 ? words[1] : "";
+    sys["version"] = kversion;
+    sys["machine"] = words.size() > 2 ? words.back() : "";
+    sys["realtime"] = kversion.find("PREEMPT_RT") != std::string::npos ? 1 : 0;
+    j["sysinfo"] = std::move(sys);
+    j["num_threads"] = 1;
+    j["resolution_in_ns"] = 0;
+    ojson hist = ojson::object();
+    for (std::size_t b = 0; b < h.bins.size(); ++b)
+        if (h.bins[b] != 0)
+            hist[std::to_string(b)] = h.bins[b];
+    ojson t = ojson::object();
+    t["histogram"] = std::move(hist);
+    t["cycles"] = h.cycles;
+    t["min"] = min_us(r);
+    t["max"] = max_us(r);
+    t["avg"] = r.has_stats ? std::round(r.summary.mean_ns / 10.0) / 100.0 : 0.0;
+    t["cpu"] = cpu;
+    t["node"] = 0;
+    ojson threads = ojson::object();
+    threads["0"] = std::move(t);
+    j["thread"] = std::move(threads);
+    out << dump(j) << '\n';
+}
+
+void write_prometheus_export(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                             std::ostream& out)
+{
+    std::vector<metrics_run> m;
+    for (const auto* rp : runs) {
+        const auto& r = *rp;
+        metrics_run x;
+        x.label = r.meta.label;
+        x.uuid = r.meta.uuid;
+        x.backend = r.meta.backend;
+        x.summary = r.summary;
+        x.has_stats = r.has_stats;
+        x.threshold_ns = r.meta.threshold_ns;
+        x.start_unix_ns = r.meta.start_unix_ns;
+        x.windows = cat.intervals(r).size();
+        x.active = r.status == db::run_status::running;
+        for (const auto& b : cat.histogram(r))
+            x.add_bucket(b.lo_ns, b.hi_ns, b.count);
+        x.sum_ns = r.summary.mean_ns * double(x.count);
+        m.push_back(std::move(x));
+    }
+    write_prometheus(out, m);
+}
+
+} // namespace irqloop::logger

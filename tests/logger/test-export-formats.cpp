@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: MIT
+// The export formats, each checked by its real consumer: Python's JSON parser and jq for the
+// JSON export, Debian's cyclictest (rt-tests) for the cyclictest text and JSON, OSADL's plot
+// recipe (docs/examples/osadl-latency-plot.sh) with gnuplot, and promtool (Debian prometheus)
+// for the Prometheus text, exported and live.
+#include "read.hpp"
+#include "test-report-fixtures.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <map>
+#include <regex>
+#include <thread>
+
+using namespace irqloop;
+using namespace irqloop::logger::report_test;
+using irqloop::test::run_process;
+
+namespace
+{
+
+const std::string irqloop_bin = IRQLOOP_BIN;
+const std::string source_dir = IRQLOOP_SOURCE_DIR;
+
+bool have(const std::string& tool)
+{
+    return run_shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
+}
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+process_result irqloop_cmd(std::vector<std::string> args)
+{
+    args.insert(args.begin(), irqloop_bin);
+    return run_process(args);
+}
+
+/** @brief A label that is not UTF-8: Latin-1 "café", a lone continuation byte, 0xFF. */
+const std::string bad_label = std::string("caf\xe9 \x80 \xff rt");
+
+/**
+ * @brief A database with two runs: 1 (label with invalid UTF-8, spikes above 50 us, every
+ * sample kept raw, gate.result fail) and 2 (clean label, no raw samples).
+ */
+void build_db(const std::string& path)
+{
+    db::store st(path);
+    run_spec a = numbered_spec(1, bad_label, 20'000);
+    a.target = std::string("board \xc3\x28 rev B"); // an invalid two-byte sequence
+    a.raw = true;
+    a.interval_ns = 100'000;
+    a.m = {5200, 1400, 0.003, 20'000, 90'000, 0.001, 0.001, 0};
+    a.extra_metadata = {{"gate.result", "fail"}};
+    record_run(st, a);
+    run_spec b = numbered_spec(2, "rt-idle", 10'000);
+    b.start_unix_ns = epoch_ns + 60'000'000'000;
+    b.m = {3100, 900, 0.002, 15'000, 70'000, 0, 0, 0};
+    record_run(st, b);
+}
+
+// --- cyclictest --histogram text: its grammar -------------------------------------------
+
+/** @brief A field printed with %0Wd: at least W digits, zero-padded only up to W. */
+bool padded(const std::string& f, std::size_t w)
+{
+    if (f.empty() || f.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    return f.size() == w || (f.size() > w && f[0] != '0');
+}
+
+std::vector<std::string> lines_of(const std::string& text)
+{
+    std::vector<std::string> v;
+    std::stringstream s(text);
+    for (std::string l; std::getline(s, l);)
+        v.push_back(l);
+    return v;
+}
+
+std::vector<std::string> split_ws(const std::string& s)
+{
+    std::vector<std::string> v;
+    std::stringstream in(s);
+    for (std::string w; in >> w;)
+        v.push_back(w);
+    return v;
+}
+
+/** @brief What a cyclictest --histogram text holds, read by its grammar. */
+struct hist_text {
+    std::vector<std::string> problems; ///< every line that breaks the grammar
+    std::vector<std::string> shape;    ///< the line kinds after "# Histogram", in order
+    std::size_t columns = 0;
+    std::vector<std::vector<std::uint64_t>> bins; ///< [bin][column]
+    std::map<std::string, std::vector<std::uint64_t>> footer;
+    std::vector<std::vector<std::uint64_t>> overflow_cycles;
+    std::vector<std::uint64_t> others;
+};
+
+hist_text parse_hist(const std::string& text, std::size_t want_bins)
+{
+    hist_text h;
+    auto bad = [&](const std::string& why, const std::string& l) {
+        h.problems.push_back(why + ": '" + l + "'");
+    };
+    const auto lines = lines_of(text);
+    std::size_t i = 0;
+    while (i < lines.size() && lines[i] != "# Histogram") {
+        if (lines[i].rfind("#", 0) != 0)
+            bad("a line before '# Histogram' that is no comment", lines[i]);
+        ++i;
+    }
+    if (i == lines.size()) {
+        bad("no '# Histogram' line", "");
+        return h;
+    }
+    ++i;
+    // Bin lines: "%06d" index, then one "%06lu" count per thread: a space first, tabs after.
+    static const std::regex bin_line(R"(^([0-9]+) ([0-9]+)((\t[0-9]+)*)$)");
+    for (; i < lines.size() && !lines[i].empty() && lines[i][0] != '#'; ++i) {
+        std::smatch m;
+        if (!std::regex_match(lines[i], m, bin_line)) {
+            bad("bin line", lines[i]);
+            continue;
+        }
+        std::vector<std::string> f{m[1], m[2]};
+        std::stringstream rest(m[3].str());
+        for (std::string c; std::getline(rest, c, '\t');)
+            if (!c.empty())
+                f.push_back(c);
+        if (!padded(f[0], 6) || std::stoull(f[0]) != h.bins.size())
+            bad("bin index not %06d in order", lines[i]);
+        std::vector<std::uint64_t> counts;
+        for (std::size_t k = 1; k < f.size(); ++k) {
+            if (!padded(f[k], 6))
+                bad("count not %06lu", lines[i]);
+            counts.push_back(std::stoull(f[k]));
+        }
+        if (h.bins.empty())
+            h.columns = counts.size();
+        else if (counts.size() != h.columns)
+            bad("column count changes", lines[i]);
+        h.bins.push_back(counts);
+    }
+    h.shape.push_back("bins");
+    if (h.bins.size() != want_bins)
+        bad("bins: " + std::to_string(h.bins.size()) + ", want " + std::to_string(want_bins), "");
+    const std::pair<const char*, std::size_t> footers[] = {{"# Total:", 9},
+                                                           {"# Min Latencies:", 5},
+                                                           {"# Avg Latencies:", 5},
+                                                           {"# Max Latencies:", 5},
+                                                           {"# Histogram Overflows:", 5}};
+    for (const auto& [head, width] : footers) {
+        if (i >= lines.size() || lines[i].rfind(head, 0) != 0) {
+            bad(std::string("expected ") + head, i < lines.size() ? lines[i] : "<end>");
+            return h;
+        }
+        const std::string rest = lines[i].substr(std::string(head).size());
+        // Each value is " %0Wlu": one space before each, nothing else.
+        static const std::regex values(R"(^( [0-9]+)+$)");
+        if (!std::regex_match(rest, values))
+            bad("values after the key", lines[i]);
+        std::vector<std::uint64_t> v;
+        for (const auto& f : split_ws(rest)) {
+            if (!padded(f, width))
+                bad(std::string("value not %0") + std::to_string(width) + "lu", lines[i]);
+            v.push_back(std::stoull(f));
+        }
+        if (v.size() != h.columns)
+            bad("one value per column", lines[i]);
+        h.footer[head] = v;
+        h.shape.push_back(head);
+        ++i;
+    }
+    if (i >= lines.size() || lines[i] != "# Histogram Overflow at cycle number:") {
+        bad("expected the overflow heading", i < lines.size() ? lines[i] : "<end>");
+        return h;
+    }
+    h.shape.push_back(lines[i++]);
+    static const std::regex thread_line(
+        R"(^# Thread ([0-9]+):((?: [0-9]+)*)(?: # ([0-9]+) others)?$)");
+    for (std::size_t t = 0; t < h.columns; ++t, ++i) {
+        std::smatch m;
+        if (i >= lines.size() || !std::regex_match(lines[i], m, thread_line) ||
+            std::stoul(m[1]) != t) {
+            bad("thread overflow line", i < lines.size() ? lines[i] : "<end>");
+            return h;
+        }
+        std::vector<std::uint64_t> cycles;
+        for (const auto& f : split_ws(m[2])) {
+            if (!padded(f, 5))
+                bad("cycle number not %05lu", lines[i]);
+            cycles.push_back(std::stoull(f));
+        }
+        if (m[3].matched && !padded(m[3], 5))
+            bad("others count not %05lu", lines[i]);
+        h.overflow_cycles.push_back(cycles);
+        h.others.push_back(m[3].matched ? std::stoull(m[3]) : 0);
+        h.shape.push_back("# Thread N:");
+    }
+    if (i >= lines.size() || !lines[i].empty())
+        bad("expected the closing empty line", i < lines.size() ? lines[i] : "<end>");
+    else
+        h.shape.push_back("<empty>");
+    if (i + 1 != lines.size())
+        bad("lines after the closing empty line", "");
+    // The figures agree with each other.
+    for (std::size_t c = 0; c < h.columns && h.footer.size() == 5; ++c) {
+        std::uint64_t sum = 0;
+        for (const auto& b : h.bins)
+            sum += b[c];
+        if (sum != h.footer["# Total:"][c])
+            bad("# Total is not the sum of the bins, column " + std::to_string(c), "");
+        const auto shown = h.overflow_cycles[c].size() + h.others[c];
+        if (shown != h.footer["# Histogram Overflows:"][c])
+            bad("overflow cycles + others != # Histogram Overflows, column " + std::to_string(c),
+                "");
+    }
+    return h;
+}
+
+/** @brief Run Debian's cyclictest briefly; "" when it cannot run here (reason in @p why). */
+bool real_cyclictest(const temp_dir& dir, int bins, std::string& why)
+{
+    if (!have("cyclictest")) {
+        why = "cyclictest is not installed (apt-get install rt-tests)";
+        return false;
+    }
+    // 1 s, one thread, 1 ms interval: SCHED_OTHER unless it can do better, no -m (mlockall
+    // needs a memlock limit a user may not have).
+    auto r = run_shell("cd '" + dir.path() + "' && cyclictest -D 1 -q -i 1000 --histogram=" +
+                       std::to_string(bins) + " --json=ct.json > ct-hist.txt 2> ct.err");
+    if (r.status != 0) {
+        why = "cyclictest could not run here: " + slurp(dir / "ct.err");
+        return false;
+    }
+    return true;
+}
+
+/** @brief The JSON type of a value, as the rt-tests consumers see it. */
+std::string type_of(const nlohmann::json& j)
+{
+    if (j.is_object())
+        return "object";
+    if (j.is_array())
+        return "array";
+    if (j.is_string())
+        return "string";
+    if (j.is_number_float())
+        return "float";
+    if (j.is_number_integer())
+        return "integer";
+    if (j.is_boolean())
+        return "boolean";
+    return "null";
+}
+
+/** @brief Every key path with its type; histogram bins become "<bin>" (integers). */
+void key_types(const nlohmann::json& j, const std::string& at,
+               std::map<std::string, std::string>& out)
+{
+    out[at] = type_of(j);
+    if (!j.is_object())
+        return;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const bool bin = at.size() >= 10 && at.compare(at.size() - 10, 10, ".histogram") == 0;
+        if (bin) {
+            CHECK(it.key().find_first_not_of("0123456789") == std::string::npos);
+            out[at + ".<bin>"] = type_of(it.value());
+            continue;
+        }
+        key_types(it.value(), at + "." + it.key(), out);
+    }
+}
+
+/** @brief Prometheus sample lines: name{labels} value, and the TYPE of each family. */
+struct prom_text {
+    std::map<std::string, std::string> type;                  ///< family -> type
+    std::vector<std::pair<std::string, std::string>> samples; ///< series -> value
+    std::vector<std::string> problems;
+};
+
+prom_text parse_prom(const std::string& text)
+{
+    prom_text p;
+    static const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$)");
+    for (const auto& l : lines_of(text)) {
+        if (l.rfind("# TYPE ", 0) == 0) {
+            const auto f = split_ws(l.substr(7));
+            p.type[f.at(0)] = f.at(1);
+            continue;
+        }
+        if (l.rfind("#", 0) == 0)
+            continue;
+        std::smatch m;
+        if (!std::regex_match(l, m, sample)) // a timestamp would be a third field
+            p.problems.push_back("not 'name{labels} value': " + l);
+        else
+            p.samples.push_back({m[1].str() + m[2].str(), m[3]});
+    }
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
+          "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    build_db(db);
+    auto r = irqloop_cmd({"export", "--db", db, "--what", "all,raw", "-o", dir / "x.json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const std::string text = slurp(dir / "x.json");
+    CHECK(text.find("caf\xe9") == std::string::npos); // no raw Latin-1 byte passed through
+    if (!have("python3"))
+        SKIP("python3 is not installed");
+    auto py = run_shell("python3 -m json.tool '" + dir / "x.json" + "' > /dev/null");
+    INFO(py.out);
+    CHECK(py.status == 0);
+    auto label = run_shell("python3 -c 'import json,sys; d=json.load(open(sys.argv[1], "
+                           "encoding=\"utf-8\")); r=d[\"runs\"][0]; "
+                           "print(ascii(r[\"label\"]), ascii(r[\"metadata\"][\"target\"]), "
+                           "len(r[\"raw\"]))' '" +
+                           dir / "x.json" + "'");
+    INFO(label.out);
+    CHECK(label.out == "'caf\\ufffd \\ufffd \\ufffd rt' 'board \\ufffd( rev B' 20000\n");
+    if (have("jq")) {
+        auto jq = run_shell("jq -r '.runs[1].label' '" + dir / "x.json" + "'");
+        CHECK(jq.status == 0);
+        CHECK(jq.out == "rt-idle\n");
+    }
+}
+
+TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclictest --histogram",
+          "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    build_db(db);
+    std::string why;
+    if (!real_cyclictest(dir, 400, why))
+        SKIP(why);
+    const std::string real = slurp(dir / "ct-hist.txt");
+    const hist_text theirs = parse_hist(real, 400);
+    INFO("cyclictest:\n" << real);
+    REQUIRE(theirs.problems.empty());
+
+    auto one = irqloop_cmd({"export", "--db", db, "--run", "1", "--format", "cyclictest-hist",
+                            "--histogram", "50", "-o", dir / "one.txt"});
+    REQUIRE(one.status == 0);
+    const std::string ours_text = slurp(dir / "one.txt");
+    const hist_text ours = parse_hist(ours_text, 50);
+    INFO("irqloop:\n" << ours_text);
+    for (const auto& p : ours.problems)
+        FAIL_CHECK(p);
+    CHECK(ours.shape == theirs.shape); // one column each: the same lines in the same order
+    CHECK(ours_text.find("# rebinned from irqloop's stored histogram") != std::string::npos);
+
+    // The counts against the truth: run 1 kept every sample raw.
+    db::catalog cat({db});
+    const auto& run = *cat.select({{"1"}, {}, false}).front();
+    std::vector<std::uint64_t> exact(50, 0);
+    std::uint64_t exact_over = 0;
+    cat.for_each_raw(run, [&](const db::sample_row& s) {
+        if (s.flags & (db::flag_lost | db::flag_disturbed))
+            return;
+        const auto bin = std::uint64_t(s.latency_ns / 1000);
+        (bin < 50 ? exact[bin] : exact_over) += 1;
+    });
+    std::uint64_t cum_ours = 0, cum_exact = 0, cum_exact_prev = 0;
+    for (std::size_t b = 0; b < 50; ++b) {
+        cum_ours += ours.bins[b][0];
+        cum_exact_prev = cum_exact;
+        cum_exact += exact[b];
+        // Never faster than the truth, and at most one bin slower.
+        CHECK(cum_ours <= cum_exact);
+        CHECK(cum_ours >= cum_exact_prev);
+    }
+    CHECK(ours.footer.at("# Histogram Overflows:")[0] >= exact_over);
+    CHECK(ours.footer.at("# Total:")[0] + ours.footer.at("# Histogram Overflows:")[0] ==
+          run.summary.samples);
+    CHECK(ours.footer.at("# Max Latencies:")[0] * 1000 >= std::uint64_t(run.summary.max_ns));
+    // Every overflow is known by its stimulus number (raw samples), up to 50 of them.
+    CHECK(ours.overflow_cycles[0].size() == std::min<std::uint64_t>(50, exact_over));
+
+    // Two runs: two columns, as cyclictest's two threads.
+    auto two = irqloop_cmd({"export", "--db", db, "--format", "cyclictest-hist", "--histogram",
+                            "50", "-o", dir / "two.txt"});
+    REQUIRE(two.status == 0);
+    const hist_text both = parse_hist(slurp(dir / "two.txt"), 50);
+    for (const auto& p : both.problems)
+        FAIL_CHECK(p);
+    CHECK(both.columns == 2);
+    // A bin line of two threads: "%06d %06lu\t%06lu".
+    CHECK(std::regex_match(lines_of(slurp(dir / "two.txt"))[5],
+                           std::regex(R"(^000000 [0-9]{6,}\t[0-9]{6,}$)")));
+
+    // OSADL's plot recipe, unchanged, on both files.
+    if (!have("gnuplot"))
+        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
+    const std::string script = source_dir + "/docs/examples/osadl-latency-plot.sh";
+    std::vector<std::pair<std::string, std::string>> plots = {{"one.txt", "one.png"},
+                                                              {"two.txt", "two.png"}};
+    // A machine so slow that every cyclictest sample overflowed 400 us leaves nothing to draw
+    // on a log axis (gnuplot refuses that file, as OSADL's script would).
+    if (theirs.footer.at("# Total:").at(0) != 0)
+        plots.push_back({"ct-hist.txt", "real.png"});
+    else
+        WARN("cyclictest's own histogram is empty here: its file is not plotted");
+    // The reference for "non-trivial": the same script's plot of a one-sample histogram (axes,
+    // labels and one step); a plot with curves compresses to more than that.
+    {
+        std::ofstream t(dir / "tiny.txt");
+        t << "# Histogram\n000000 000001\n000001 000000\n# Total: 000000001\n"
+             "# Min Latencies: 00000\n# Avg Latencies: 00000\n# Max Latencies: 00001\n"
+             "# Histogram Overflows: 00000\n# Histogram Overflow at cycle number:\n"
+             "# Thread 0:\n\n";
+    }
+    REQUIRE(run_shell("cd '" + dir.path() + "' && sh '" + script + "' tiny.txt tiny.png").status ==
+            0);
+    const std::size_t trivial = slurp(dir / "tiny.png").size();
+    for (const auto& [in, png] : plots) {
+        auto p = run_shell("cd '" + dir.path() + "' && sh '" + script + "' " + in + " " + png);
+        INFO(in << ": " << p.out);
+        CHECK(p.status == 0);
+        const std::string img = slurp(dir / png);
+        REQUIRE(img.size() > 24);
+        CHECK(img.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+        CHECK(img.compare(12, 4, "IHDR") == 0);
+        CHECK(img.size() > trivial + trivial / 10);
+    }
+}
+
+TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    build_db(db);
+    std::string why;
+    if (!real_cyclictest(dir, 1000, why))
+        SKIP(why);
+    const auto theirs = nlohmann::json::parse(slurp(dir / "ct.json"));
+    std::map<std::string, std::string> want;
+    key_types(theirs, "", want);
+
+    for (const std::string run : {"1", "2"}) {
+        auto r = irqloop_cmd({"export", "--db", db, "--run", run, "--format", "rt-tests-json",
+                              "--histogram", "1000", "-o", dir / ("rt" + run + ".json")});
+        INFO(r.out << r.err);
+        REQUIRE(r.status == 0);
+        const auto ours = nlohmann::json::parse(slurp(dir / ("rt" + run + ".json")));
+        std::map<std::string, std::string> got;
+        key_types(ours, "", got);
+        // The real histogram may be empty on a slow machine; ours never is.
+        want.erase(".thread.0.histogram.<bin>");
+        got.erase(".thread.0.histogram.<bin>");
+        CHECK(got == want);
+        for (const auto& [k, v] : ours["thread"]["0"]["histogram"].items())
+            CHECK(v.is_number_integer());
+        CHECK(ours.contains("cmdline:"));
+        CHECK(ours.contains("rt_test_version:"));
+        // Run 1's stored gate.result is "fail": cyclictest's return code for a failed run.
+        CHECK(ours["return_code"] == (run == "1" ? 3 : 0));
+        db::catalog cat({db});
+        const auto& rec = *cat.select({{run}, {}, false}).front();
+        CHECK(ours["thread"]["0"]["cycles"] == rec.summary.samples);
+        CHECK(ours["thread"]["0"]["max"].get<std::int64_t>() * 1000 >= rec.summary.max_ns);
+    }
+    auto two = irqloop_cmd({"export", "--db", db, "--format", "rt-tests-json"});
+    CHECK(two.status == 2);
+    CHECK(two.err.find("holds one run, 2 are selected") != std::string::npos);
+}
+
+TEST_CASE("export prometheus: promtool check metrics passes; units, counters, histogram",
+          "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    build_db(db);
+    auto r = irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o", dir / "x.prom"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const std::string text = slurp(dir / "x.prom");
+    INFO(text);
+    const prom_text p = parse_prom(text);
+    for (const auto& x : p.problems)
+        FAIL_CHECK(x);
+    for (const auto& [family, type] : p.type) {
+        const bool total = family.size() > 6 && family.compare(family.size() - 6, 6, "_total") == 0;
+        CHECK(total == (type == "counter")); // _total on counters, and only on them
+        if (type != "counter" && (family.find("latency") != std::string::npos ||
+                                  family.find("threshold") != std::string::npos))
+            CHECK(family.find("_seconds") != std::string::npos); // base units
+    }
+    // The histogram: cumulative buckets, +Inf equal to _count, per run.
+    std::map<std::string, std::vector<double>> buckets;
+    std::map<std::string, double> count;
+    for (const auto& [series, value] : p.samples) {
+        const auto uuid = series.substr(series.find("uuid=\"") + 6, 36);
+        if (series.rfind("irqloop_latency_seconds_bucket{", 0) == 0)
+            buckets[uuid].push_back(std::stod(value));
+        if (series.rfind("irqloop_latency_seconds_count{", 0) == 0)
+            count[uuid] = std::stod(value);
+        CHECK(series.find("label=\"") != std::string::npos);
+        CHECK(series.find("backend=\"") != std::string::npos);
+    }
+    REQUIRE(buckets.size() == 2);
+    for (const auto& [uuid, b] : buckets) {
+        for (std::size_t i = 1; i < b.size(); ++i)
+            CHECK(b[i] >= b[i - 1]);
+        CHECK(b.back() == count[uuid]);
+    }
+    // The invalid UTF-8 label comes out replaced, not raw.
+    CHECK(text.find("label=\"caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd rt\"") != std::string::npos);
+
+    if (!have("promtool"))
+        SKIP("promtool is not installed (apt-get install prometheus)");
+    auto check = run_shell("promtool check metrics < '" + dir / "x.prom" + "'");
+    INFO(check.out);
+    CHECK(check.status == 0);
+}
+
+TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while the run writes it",
+          "[export]")
+{
+    if (!have("promtool"))
+        SKIP("promtool is not installed (apt-get install prometheus)");
+    temp_dir dir;
+    const std::string prom = dir / "irqloop.prom";
+    // Copy the file while the run rewrites it (every 100 ms window), keeping each copy that
+    // differs from the one before and says the run is active; then every copy must pass
+    // promtool (checked after the run: promtool takes a second or more on a loaded machine).
+    const std::string d = dir.path();
+    const std::string script =
+        "'" + irqloop_bin + "' run --duration 3s --interval 100us --stats-interval 100ms " +
+        "--label live --db '" + d + "/r.db' --progress none --metrics-file '" + prom +
+        "' & pid=$!\n"
+        "cd '" +
+        d +
+        "' && n=0 && touch last.prom\n"
+        "while kill -0 $pid 2>/dev/null; do\n"
+        "  if cp irqloop.prom now.prom 2>/dev/null && ! cmp -s now.prom last.prom &&\n"
+        "     grep -q '^irqloop_run_active{.*} 1$' now.prom; then\n"
+        "    n=$((n + 1)); cp now.prom snap-$n.prom; cp now.prom last.prom\n"
+        "  fi\n"
+        "  sleep 0.05\n"
+        "done\n"
+        "wait $pid || exit 12\n"
+        "for f in snap-*.prom; do promtool check metrics < $f || exit 11; done\n"
+        "echo live-checks $n\n";
+    auto r = run_shell(script);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto n = std::stoi(r.out.substr(r.out.rfind("live-checks ") + 12));
+    CHECK(n >= 2);
+    const std::string text = slurp(prom);
+    INFO(text);
+    CHECK(text.find("irqloop_run_active{label=\"live\",") != std::string::npos);
+    CHECK(std::regex_search(text, std::regex(R"(\nirqloop_run_active\{[^}]*\} 0\n)")));
+    CHECK(!std::filesystem::exists(prom + ".tmp"));
+    auto final_check = run_shell("promtool check metrics < '" + prom + "'");
+    INFO(final_check.out);
+    CHECK(final_check.status == 0);
+    // The last file holds the run's final figures, as the store does.
+    db::catalog cat({dir / "r.db"});
+    const auto& run = cat.runs().front();
+    std::smatch m;
+    REQUIRE(
+        std::regex_search(text, m, std::regex(R"(\nirqloop_samples_total\{[^}]*\} ([0-9]+)\n)")));
+    CHECK(std::stoull(m[1]) == run.summary.samples);
+    REQUIRE(
+        std::regex_search(text, m, std::regex(R"(\nirqloop_stimuli_total\{[^}]*\} ([0-9]+)\n)")));
+    CHECK(std::stoull(m[1]) == run.summary.stimuli);
+    CHECK(text.find("uuid=\"" + run.meta.uuid + "\"") != std::string::npos);
+
+    // A path that cannot be written is refused before the first stimulus.
+    auto bad = irqloop_cmd({"run", "--duration", "1s", "--no-db", "--progress", "none",
+                            "--metrics-file", dir / "no/such/dir/x.prom"});
+    CHECK(bad.status == 1);
+    CHECK(bad.err.find("write metrics file") != std::string::npos);
+}
