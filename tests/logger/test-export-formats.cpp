@@ -13,6 +13,7 @@
 #include <map>
 #include <regex>
 #include <thread>
+#include <unistd.h>
 
 using namespace irqloop;
 using namespace irqloop::logger::report_test;
@@ -588,4 +589,43 @@ TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while t
                             "--metrics-file", dir / "no/such/dir/x.prom"});
     CHECK(bad.status == 1);
     CHECK(bad.err.find("write metrics file") != std::string::npos);
+}
+
+TEST_CASE("export prometheus: node_exporter's textfile collector reads it without a scrape error",
+          "[export]")
+{
+    const std::string exporter = "/usr/bin/prometheus-node-exporter";
+    if (!std::filesystem::exists(exporter))
+        SKIP("prometheus-node-exporter is not installed (apt-get install "
+             "prometheus-node-exporter)");
+    if (!have("python3"))
+        SKIP("python3 is not installed");
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    build_db(db);
+    std::filesystem::create_directory(dir / "textfile");
+    REQUIRE(irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o",
+                         dir / "textfile/irqloop.prom"})
+                .status == 0);
+    // A port of our own, away from the exporter's 9100.
+    const int port = 20000 + int(::getpid() % 20000);
+    const std::string addr = "127.0.0.1:" + std::to_string(port);
+    irqloop::test::background_process ne(
+        {exporter, "--collector.disable-defaults", "--collector.textfile",
+         "--collector.textfile.directory=" + dir / "textfile", "--web.listen-address=" + addr},
+        dir / "ne.log");
+    process_result scrape;
+    for (int i = 0; i < 100; ++i) { // up to 10 s for it to listen
+        scrape = run_shell("python3 -c \"import urllib.request; print(urllib.request.urlopen("
+                           "'http://" +
+                           addr + "/metrics', timeout=5).read().decode())\"");
+        if (scrape.status == 0)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    INFO(scrape.out << slurp(dir / "ne.log"));
+    REQUIRE(scrape.status == 0);
+    CHECK(scrape.out.find("\nnode_textfile_scrape_error 0\n") != std::string::npos);
+    CHECK(scrape.out.find("irqloop_samples_total{") != std::string::npos);
+    CHECK(scrape.out.find("uuid=\"00000000-0000-4000-8000-000000000002\"") != std::string::npos);
 }
