@@ -9,9 +9,12 @@
 #include <SQLiteCpp/Exception.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace irqloop::db
@@ -318,6 +321,67 @@ const run_record* catalog::floor_for(const run_record& run) const
             after = &f;
     }
     return before ? before : after;
+}
+
+const run_record* catalog::newest_floor_for_wiring(const std::string& kind,
+                                                   const std::string& wiring) const
+{
+    const run_record* best = nullptr;
+    for (const auto& f : impl_->runs) {
+        if (f.meta.kind != run_kind::floor || !f.has_stats || f.status != run_status::complete ||
+            backend_kind(f.meta.backend) != kind)
+            continue;
+        const auto& md = f.meta.metadata;
+        const bool same = std::any_of(md.begin(), md.end(), [&](const auto& kv) {
+            return kv.first == kind + ".wiring" && kv.second == wiring;
+        });
+        if (same && (!best || f.meta.start_unix_ns >= best->meta.start_unix_ns))
+            best = &f;
+    }
+    return best;
+}
+
+namespace
+{
+
+/** A number stored as metadata `<kind>.<key>` of @p r, if there is one. */
+std::optional<double> meta_number(const run_record& r, const std::string& key)
+{
+    const std::string k = backend_kind(r.meta.backend) + "." + key;
+    for (const auto& [name, value] : r.meta.metadata)
+        if (name == k) {
+            char* end = nullptr;
+            const double v = std::strtod(value.c_str(), &end);
+            if (end != value.c_str() && std::isfinite(v))
+                return v;
+        }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::int64_t floor_share_ns(const run_record& floor)
+{
+    const std::int64_t min = floor.summary.min_ns;
+    const auto tick = meta_number(floor, "tick_ns"), offset = meta_number(floor, "offset_ns");
+    if (!tick || !offset || !(*tick > 0))
+        return min; // host-timed: the floor's minimum
+    const double upper = meta_number(floor, "tick_upper_ns").value_or(*tick);
+    const double lower = meta_number(floor, "tick_lower_ns").value_or(*tick);
+    // min = ceil(offset + k x upper): k samples came before the one that saw the jumper.
+    const double k = std::floor((static_cast<double>(min) - *offset) / upper + 1e-6);
+    if (k < 1)
+        return 0;
+    return static_cast<std::int64_t>(std::floor(std::max(0.0, *offset + (k - 1) * lower)));
+}
+
+std::int64_t floor_correction_ns(const run_record& run, const run_record& floor)
+{
+    const std::int64_t share = floor_share_ns(floor);
+    const auto applied = meta_number(run, "floor_share_ns");
+    if (!applied)
+        return share;
+    return std::max<std::int64_t>(0, share - static_cast<std::int64_t>(std::llround(*applied)));
 }
 
 std::vector<interval_row> catalog::intervals(const run_record& run)

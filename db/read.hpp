@@ -82,6 +82,30 @@ struct event_total final {
 };
 
 /**
+ * @brief The floor run's share: what a floor-corrected figure may subtract. THE ONE RULE for
+ *        report, compare and docs/querying.md (docs/commands/report.md, "Floor correction"):
+ *        the floor run's minimum, never its median or mean. The floor's truth is a zero-delay
+ *        jumper, so its minimum is the smallest share of the logger any sample can have held:
+ *        subtracting it never takes a figure below the truth.
+ *
+ * A device-timed backend (the floor stores `<kind>.tick_ns` and `<kind>.offset_ns`, kind being
+ * the spec's name before ':', e.g. ftdi) reads the first sample at the answer level, timed
+ * from the edge: its figures already exclude the command offset, and the floor's minimum
+ * (offset + k ticks) is an upper bound of the jumper's delay, not a cost added to every
+ * sample. Its share is that sample's proven lower bound instead: 0 when the jumpered answer
+ * showed in the first sample (k = 0), else offset + (k - 1) x the tick's lower bound
+ * (`<kind>.tick_lower_ns`, else `<kind>.tick_ns`).
+ */
+std::int64_t floor_share_ns(const run_record& floor);
+
+/**
+ * @brief What the floor-corrected figures of @p run subtract with @p floor: floor_share_ns(),
+ *        less what @p run already took into its own reading (`<kind>.floor_share_ns`: a
+ *        device-timed run whose offset came from a floor run), never below 0 for those.
+ */
+std::int64_t floor_correction_ns(const run_record& run, const run_record& floor);
+
+/**
  * @brief The runs of one or more irqloop files, opened read-only.
  *
  * Runs are listed by start time, then file order, then id. A run whose uuid already came from
@@ -121,6 +145,14 @@ public:
      *        one started before @p run, else the earliest after it. Null when none.
      */
     const run_record* floor_for(const run_record& run) const;
+
+    /**
+     * @brief The newest complete floor run with samples whose metadata `<kind>.wiring` is
+     *        @p wiring, kind being the backend kind (ftdi): the floor a device-timed backend
+     *        takes its offset from (docs/backends/ftdi.md, "Calibration"). Null when none.
+     */
+    const run_record* newest_floor_for_wiring(const std::string& kind,
+                                              const std::string& wiring) const;
 
     /** @brief The run's intervals by index. */
     std::vector<interval_row> intervals(const run_record& run);

@@ -156,6 +156,30 @@ public:
         return -1;
     }
 
+    /**
+     * @brief Device-timed backends: the widest bracket the device's own clock gives a sample
+     * (its resolution, with the uncertainty of its tick). The run's automatic gap limit is at
+     * least this, so that only brackets the host had to supply are flagged disturbed.
+     */
+    virtual std::int64_t device_bracket_ns() const noexcept { return 0; }
+
+    /**
+     * @brief Device-timed backends that take a floor run's share into their own reading (the
+     * ftdi command offset): the wiring a floor run must have been recorded on to apply, also
+     * stored with every run as metadata `<kind>.wiring`. Empty: no floor is taken in.
+     */
+    virtual std::string floor_wiring() const { return {}; }
+    /**
+     * @brief Take @p share_ns (db::floor_share_ns() of the floor run @p source names) into the
+     * reading, before the run starts; the run stores it as `<kind>.floor_share_ns` and
+     * `<kind>.floor_run`, so that report never subtracts it a second time.
+     */
+    virtual void use_floor(std::int64_t share_ns, const std::string& source)
+    {
+        (void)share_ns;
+        (void)source;
+    }
+
     /** @brief Called before the first drive(); e.g. starts the simulated board's thread. */
     virtual void start() {}
 

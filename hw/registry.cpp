@@ -32,8 +32,10 @@ const std::vector<backend_entry>& backends(){
     static const std::vector<backend_entry> list = {
         {"ftdi",
          "FTDI chip, device-timed: FT232H/FT2232H/FT4232H (MPSSE, TCK up to 30 MHz) or FT232R "
-         "(mode=syncbb, experimental); desc=|serial=|bus=BUS:ADDR, or sim=ft232h|ft2232h|ft232r "
-         "(chip simulator); docs/backends/ftdi.md",
+         "(mode=syncbb, EXPERIMENTAL: its tick is measured at open, each window one 64-byte "
+         "packet); desc=|serial=|bus=BUS:ADDR, or sim=ft232h|ft2232h|ft232r (chip simulator); "
+         "offset=auto takes the newest floor run on the same wiring in --db; "
+         "docs/backends/ftdi.md",
          "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz",
          two_steps<take_ftdi_spec, open_ftdi>, nullptr},
         {"gpiod", "Linux GPIO character device through libgpiod 2",

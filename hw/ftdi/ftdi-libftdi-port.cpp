@@ -7,6 +7,8 @@
 #include <ftdi.h>
 
 #include <cstdio>
+#include <sys/time.h>
+#include <vector>
 
 namespace irqloop::hw
 {
@@ -79,6 +81,24 @@ public:
         return ftdi_read_data(f_, data, static_cast<int>(n));
     }
     int purge() noexcept override { return ftdi_tcioflush(f_); }
+    int burst(const std::uint8_t* out, std::uint8_t* in, std::size_t n) override
+    {
+        // libftdi's asynchronous calls: the read is submitted first, so that the chip's read
+        // FIFO is drained while the write is still going out.
+        std::vector<unsigned char> w(out, out + n);
+        ftdi_transfer_control* rd = ftdi_read_data_submit(f_, in, static_cast<int>(n));
+        if (!rd)
+            return -1;
+        ftdi_transfer_control* wr = ftdi_write_data_submit(f_, w.data(), static_cast<int>(n));
+        if (!wr) {
+            timeval tv{1, 0};
+            ftdi_transfer_data_cancel(rd, &tv);
+            return -1;
+        }
+        const int a = ftdi_transfer_data_done(wr);
+        const int b = ftdi_transfer_data_done(rd);
+        return a < 0 ? a : b;
+    }
     ftdi_chip chip() const noexcept override { return chip_of(f_); }
     std::string where() const override { return where_; }
     const char* error_text() const noexcept override

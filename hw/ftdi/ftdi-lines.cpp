@@ -6,6 +6,7 @@
 #include "ftdi-defaults.hpp"
 #include "ftdi-sim.hpp"
 #include "sim/latency-model.hpp"
+#include "units.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -109,7 +110,8 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
             throw irqloop::error(what, "tck=" + hz_text(opt_.tck_hz) + " is out of range",
                                  "TCK runs from 458Hz to 30MHz");
         divisor_ = static_cast<unsigned>(d);
-        tick_ns_ = mpsse::tick_ns(divisor_);
+        tick_ns_ = tick_lo_ = tick_hi_ = mpsse::tick_ns(divisor_);
+        tick_source_ = "TCK divisor " + std::to_string(divisor_) + " of the 60 MHz clock";
         dir_ = static_cast<std::uint8_t>(0x03 | (1u << opt_.out_bit)); // TCK, data out, stimulus
         if (opt_.trigger_bit >= 0)
             dir_ |= static_cast<std::uint8_t>(1u << opt_.trigger_bit);
@@ -124,13 +126,13 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
     cmd_.resize(window_ + 64);
     buf_.resize(2 * window_ + 64);
     if (opt_.syncbb) {
-        tick_ns_ = 1e9 / (static_cast<double>(opt_.baud) * 16.0);
-        offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : 0;
+        calibrate_syncbb();
     } else {
         sync_mpsse();
         setup_mpsse();
-        offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
     }
+    offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
+    offset_source_ = opt_.offset_ns >= 0 ? "given (offset=)" : "nominal";
     if (error())
         throw irqloop::error(what,
                              std::string("the chip stopped answering during set-up (") +
@@ -217,6 +219,74 @@ void ftdi_lines::sync_mpsse()
                 "no 0xFA echo of the bad opcode 0x" + std::string(op == 0xAA ? "AA" : "AB"),
                 "the interface is not in MPSSE mode or is used by another program; replug it");
     }
+}
+
+void ftdi_lines::calibrate_syncbb()
+{
+    // The bit-bang clock is not what the baud rate says (sources give 4, 16 or 20 times it;
+    // TN_120's erratum on the FT232R's bit-bang clock), so it is timed: two bursts of N1 and
+    // N2 bytes go through the chip with the write and the read in flight together (the chip
+    // never waits for the host), timed on CLOCK_MONOTONIC_RAW from before the write to the
+    // last byte back. The chip clocks N - 1 ticks between its first and its last byte, and
+    // cannot start before the write nor end after the data is back: T2 / (N2 - 1) is an
+    // upper bound of the mean tick. The USB start and end costs are about the same for both
+    // bursts, so (T2 - T1) / (N2 - N1) is the estimate, and the estimate less the upper
+    // bound's margin is the lower bound. Latencies use the upper bound: never below the truth.
+    const double nominal = 1e9 / (static_cast<double>(opt_.baud) * 16.0);
+    const std::string what = "calibrate the bit-bang clock of FTDI device " + port_->where();
+    // Each burst three times, short and long in turn, keeping the shortest time of each: a
+    // host that was late to read paused the chip (it never drops), which only adds time.
+    const auto n2 =
+        static_cast<std::size_t>(std::clamp(std::ceil(200e6 / nominal), 8192.0, 4194304.0));
+    const std::size_t n1 = n2 / 4;
+    std::vector<std::uint8_t> out(n2, pins(false)), in(n2);
+    double t[2] = {1e300, 1e300};
+    const std::size_t sizes[2] = {n1, n2};
+    const std::uint8_t out_mask = static_cast<std::uint8_t>(1u << opt_.out_bit);
+    for (int j = 0; j < 6; ++j) {
+        const int i = j % 2;
+        const std::int64_t t0 = now_ns();
+        const int r = port_->burst(out.data(), in.data(), sizes[i]);
+        const std::int64_t t1 = now_ns();
+        if (r < 0)
+            throw irqloop::error(what, "libftdi " + std::to_string(r) + ": " + port_->error_text(),
+                                 "unplug and replug it");
+        if (static_cast<std::size_t>(r) != sizes[i])
+            throw irqloop::error(
+                what, std::to_string(r) + " of " + std::to_string(sizes[i]) + " bytes came back",
+                "the chip is not in synchronous bit-bang mode; replug it");
+        for (std::size_t k = 1; k < sizes[i]; ++k)
+            if (in[k] & out_mask)
+                throw irqloop::error(what, "the stimulus pin read high while driven low",
+                                     "something else drives " + opt_.pin_names[0] +
+                                         ": check the wiring");
+        t[i] = std::min(t[i], static_cast<double>(t1 - t0));
+    }
+    const double hi = t[1] / static_cast<double>(n2 - 1);
+    const double est = std::min(hi, (t[1] - t[0]) / static_cast<double>(n2 - n1));
+    // The lower bound is not proven like the upper one: the estimate less an 8 % margin, more
+    // than the USB timing of the bursts has been seen to move it (2.7 % at most in the
+    // simulator on a loaded machine). It only widens brackets; latencies use the upper bound.
+    const double lo = 0.92 * est;
+    if (!(est > nominal / 8 && est < nominal * 8))
+        throw irqloop::error(what,
+                             "the measured tick (" + std::to_string(est) +
+                                 " ns) is far from baud x 16 (" + std::to_string(nominal) + " ns)",
+                             "the chip did not keep clocking: another program on it, or a hub "
+                             "that drops packets? mode=syncbb is experimental");
+    tick_lo_ = lo;
+    tick_hi_ = hi;
+    tick_ns_ = est;
+    char b[256];
+    std::snprintf(b, sizeof b,
+                  "measured at open: bursts of %zu and %zu bytes took %.3f and %.3f ms (the "
+                  "shortest of 3 each) on CLOCK_MONOTONIC_RAW; estimate %.3f ns, bounds "
+                  "%.3f..%.3f ns; nominal (baud %d x 16) %.3f ns",
+                  n1, n2, t[0] / 1e6, t[1] / 1e6, est, lo, hi, opt_.baud, nominal);
+    tick_source_ = b;
+    // Whatever the bursts left in the chip is not a sample.
+    if (port_->purge() < 0)
+        throw irqloop::error(what, port_->error_text(), "unplug and replug it");
 }
 
 void ftdi_lines::setup_mpsse()
@@ -412,10 +482,12 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
     bool glitch = d.glitch;
     if (d.first >= 0) {
         const double lat = offset_ns_ + static_cast<double>(d.first) * tick_ns_;
-        out.latency_ns = static_cast<std::int64_t>(std::ceil(lat));
+        out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
         // Before the first sample there is no earlier one: the answer may have come at once.
-        out.bracket_ns =
-            d.first == 0 ? out.latency_ns : static_cast<std::int64_t>(std::ceil(tick_ns_));
+        // (A floor run's share can make the offset negative: a bound never goes below 0.)
+        const double lower = d.first == 0 ? 0.0 : std::max(0.0, lat - tick_ns_);
+        out.bracket_ns = std::max<std::int64_t>(
+            0, out.latency_ns - static_cast<std::int64_t>(std::floor(lower)));
         // The chip cannot have seen the answer after the host got the data back.
         out.suspect = glitch || out.latency_ns > t_r - t_w0;
         return 0;
@@ -469,7 +541,7 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
         c[k] = after;
     const std::uint8_t out_mask = static_cast<std::uint8_t>(1u << opt_.out_bit);
     const std::int64_t t_w0 = now_ns();
-    const std::int64_t window = static_cast<std::int64_t>(static_cast<double>(window_) * tick_ns_);
+    const std::int64_t window = static_cast<std::int64_t>(static_cast<double>(window_) * tick_hi_);
     bool idle = false, answer = false, glitch = false, left_idle = false;
     std::uint64_t before = 0;
     for (bool first = true;; first = false) {
@@ -518,16 +590,24 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
         }
         if (start >= 0) {
             const std::int64_t t_r = now_ns();
-            const double spread = 1.0 + syncbb_spread_;
             if (first) {
-                const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_ns_ * spread;
+                // Read byte `start` was taken start - 1 ticks after the edge, the one before it
+                // start - 2 ticks after: the upper bound with the tick's upper bound, the lower
+                // one with its lower bound.
+                const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_hi_;
+                const double lower =
+                    offset_ns_ +
+                    static_cast<double>(std::max<std::int64_t>(start - 2, 0)) * tick_lo_;
                 out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
-                out.bracket_ns = static_cast<std::int64_t>(std::ceil(tick_ns_ * spread));
+                out.bracket_ns = std::max<std::int64_t>(
+                    0,
+                    out.latency_ns - static_cast<std::int64_t>(std::floor(std::max(lower, 0.0))));
                 out.suspect = glitch || out.latency_ns > t_r - t_w0;
             } else {
                 ++chained_;
                 out.latency_ns = t_r - t_w0;
-                const double lower = static_cast<double>(before + start - 2) * tick_ns_ / spread;
+                const double lower =
+                    offset_ns_ + static_cast<double>(before + start - 2) * tick_lo_;
                 out.bracket_ns =
                     std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
                 out.suspect = glitch;
@@ -560,6 +640,38 @@ std::string ftdi_lines::describe() const
     return d;
 }
 
+std::string ftdi_lines::wiring() const
+{
+    // What a floor run's share depends on: the device and the pins (not the TCK, the window
+    // or the bit order: the share is a delay of the wires in ns).
+    return port_->where() + ",interface=" + std::string(1, opt_.interface) +
+           ",mode=" + (opt_.syncbb ? "syncbb" : "mpsse") + ",out=" + opt_.pin_names[0] +
+           ",in=" + opt_.pin_names[1];
+}
+
+std::int64_t ftdi_lines::device_bracket_ns() const noexcept
+{
+    // MPSSE: one tick. Syncbb: the last sample of a window, with the tick's two bounds.
+    if (!opt_.syncbb)
+        return static_cast<std::int64_t>(std::ceil(tick_ns_)) + 1;
+    const double w = static_cast<double>(window_);
+    return static_cast<std::int64_t>(std::ceil((w - 1) * tick_hi_ - (w - 2) * tick_lo_)) + 1;
+}
+
+std::string ftdi_lines::floor_wiring() const
+{
+    return opt_.offset_auto ? wiring() : std::string();
+}
+
+void ftdi_lines::use_floor(std::int64_t share_ns, const std::string& source)
+{
+    // The answer path is proven slower than the first samples by share_ns: the samples look
+    // that much earlier at the target's pins than the nominal offset says.
+    floor_share_ns_ = std::max<std::int64_t>(0, share_ns);
+    offset_ns_ = nominal_offset_ns() - static_cast<double>(floor_share_ns_);
+    offset_source_ = source;
+}
+
 std::vector<metadata_item> ftdi_lines::metadata() const
 {
     char b[64];
@@ -567,19 +679,30 @@ std::vector<metadata_item> ftdi_lines::metadata() const
         std::snprintf(b, sizeof b, "%.3f", v);
         return std::string(b);
     };
-    return {
+    std::vector<metadata_item> m{
         {"ftdi.chip", ftdi_chip_name(port_->chip())},
         {"ftdi.device", port_->where()},
         {"ftdi.mode", opt_.syncbb ? "syncbb (experimental)" : "mpsse"},
         {"ftdi.tick_ns", num(tick_ns_)},
+        {"ftdi.tick_source", tick_source_},
         {"ftdi.window_bytes", std::to_string(window_)},
         {"ftdi.window_ns",
          num(opt_.syncbb ? static_cast<double>(window_) * tick_ns_ : window_ns())},
         {"ftdi.offset_ns", num(offset_ns_)},
-        {"ftdi.offset_source", opt_.offset_ns >= 0 ? "calibrated (offset=)" : "nominal"},
+        {"ftdi.offset_source", offset_source_},
+        {"ftdi.wiring", wiring()},
         {"ftdi.fifo_bytes", std::to_string(ftdi_chip_fifo(port_->chip()))},
         {"ftdi.latency_timer_ms", std::to_string(opt_.latency_ms)},
     };
+    if (floor_share_ns_ >= 0) {
+        m.push_back({"ftdi.floor_share_ns", std::to_string(floor_share_ns_)});
+        m.push_back({"ftdi.floor_run", offset_source_});
+    }
+    if (opt_.syncbb) {
+        m.push_back({"ftdi.tick_lower_ns", num(tick_lo_)});
+        m.push_back({"ftdi.tick_upper_ns", num(tick_hi_)});
+    }
+    return m;
 }
 
 namespace
@@ -672,8 +795,14 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         throw error("bad value for " + ctx + " key 'edge'", "'" + edge + "'",
                     "use rising or falling");
     o.neg_edge = edge == "falling";
-    if (s.has("offset"))
-        o.offset_ns = static_cast<double>(s.take_duration_ns("offset", 0));
+    if (auto off = s.take("offset")) {
+        if (*off == "auto" || *off == "nominal")
+            o.offset_auto = *off == "auto";
+        else {
+            o.offset_auto = false;
+            o.offset_ns = static_cast<double>(parse_duration_ns(*off, ctx + " key 'offset'"));
+        }
+    }
     // The simulated far end follows, like the sim backend's board; real targets
     // (irqloop-responder, the kernel responder) toggle unless told otherwise.
     const far_end answers = take_far_end(s, far_end{true, !sim.empty()});
@@ -710,7 +839,11 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         c.zero_p = prob("zero_p");
         c.partial_p = prob("partial_p");
         c.fifo = s.take_count("fifo", 0);
-        c.syncbb_multiplier = static_cast<unsigned>(s.take_count("multiplier", 16));
+        c.path_ns = s.take_duration_ns("path", 0);
+        c.syncbb_multiplier = s.take_number("multiplier", 16);
+        if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))
+            throw error("bad value for " + ctx + " key 'multiplier'",
+                        std::to_string(c.syncbb_multiplier), "use 1..64 (the chip's: 16)");
         c.syncbb_jitter = s.take_number("jitter", 0);
         if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
             throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),

@@ -26,7 +26,8 @@ struct ftdi_options final {
     std::size_t window = 0; ///< bytes per read window; 0: 3/4 of the FIFO (MPSSE), 62 (syncbb)
     ftdi_bit_order order = ftdi_bit_order::msb_first;
     bool neg_edge = false;    ///< sample on the falling TCK edge
-    double offset_ns = -1;    ///< command offset; < 0: the nominal one
+    double offset_ns = -1;    ///< command offset; < 0: the nominal one (or a floor run's)
+    bool offset_auto = true;  ///< offset=auto: take the newest matching floor run's share
     bool follow = true;       ///< far end answers with the stimulus level (else toggles)
     unsigned latency_ms = 1;  ///< latency timer, 1..255
     int baud = 62500;         ///< syncbb clock base
@@ -49,7 +50,8 @@ struct ftdi_options final {
  * Sync bit-bang (FT232R): one write of `window` bytes (at most one 64-byte packet) whose
  * second byte carries the edge; each byte read back is the pins just before the matching
  * write. The tick (baud x a multiplier sources disagree on, with the FT232R's erratum) is
- * measured at open against the host clock. Experimental.
+ * measured at open against the host clock (calibrate_syncbb()); latencies use its upper
+ * bound, lower bounds its lower one. Experimental.
  *
  * Open: configure the port (bit mode reset, latency timer, chunk sizes, flush, mode), then
  * sync the MPSSE with a bad opcode (stale bytes of a previous program are thrown away),
@@ -71,10 +73,16 @@ public:
     void stop() noexcept override;
     bool device_timed() const noexcept override { return true; }
     int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept override;
+    std::int64_t device_bracket_ns() const noexcept override;
+    std::string floor_wiring() const override;
+    void use_floor(std::int64_t share_ns, const std::string& source) override;
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
     double tick_ns() const noexcept { return tick_ns_; }
+    /** @brief Syncbb: the bounds of the tick measured at open (MPSSE: both the tick). */
+    double tick_lower_ns() const noexcept { return tick_lo_; }
+    double tick_upper_ns() const noexcept { return tick_hi_; }
     double offset_ns() const noexcept { return offset_ns_; }
     std::size_t window_bytes() const noexcept { return window_; }
     /** @brief Samples in one window times the tick. */
@@ -98,6 +106,7 @@ private:
     int measure_mpsse(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
     int measure_syncbb(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
     std::uint8_t pins(bool high) const noexcept;
+    std::string wiring() const;
 
     std::unique_ptr<ftdi_port> port_;
     ftdi_options opt_;
@@ -108,7 +117,10 @@ private:
     bool out_high_ = false, trig_high_ = false, trigger_open_ = false;
     std::vector<std::uint8_t> cmd_, buf_; // sized at open: no allocation while measuring
     std::uint64_t framing_errors_ = 0, chained_ = 0;
-    double syncbb_spread_ = 0; // relative spread of the calibrated syncbb tick
+    double tick_lo_ = 0, tick_hi_ = 0; // syncbb: the calibrated tick's bounds
+    std::string tick_source_;          // how the tick was found (run metadata)
+    std::string offset_source_;        // how the offset was found (run metadata)
+    std::int64_t floor_share_ns_ = -1; // the floor run's share in the offset; < 0: none
 };
 
 /** @brief Everything a spec says about an ftdi pair, taken before any hardware is touched. */
@@ -127,12 +139,14 @@ struct ftdi_spec final {
  * `sim=ft232h|ft2232h|ft232r` (the chip simulator); `interface=A|B|C|D`,
  * `mode=mpsse|syncbb`, `out=`, `in=`, `trigger=` (pin names: ADBUS0-7 / BDBUS0-7 ..., or
  * D0-D7 in syncbb), `tck=30MHz`, `window=BYTES`, `order=msb|lsb`, `edge=rising|falling`,
- * `offset=NS` (the command offset from `irqloop calibrate`), the far-end keys (see far_end:
+ * `offset=auto|nominal|NS` (auto, the default: the nominal command offset less the share of
+ * the newest floor run on the same wiring in the run's --db; nominal: no floor taken in), the
+ * far-end keys (see far_end:
  * `answer=toggle|follow`, default toggle like irqloop-responder and the kernel responder,
  * follow with sim; `edges=both` only: a single-edge far end is not measured here),
  * `latency=1..255` (ms), `baud=` (syncbb), `detach=yes|no`; with sim: the latency-model keys
  * of the sim backend and `glitch_p`, `stall_p`, `stall_max`, `zero_p`, `partial_p`, `fifo`,
- * `multiplier`, `jitter` (see ftdi_sim_config).
+ * `multiplier` (the true bit-bang tick is baud x this), `jitter`, `path` (see ftdi_sim_config).
  */
 ftdi_spec take_ftdi_spec(spec& s, role r);
 

@@ -72,6 +72,15 @@ public:
     /** @brief Throw away what is in both FIFOs (ftdi_tcioflush). */
     virtual int purge() noexcept = 0;
 
+    /**
+     * @brief Sync bit-bang: write @p n bytes and read back the @p n bytes they clock, with the
+     * write and the read in flight together so that the chip never waits for the host (in
+     * sync bit-bang it stops clocking while its read FIFO is full). Used at open to time the
+     * bit-bang clock; may allocate (not the hot path).
+     * @return @p n, fewer bytes read back, or a negative libftdi error code.
+     */
+    virtual int burst(const std::uint8_t* out, std::uint8_t* in, std::size_t n) = 0;
+
     /** @brief The chip found at open. */
     virtual ftdi_chip chip() const noexcept = 0;
     /** @brief The spec fragment naming the device: "desc=i:0x0403:0x6014", "sim=ft232h". */

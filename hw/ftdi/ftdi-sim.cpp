@@ -165,7 +165,7 @@ void ftdi_sim::set_pins(std::uint8_t value, std::uint8_t dir, std::int64_t t) no
     auto d = cfg_.model.draw();
     std::int64_t answer = 0;
     if (!d.lost) {
-        const auto delay = static_cast<std::int64_t>(d.delay_ns);
+        const auto delay = static_cast<std::int64_t>(d.delay_ns) + cfg_.path_ns;
         answer = t + delay;
         if (cfg_.glitch_p > 0 && unit() < cfg_.glitch_p && delay > 200) {
             // A short pulse on the response line before the answer (crosstalk, a bounce).
@@ -348,7 +348,7 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
 int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
 {
     const std::int64_t now = monotonic_raw_ns();
-    advance(now, false);
+    advance(now, bursting_);
     if (!mpsse_ && !syncbb_)
         return static_cast<int>(n); // serial mode: the bytes go out of TXD, nothing comes back
     auto push = [&](job j) {
@@ -448,14 +448,48 @@ int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
     return static_cast<int>(n);
 }
 
+int ftdi_sim::burst(const std::uint8_t* out, std::uint8_t* in, std::size_t n)
+{
+    // As libftdi's asynchronous write and read: the bytes go out in pieces, at most a few
+    // pieces ahead of what has come back, and the host reads all the while, so the chip's
+    // read FIFO never fills and the engine never waits.
+    constexpr std::size_t piece = 4096, ahead = 4 * piece;
+    static_assert(ahead < data_slots, "the written-data ring holds what is in flight");
+    // libftdi's asynchronous read stays queued in the host's USB stack while the write goes
+    // out: the host reads all along, whatever this thread does between the calls.
+    bursting_ = true;
+    struct reset {
+        bool& b;
+        ~reset() { b = false; }
+    } r_{bursting_};
+    std::size_t sent = 0, got = 0;
+    const std::int64_t give_up = monotonic_raw_ns() + 10'000'000'000;
+    while (got < n) {
+        while (sent < n && sent - got < ahead) {
+            const std::size_t m = std::min(piece, n - sent);
+            const int w = write(out + sent, m);
+            if (w < 0)
+                return w;
+            sent += m;
+        }
+        const int r = read(in + got, std::min(piece, n - got));
+        if (r < 0)
+            return r;
+        got += static_cast<std::size_t>(r);
+        if (monotonic_raw_ns() > give_up)
+            break;
+    }
+    return static_cast<int>(got);
+}
+
 int ftdi_sim::read(std::uint8_t* data, std::size_t n) noexcept
 {
-    advance(monotonic_raw_ns(), false);
+    advance(monotonic_raw_ns(), bursting_);
     if (cfg_.stall_p > 0 && unit() < cfg_.stall_p) {
         ++stalls_;
         sleep_until(monotonic_raw_ns() +
                     static_cast<std::int64_t>(unit() * static_cast<double>(cfg_.stall_max_ns)));
-        advance(monotonic_raw_ns(), false);
+        advance(monotonic_raw_ns(), bursting_);
     }
     const std::int64_t start = monotonic_raw_ns();
     if (cfg_.zero_p > 0 && unit() < cfg_.zero_p) {

@@ -14,20 +14,24 @@ namespace irqloop::hw
 /** @brief The simulated chip and what is wired to it. */
 struct ftdi_sim_config final {
     ftdi_chip chip = ftdi_chip::ft232h;
-    std::size_t fifo = 0; ///< chip-to-host FIFO in bytes; 0: the chip's (ftdi_chip_fifo)
-    unsigned out_bit = 4; ///< the pin the far end watches (the logger's stimulus)
-    unsigned in_bit = 2;  ///< the pin the far end drives (ADBUS2 = MPSSE data in)
-    latency_model model;  ///< the far end's answer delay and losses
-    bool follow = true;   ///< far end sets its line to the stimulus level (else toggles)
-    double glitch_p = 0;  ///< chance of a short pulse on the line before an answer
+    std::size_t fifo = 0;     ///< chip-to-host FIFO in bytes; 0: the chip's (ftdi_chip_fifo)
+    unsigned out_bit = 4;     ///< the pin the far end watches (the logger's stimulus)
+    unsigned in_bit = 2;      ///< the pin the far end drives (ADBUS2 = MPSSE data in)
+    latency_model model;      ///< the far end's answer delay and losses
+    bool follow = true;       ///< far end sets its line to the stimulus level (else toggles)
+    std::int64_t path_ns = 0; ///< the wires' own delay, out and back (level translators, cable):
+                              ///< added to every answer at the chip's pins, jumper included
+    double glitch_p = 0;      ///< chance of a short pulse on the line before an answer
     // USB and host hiccups.
     double stall_p = 0;            ///< chance that a read() starts late (the host was busy)
     std::int64_t stall_max_ns = 0; ///< longest such stall: the FIFO may fill, the engine pauses
     double zero_p = 0;             ///< chance that a read() returns 0 bytes (status-only packet)
     double partial_p = 0;          ///< chance that a read() returns only part of what arrived
     // Synchronous bit-bang (FT232R).
-    unsigned syncbb_multiplier =
-        16;                   ///< bit-bang clock = baud rate x this (FT232R: sources disagree)
+    /// The true bit-bang clock is baud rate x this. The backend assumes 16 and measures the
+    /// tick at open: sources disagree (4, 16, 20 are all reported for the FT232R) and TN_120's
+    /// erratum leaves the FT232R's bit-bang clock off its nominal rate.
+    double syncbb_multiplier = 16;
     double syncbb_jitter = 0; ///< erratum mode: each tick off by up to this fraction
     std::uint64_t seed = 1;
     std::size_t truth_capacity = 0; ///< keep the truth of the first N stimulus edges
@@ -49,8 +53,9 @@ struct ftdi_sim_config final {
  *   the pause is invisible in the data (later samples are simply taken later);
  * - zero and partial reads, host stalls (hiccups, with the chances in the config);
  * - synchronous bit-bang: each written byte is put on the pins one tick after the previous
- *   one, and the pins are read just before each write; the tick is baud x multiplier, and
- *   jitters in the erratum mode;
+ *   one, and the pins are read just before each write; the tick is baud x multiplier (a
+ *   multiplier other than the backend's 16 is a chip whose true tick is off its nominal one),
+ *   and jitters in the erratum mode; burst() keeps the write and the read going together;
  * - the far end: it watches out_bit and answers each edge on in_bit after a delay drawn from
  *   the latency model (hw/sim), by following or toggling, or loses it.
  *
@@ -62,7 +67,8 @@ public:
     /** @brief What happened to one stimulus edge (chip time, ns of CLOCK_MONOTONIC_RAW). */
     struct truth final {
         std::int64_t edge_ns;   ///< the stimulus pin changed
-        std::int64_t answer_ns; ///< the response changed (0: lost)
+        std::int64_t answer_ns; ///< the response changed at the chip's pin (0: lost); the
+                                ///< target's own latency is answer - edge - path_ns
         bool level;             ///< the stimulus level after the edge
     };
 
@@ -72,6 +78,7 @@ public:
     int write(const std::uint8_t* data, std::size_t n) noexcept override;
     int read(std::uint8_t* data, std::size_t n) noexcept override;
     int purge() noexcept override;
+    int burst(const std::uint8_t* out, std::uint8_t* in, std::size_t n) override;
     ftdi_chip chip() const noexcept override { return cfg_.chip; }
     std::string where() const override;
     const char* error_text() const noexcept override { return err_; }
@@ -155,6 +162,7 @@ private:
     double t_eng_ = 0;            ///< chip time of the engine's next step (ns, fractional)
     std::int64_t t_last_adv_ = 0; ///< last advance() time
     bool paused_ = false;
+    bool bursting_ = false; ///< in burst(): the host's read is in flight all along
     // Syncbb written data.
     static constexpr std::size_t data_slots = 1 << 16;
     std::vector<std::uint8_t> wdata_;

@@ -35,13 +35,14 @@ struct group {
 
 /** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
  *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
-/** @brief The run's floor minimum when correcting, else 0 (see docs/commands/report.md). */
+/** @brief What correcting subtracts from the run (db::floor_correction_ns: the one rule, see
+ *  docs/commands/report.md), else 0. */
 std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corrected)
 {
     if (!corrected || r.meta.kind == db::run_kind::floor)
         return 0;
     const db::run_record* f = cat.floor_for(r);
-    return f ? f->summary.min_ns : 0;
+    return f ? db::floor_correction_ns(r, *f) : 0;
 }
 
 /** @brief The run's summary with every latency figure lowered by @p f (stddev unchanged). */
@@ -501,7 +502,7 @@ int compare_command(int argc, char** argv)
                 continue;
             if (const db::run_record* fl = cat.floor_for(*r))
                 with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
-                        format_latency(double(fl->summary.min_ns), c.unit) + " " +
+                        format_latency(double(db::floor_correction_ns(*r, *fl)), c.unit) + " " +
                         unit_name(c.unit) + " (floor run " + std::to_string(fl->id) + ")";
             else
                 without += (without.empty() ? "" : ", ") + std::to_string(r->id);

@@ -137,7 +137,10 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     t.add_column("value");
     if (floor)
         t.add_column("floor-corrected" + u);
-    const double f = floor ? double(floor->summary.min_ns) : 0.0;
+    // The one floor rule (db::floor_correction_ns): the floor's minimum; for a device-timed
+    // backend its proven lower bound, less what the run's own offset took in already.
+    const double f = floor ? double(db::floor_correction_ns(r, *floor)) : 0.0;
+    const bool plain = !floor || db::floor_correction_ns(r, *floor) == floor->summary.min_ns;
     auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
         std::vector<std::string> row{name + u, format_latency(v, o.unit)};
         if (floor)
@@ -188,7 +191,16 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
                    "note: with " + format_count(s.samples) +
                        " samples the highest percentiles are the top samples themselves "
                        "(p99.9999 needs 10^6 samples to mean more than the max).");
-    if (floor)
+    if (floor && !plain)
+        print_note(out, o.fmt,
+                   "floor-corrected = value - " + format_latency(f, o.unit) + " " +
+                       unit_name(o.unit) + " (floor run " + std::to_string(floor->id) + ", min " +
+                       format_latency(double(floor->summary.min_ns), o.unit) + " " +
+                       unit_name(o.unit) +
+                       "): a device-timed reading already excludes its command offset, so the "
+                       "floor's share is its minimum sample's proven lower bound, less what this "
+                       "run's offset took in; stddev is unchanged.");
+    else if (floor)
         print_note(out, o.fmt,
                    "floor-corrected = value - floor min (" + format_latency(f, o.unit) + " " +
                        unit_name(o.unit) + ", run " + std::to_string(floor->id) +

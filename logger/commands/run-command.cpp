@@ -2,6 +2,7 @@
 // `irqloop run` and `irqloop calibrate`: parse options, open the wire, measure, summarise.
 #include "commands.hpp"
 #include "error.hpp"
+#include "read.hpp"
 #include "registry.hpp"
 #include "rt-options.hpp"
 #include "run.hpp"
@@ -11,6 +12,7 @@
 #include <boost/program_options.hpp>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -63,7 +65,9 @@ po::options_description describe_options(raw_options& o, bool floor)
 {
     po::options_description d(
         floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
-                "jumpered to the input; stored as a run of kind 'floor'.\n\n"
+                "jumpered to the input; stored as a run of kind 'floor'. report corrects later "
+                "runs with its minimum; a device-timed backend (ftdi, offset=auto) takes it into "
+                "later runs' offset on the same wiring and --db.\n\n"
                 "usage: irqloop calibrate [options]\n\noptions"
               : "irqloop run: measure end-to-end latency through the wire.\n\n"
                 "usage: irqloop run [options]\n\noptions");
@@ -148,6 +152,27 @@ void print_summary(const run_outcome& r, const run_options& opt)
                 static_cast<unsigned long long>(s.falling), r.poll_ns,
                 format_duration(static_cast<double>(r.gap_limit_ns)).c_str(),
                 r.rt_settings.c_str());
+}
+
+/**
+ * A device-timed backend that asks for it (ftdi, offset=auto) takes the share of the newest
+ * floor run on the same wiring in the run's own --db into its reading, and stores which one.
+ * The same file, because that is where `irqloop calibrate --db` put it and where report will
+ * look; the newest, because a recalibration replaces the old one; the same wiring, because the
+ * share is the wires' delay (docs/backends/ftdi.md, "Calibration").
+ */
+void take_floor(hw::lines& wire, const std::string& db_path)
+{
+    const std::string wiring = wire.floor_wiring();
+    std::error_code ec;
+    if (wiring.empty() || db_path.empty() || !std::filesystem::exists(db_path, ec))
+        return;
+    db::catalog cat({db_path});
+    const std::string spec = wire.describe();
+    const std::string kind = spec.substr(0, spec.find(':'));
+    if (const db::run_record* f = cat.newest_floor_for_wiring(kind, wiring))
+        wire.use_floor(db::floor_share_ns(*f),
+                       "floor run " + std::to_string(f->id) + " (" + f->meta.uuid + ")");
 }
 
 int run_like(int argc, char** argv, bool floor)
@@ -281,6 +306,8 @@ int run_like(int argc, char** argv, bool floor)
 
     // Everything that can be refused is checked before the first stimulus.
     auto wire = hw::open_lines(o.hw, hw::role::logger);
+    if (!floor)
+        take_floor(*wire, opt.db_path);
 
     // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
     // and the run is marked interrupted. A second signal gets the default action.

@@ -219,12 +219,14 @@ void calibrate_loop(run_context& c)
     // More means something else ran on this CPU (an interrupt, an SMI, another task)
     // exactly there. (drive() is measured without an edge, so the far end sees nothing; a
     // backend whose edge costs far more, the event-mode shm wire's futex wake, needs an
-    // explicit --gap-limit.)
+    // explicit --gap-limit.) A device-timed backend: at least the widest bracket its own
+    // clock gives (a slow TCK, the syncbb tick's uncertainty); wider ones are the host's.
     c.out.gap_limit_ns =
         c.opt.gap_limit_ns >= 0
             ? c.opt.gap_limit_ns
-            : std::max(std::max<std::int64_t>(1000, static_cast<std::int64_t>(20 * c.out.poll_ns)),
-                       static_cast<std::int64_t>(4 * c.out.drive_ns));
+            : std::max({std::int64_t{1000}, static_cast<std::int64_t>(20 * c.out.poll_ns),
+                        static_cast<std::int64_t>(4 * c.out.drive_ns),
+                        device ? c.wire.device_bracket_ns() : std::int64_t{0}});
 }
 
 sampler_config make_sampler_config(const run_context& c)

@@ -302,7 +302,8 @@ TEST_CASE("ftdi sim: sync bit-bang on an FT232R, read before write", "[ftdi]")
         ftdi_lines l(std::move(port), x.options);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
         CHECK(l.window_bytes() == 62);
-        CHECK(l.tick_ns() == 1000);
+        // Measured at open: within 5 % of baud x 16 (the simulated chip's true tick here).
+        CHECK(std::abs(l.tick_ns() - 1000) <= 50);
         INFO("jitter " << jitter);
         bool level = false;
         for (int i = 0; i < 40; ++i) {
@@ -342,4 +343,69 @@ TEST_CASE("ftdi sim: the trigger pin named by --trigger-line is driven", "[ftdi]
     REQUIRE(r.lines->sense() >= 0);
     CHECK_FALSE(r.sim->low_value() & 0x20);
     CHECK_THAT(r.lines->describe(), Catch::Matchers::ContainsSubstring("trigger=ADBUS5"));
+}
+
+TEST_CASE("ftdi sim: syncbb calibrates an FT232R tick that is off its nominal one at open",
+          "[ftdi]")
+{
+    // TN_120: the FT232R's bit-bang clock is not what baud x 16 says. The simulated chip runs
+    // at baud x 19.2 (a 833 ns tick) and at baud x 12.8 (1250 ns) while the backend assumes
+    // x 16 (1000 ns): the tick measured at open must find the true one, and no latency may
+    // read below the simulated truth.
+    for (double mult : {19.2, 12.8}) {
+        spec sp("ftdi:sim=ft232r,model=uniform,min=3us,max=30us,seed=7,multiplier=" +
+                std::to_string(mult));
+        ftdi_spec x = take_ftdi_spec(sp, role::logger);
+        sp.finish();
+        x.sim_config.truth_capacity = 1000;
+        auto port = std::make_unique<ftdi_sim>(x.sim_config);
+        ftdi_sim* sim = port.get();
+        const auto t0 = std::chrono::steady_clock::now();
+        ftdi_lines l(std::move(port), x.options);
+        const double open_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const double truth_tick = sim->syncbb_tick_ns();
+        std::printf("syncbb calibration, multiplier %.1f: true tick %.3f ns, measured %.3f ns "
+                    "(bounds %.3f..%.3f, %+.2f %%), nominal 1000 ns; open took %.2f s\n",
+                    mult, truth_tick, l.tick_ns(), l.tick_lower_ns(), l.tick_upper_ns(),
+                    100.0 * (l.tick_ns() / truth_tick - 1), open_s);
+        INFO("multiplier " << mult << ": true tick " << truth_tick << ", measured " << l.tick_ns()
+                           << " [" << l.tick_lower_ns() << ", " << l.tick_upper_ns() << "]");
+        CHECK(std::abs(l.tick_ns() / truth_tick - 1) <= 0.05);
+        CHECK(l.tick_upper_ns() >= truth_tick);
+        CHECK(l.tick_lower_ns() <= truth_tick);
+        bool has_source = false;
+        for (const auto& [k, v] : l.metadata())
+            if (k == "ftdi.tick_source")
+                has_source = v.find("measured at open") != std::string::npos;
+        CHECK(has_source);
+        bool level = false;
+        int below = 0, n = 0, wide = 0;
+        for (int i = 0; i < 60; ++i) {
+            level = !level;
+            const std::size_t before = sim->truths().size();
+            device_sample s;
+            REQUIRE(l.measure(level, 10'000'000, s) == 0);
+            REQUIRE(sim->truths().size() == before + 1);
+            if (s.lost)
+                continue;
+            const auto& t = sim->truths()[before];
+            const double truth = static_cast<double>(t.answer_ns - t.edge_ns);
+            ++n;
+            // Never below the truth (1 ns: the simulator's whole-ns pin times); the bracket
+            // holds it; within two true ticks above it.
+            if (static_cast<double>(s.latency_ns) < truth - 1)
+                ++below;
+            CHECK(static_cast<double>(s.latency_ns - s.bracket_ns) <= truth + 1);
+            if (static_cast<double>(s.latency_ns) > truth + 2 * truth_tick)
+                ++wide;
+        }
+        std::printf("  %d samples: %d below the truth, %d more than 2 ticks above it\n", n, below,
+                    wide);
+        CHECK(n >= 55);
+        CHECK(below == 0);
+        CHECK(wide == 0);
+        CHECK(l.framing_errors() == 0);
+    }
 }
