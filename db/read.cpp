@@ -192,7 +192,8 @@ struct catalog::impl {
     }
 };
 
-catalog::catalog(const std::vector<std::string>& paths) : impl_(std::make_unique<impl>())
+catalog::catalog(const std::vector<std::string>& paths, store::pages pages)
+    : impl_(std::make_unique<impl>())
 {
     if (paths.empty())
         throw error("open database", "no database file given", "use --db FILE");
@@ -202,7 +203,7 @@ catalog::catalog(const std::vector<std::string>& paths) : impl_(std::make_unique
         if (!std::filesystem::exists(p, ec))
             throw error("open database '" + p + "'", "no such file",
                         "give the file 'irqloop run --db' wrote");
-        auto st = std::make_unique<store>(p, store::mode::read_only);
+        auto st = std::make_unique<store>(p, store::mode::read_only, pages);
         load_runs(*st, impl_->stores.size(), all);
         impl_->stores.push_back(std::move(st));
         impl_->paths.push_back(p);

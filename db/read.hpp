@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rows.hpp"
+#include "store.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -119,7 +120,8 @@ public:
      * @throws irqloop::error (exit_usage) when @p paths is empty or a file does not exist;
      *         the store's irqloop::error when a file is refused.
      */
-    explicit catalog(const std::vector<std::string>& paths);
+    explicit catalog(const std::vector<std::string>& paths,
+                     store::pages pages = store::pages::check);
     ~catalog();
     catalog(catalog&&) noexcept;
     catalog& operator=(catalog&&) noexcept;

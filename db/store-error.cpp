@@ -37,8 +37,10 @@ void throw_store_error(const std::string& what, const SQLite::Exception& e, sqli
                     "check the permissions of the file and its directory", exit_failure);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-        throw error(what, "the file is corrupt (" + detail + ")",
-                    "keep a copy; `sqlite3 FILE .recover` may rescue its rows", exit_failure);
+        // A refused file (exit 2), met where quick_check on open could not see it.
+        throw error(what, "damaged file (" + detail + ")",
+                    "keep a copy; `sqlite3 FILE .recover` may rescue its rows into a new file",
+                    exit_usage);
     default:
         throw error(what, detail, {}, exit_failure);
     }

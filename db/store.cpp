@@ -10,11 +10,13 @@
 #include <SQLiteCpp/Exception.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <optional>
 #include <set>
 #include <sys/stat.h>
+#include <thread>
 #include <type_traits>
 #include <unistd.h>
 
@@ -26,8 +28,9 @@ namespace
 
 constexpr int busy_timeout_ms = 5000;
 
+// A refused file is the user's to fix: exit status 2 (docs/commands/exit-status.md).
 [[noreturn]] void refuse(const std::string& path, const std::string& why, const std::string& hint,
-                         int status = exit_failure)
+                         int status = exit_usage)
 {
     throw error("open database '" + path + "'", why, hint, status);
 }
@@ -100,8 +103,8 @@ verdict check_path(const std::string& path, store::mode m)
     } else if (n < 100 || std::memcmp(header, "SQLite format 3", 16) != 0) {
         refuse(path, "not an SQLite database", other_file_hint);
     } else if (!header_sane(header)) {
-        refuse(path, "the file is corrupt (its SQLite header is damaged)",
-               "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows");
+        refuse(path, "damaged file (its SQLite header is damaged)",
+               "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows into a new file");
     } else if (std::uint32_t id = be32(header + 68);
                id != 0 && id != std::uint32_t(store::application_id)) {
         // A WAL file's header may lag behind its WAL, but a foreign id never turns into ours.
@@ -165,7 +168,7 @@ struct probe_result {
  * Read what decides acceptance through a read-only connection, which cannot change the file.
  * It may create an empty -wal and a -shm beside a WAL-mode file: see probe_side_files.
  */
-probe_result probe(const std::string& path)
+probe_result probe(const std::string& path, bool check_pages)
 {
     try {
         SQLite::Database db = open_read_only(path);
@@ -174,12 +177,29 @@ probe_result probe(const std::string& path)
         r.application_id = sql::scalar_int(h, "PRAGMA application_id");
         r.user_version = sql::scalar_int(h, "PRAGMA user_version");
         r.objects = sql::scalar_int(h, "SELECT count(*) FROM sqlite_schema");
+        // Every page's structure, before anything reads or appends (a file whose middle pages
+        // were overwritten opens fine and fails only the query that meets them). quick_check
+        // is integrity_check without the index-content pass: linear in the file's size.
+        if (check_pages && r.objects != 0) {
+            std::string verdict = sql::scalar_text(h, "PRAGMA quick_check(1)");
+            // One line: "*** in database main ***\nPage 89: ..." -> "page 89: ...".
+            if (auto nl = verdict.find('\n'); nl != std::string::npos)
+                verdict = verdict.substr(nl + 1);
+            for (auto& ch : verdict)
+                if (ch == '\n')
+                    ch = ' ';
+            if (verdict != "ok")
+                refuse(path, "damaged file (SQLite's quick_check: " + verdict + ")",
+                       "keep a copy; `sqlite3 " + path +
+                           " .recover` may rescue its rows into a new file");
+        }
         return r;
     } catch (const SQLite::Exception& e) {
         int code = e.getErrorCode();
         if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
-            refuse(path, std::string("the file is corrupt (") + e.what() + ")",
-                   "keep a copy; `sqlite3 " + path + " .recover` may rescue its rows");
+            refuse(path, std::string("damaged file (") + e.what() + ")",
+                   "keep a copy; `sqlite3 " + path +
+                       " .recover` may rescue its rows into a new file");
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
             refuse(path, std::string("locked by another program (") + e.what() + ")",
                    "try again when it is done");
@@ -208,6 +228,7 @@ struct store::impl {
     int opened_version = 0; ///< the file's schema version as opened
     std::vector<std::int64_t> recovered;
     std::set<std::int64_t> locked_runs;
+    std::chrono::milliseconds busy_retry{10'000}; // the default statistics window
 
     sql::statement insert_run, insert_metadata, insert_interval, update_summary, insert_exceedance,
         insert_event, delete_worst, insert_worst, delete_histogram, insert_histogram, insert_raw,
@@ -247,18 +268,33 @@ struct store::impl {
         if (m != store::mode::read_write)
             throw error(what, "the database was opened read-only",
                         "this is a bug in the calling command", exit_failure);
-        try {
-            sql::write_transaction tx(handle());
-            if constexpr (std::is_void_v<decltype(body())>) {
-                body();
-                tx.commit();
-            } else {
-                auto result = body();
-                tx.commit();
-                return result;
+        // Another process holding the write lock past the busy timeout (5 s): the transaction
+        // is tried again, waiting 100 ms, 200 ms, ... up to 1 s between tries, until
+        // busy_retry (one statistics window in a run) has passed; then it fails.
+        const auto first = std::chrono::steady_clock::now();
+        auto pause = std::chrono::milliseconds(100);
+        while (true) {
+            try {
+                sql::write_transaction tx(handle());
+                if constexpr (std::is_void_v<decltype(body())>) {
+                    body();
+                    tx.commit();
+                    return;
+                } else {
+                    auto result = body();
+                    tx.commit();
+                    return result;
+                }
+            } catch (const SQLite::Exception& e) {
+                const int code = e.getErrorCode() & 0xff;
+                if ((code == SQLITE_BUSY || code == SQLITE_LOCKED) &&
+                    std::chrono::steady_clock::now() - first + pause < busy_retry) {
+                    std::this_thread::sleep_for(pause);
+                    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+                    continue;
+                }
+                throw_store_error(what, e, handle());
             }
-        } catch (const SQLite::Exception& e) {
-            throw_store_error(what, e, handle());
         }
     }
 
@@ -297,8 +333,8 @@ void store::impl::open_lock_file()
     const std::string lp = store::lock_path(path);
     lock_fd = ::open(lp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock_fd < 0)
-        throw_from_errno(errno, "open database '" + path + "': create lock file '" + lp + "'",
-                         "choose a writable directory for --db", exit_failure);
+        throw_file_error(errno, "open database '" + path + "': create lock file '" + lp + "'", lp,
+                         exit_usage);
 }
 
 void store::impl::recover()
@@ -338,9 +374,14 @@ void store::impl::recover()
     });
 }
 
-store::store(const std::string& path, mode m) : store(path, m, shipped_migrations()) {}
+store::store(const std::string& path, mode m, pages p) : store(path, m, shipped_migrations(), p) {}
 
 store::store(const std::string& path, mode m, std::span<const migration> steps)
+    : store(path, m, steps, pages::check)
+{
+}
+
+store::store(const std::string& path, mode m, std::span<const migration> steps, pages check)
 {
     const bool rw = m == mode::read_write;
     const int target = latest_version(steps);
@@ -348,7 +389,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
     probe_side_files sides{path + "-wal", path + "-shm"};
     int file_version = target;
     if (v == verdict::open) {
-        probe_result p = probe(path);
+        probe_result p = probe(path, check == pages::check);
         if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
             if (!rw)
                 refuse(path, "an SQLite database without irqloop data",
@@ -375,6 +416,19 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
         file_version = static_cast<int>(p.user_version);
     }
     sides.keep = true;
+    // A file this open creates is removed again when the open fails (a full disk must not
+    // leave a 0-byte results file, or its -wal, -shm and lock files, behind).
+    struct remove_created {
+        std::string path;
+        bool armed;
+        ~remove_created()
+        {
+            if (!armed)
+                return;
+            for (const auto& p : {path, path + "-wal", path + "-shm", store::lock_path(path)})
+                ::unlink(p.c_str());
+        }
+    } created{path, rw && v == verdict::create && ::access(path.c_str(), F_OK) != 0};
 
     try {
         impl_ = std::make_unique<impl>(path, m);
@@ -403,13 +457,32 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
         impl_->opened_version = file_version;
     } catch (const SQLite::Exception& e) {
         impl_.reset();
-        throw_store_error("open database '" + path + "'", e, nullptr);
+        try {
+            throw_store_error("open database '" + path + "'", e, nullptr);
+        } catch (const error& x) {
+            // A file that cannot be opened as asked is refused (2); a full disk or an I/O
+            // error while opening stays a runtime failure (1).
+            const int code = e.getErrorCode() & 0xff;
+            const bool refused = code == SQLITE_CANTOPEN || code == SQLITE_READONLY ||
+                                 code == SQLITE_PERM || code == SQLITE_NOTADB ||
+                                 code == SQLITE_CORRUPT;
+            throw error(x.what_failed(), x.why(), x.hint(), refused ? exit_usage : x.status());
+        }
+    } catch (...) {
+        impl_.reset();
+        throw;
     }
+    created.armed = false;
 }
 
 store::~store() = default;
 store::store(store&&) noexcept = default;
 store& store::operator=(store&&) noexcept = default;
+
+void store::set_busy_retry(std::chrono::milliseconds budget) noexcept
+{
+    impl_->busy_retry = budget;
+}
 
 const std::vector<std::int64_t>& store::recovered_runs() const noexcept
 {

@@ -6,6 +6,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -59,14 +60,21 @@ class store final
 {
 public:
     enum class mode { read_only, read_write };
+    /**
+     * @brief Whether the open reads every page (`PRAGMA quick_check`, linear in the file's
+     * size: about 0.5 s of CPU per 100 MB) and refuses a damaged file (exit 2). Every open
+     * does, except the repeated views of `irqloop watch` after its first.
+     */
+    enum class pages { check, trust };
 
     /** @throws irqloop::error: `irqloop: open database 'F': why (hint)`. */
-    explicit store(const std::string& path, mode m = mode::read_write);
+    explicit store(const std::string& path, mode m = mode::read_write, pages p = pages::check);
     /**
      * @brief Open with another list of migration steps than the shipped one. For tests of the
      * migration path; users always get shipped_migrations().
      */
     store(const std::string& path, mode m, std::span<const migration> steps);
+    store(const std::string& path, mode m, std::span<const migration> steps, pages p);
     ~store();
     store(store&&) noexcept;
     store& operator=(store&&) noexcept;
@@ -75,6 +83,15 @@ public:
 
     /** @brief Runs that opening found marked running and marked interrupted. */
     const std::vector<std::int64_t>& recovered_runs() const noexcept;
+
+    /**
+     * @brief How long a write keeps trying while another process holds the write lock past
+     * the 5 s busy timeout: tries again with a back-off (100 ms doubling to 1 s) until
+     * @p budget has passed since the first try; 0: fail after the busy timeout. The default,
+     * 10 s, is the default statistics window (it covers the writes of the open itself); a run
+     * sets its own window.
+     */
+    void set_busy_retry(std::chrono::milliseconds budget) noexcept;
 
     /**
      * @brief Insert a run with status 'running' and its metadata; returns its id. Takes the

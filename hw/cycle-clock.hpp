@@ -60,9 +60,13 @@ struct clock_info final {
     int rounds = 0;           ///< estimates taken until two agreed
 
     double ns(std::uint64_t c) const noexcept { return static_cast<double>(c) * 1e9 / hz; }
+    /** @brief @p n ns in counts; negative reads as 0, and past 2^62 saturates there. */
     std::uint64_t from_ns(double n) const noexcept
     {
-        return static_cast<std::uint64_t>(n * hz / 1e9);
+        const double c = n * hz / 1e9;
+        if (!(c > 0))
+            return 0;
+        return c >= 4.6e18 ? std::uint64_t(1) << 62 : static_cast<std::uint64_t>(c);
     }
 };
 

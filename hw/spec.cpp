@@ -86,6 +86,21 @@ std::uint64_t spec::take_count(std::string_view key, std::uint64_t fallback)
     return v ? parse_count(*v, context() + " key '" + std::string(key) + "'") : fallback;
 }
 
+std::int64_t spec::take_duration_ns(std::string_view key, std::int64_t fallback, std::int64_t lo_ns,
+                                    std::int64_t hi_ns)
+{
+    auto v = take(key);
+    return v ? parse_duration_ns_in(*v, context() + " key '" + std::string(key) + "'", lo_ns, hi_ns)
+             : fallback;
+}
+
+std::uint64_t spec::take_count(std::string_view key, std::uint64_t fallback, std::uint64_t lo,
+                               std::uint64_t hi)
+{
+    auto v = take(key);
+    return v ? parse_count_in(*v, context() + " key '" + std::string(key) + "'", lo, hi) : fallback;
+}
+
 bool spec::take_bool(std::string_view key, bool fallback)
 {
     auto v = take(key);

@@ -34,6 +34,12 @@ public:
     std::int64_t take_duration_ns(std::string_view key, std::int64_t fallback);
     double take_number(std::string_view key, double fallback);
     std::uint64_t take_count(std::string_view key, std::uint64_t fallback);
+    /** @brief take_duration_ns() refusing a value outside [@p lo_ns, @p hi_ns]. */
+    std::int64_t take_duration_ns(std::string_view key, std::int64_t fallback, std::int64_t lo_ns,
+                                  std::int64_t hi_ns);
+    /** @brief take_count() refusing a value outside [@p lo, @p hi]. */
+    std::uint64_t take_count(std::string_view key, std::uint64_t fallback, std::uint64_t lo,
+                             std::uint64_t hi);
     bool take_bool(std::string_view key, bool fallback);
 
     /** @throws irqloop::error naming the first key that no take_*() consumed. */

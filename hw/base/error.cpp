@@ -77,6 +77,34 @@ void throw_from_errno(int errnum, const std::string& what, std::string hint, int
     throw error(what, std::strerror(errnum), std::move(hint), status);
 }
 
+void throw_file_error(int errnum, const std::string& what, const std::string& path, int status)
+{
+    std::string hint;
+    switch (errnum) {
+    case EACCES:
+    case EPERM:
+        hint = "check the permissions of '" + path + "' and of its directory";
+        break;
+    case ENOENT:
+    case ENOTDIR:
+        hint = "check the path: its directory must exist";
+        break;
+    case EISDIR:
+        hint = "'" + path + "' is a directory; give a file path, e.g. " + path + "/out";
+        break;
+    case ENOSPC:
+    case EDQUOT:
+        hint = "free some disk space, or write elsewhere";
+        break;
+    case EROFS:
+        hint = "the file system is read-only; choose another path";
+        break;
+    default:
+        hint = "check the path and the disk";
+    }
+    throw error(what, std::strerror(errnum), hint, status);
+}
+
 void print_error(const error& e)
 {
     std::fprintf(stderr, "%s\n", e.message().c_str());

@@ -9,13 +9,27 @@ namespace irqloop
 {
 
 /**
- * @brief Exit statuses shared by every irqloop program.
+ * @brief Exit statuses shared by every irqloop program: the one table, documented in
+ * docs/commands/exit-status.md (keep the two together).
  *
- * usage: bad command line, bad spec, bad hardware parameters (wrong line, no device,
- * no permission): the user must change something before retrying.
- * failure: the run started but something broke (disk full, database refused).
+ * ok (0): done; a run that measured and passed its gates.
+ * failure (1): something broke at run time (disk full, a line failure, a lost write).
+ * usage (2): bad input or a refused file: a bad option, value or spec, a file the store
+ * refuses (missing, empty, foreign, damaged, newer), hardware that cannot be opened. The user
+ * must change something before retrying.
+ * limit (3): a limit failed: `run --fail-*`, `check`, `campaign` gates, a doctor FAIL.
+ * no_answer (4): no answer came: the first stimuli were all lost, or a run ended with 0
+ * samples (a dead wire).
+ * 128 + N: a run ended by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143) after a clean stop.
  */
-enum exit_status : int { exit_ok = 0, exit_failure = 1, exit_usage = 2, exit_interrupted = 130 };
+enum exit_status : int {
+    exit_ok = 0,
+    exit_failure = 1,
+    exit_usage = 2,
+    exit_limit = 3,
+    exit_no_answer = 4,
+    exit_interrupted = 130
+};
 
 /**
  * @brief The one exception type of the project.
@@ -59,6 +73,14 @@ private:
  */
 [[noreturn]] void throw_from_errno(int errnum, const std::string& what, std::string hint = {},
                                    int status = exit_usage);
+
+/**
+ * @brief throw_from_errno() for a plain file at @p path (an output, a results file): the
+ * default hints speak of files and directories, not devices. EISDIR, ENOENT, ENOTDIR and
+ * EACCES are the user's to fix and keep @p status; the rest too.
+ */
+[[noreturn]] void throw_file_error(int errnum, const std::string& what, const std::string& path,
+                                   int status = exit_failure);
 
 /** @brief Print `NAME: what: why (hint)` to stderr. */
 void print_error(const error& e);

@@ -18,7 +18,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the handler stores to it"
 
 std::atomic<bool> installed{false};
 struct sigaction old_int {
-}, old_term{}; // put back by the destructor
+}, old_term{}, old_hup{}; // put back by the destructor
 
 extern "C" void on_stop_signal(int sig)
 {
@@ -50,12 +50,22 @@ stop_signals::stop_signals()
         installed.store(false);
         throw_from_errno(err, "install the SIGTERM handler", "this is a bug", exit_failure);
     }
+    // SIGHUP (the SSH session or terminal went away) ends a run like SIGTERM: cleanly, with
+    // the summary and the status 128 + 1.
+    if (sigaction(SIGHUP, &sa, &old_hup) != 0) {
+        int err = errno;
+        sigaction(SIGINT, &old_int, nullptr);
+        sigaction(SIGTERM, &old_term, nullptr);
+        installed.store(false);
+        throw_from_errno(err, "install the SIGHUP handler", "this is a bug", exit_failure);
+    }
 }
 
 stop_signals::~stop_signals()
 {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
     installed.store(false);
 }
 

@@ -7,7 +7,7 @@ namespace irqloop::base
 {
 
 /**
- * @brief SIGINT and SIGTERM turned into a stop flag, for the life of this object.
+ * @brief SIGINT, SIGTERM and SIGHUP turned into a stop flag, for the life of this object.
  *
  * The constructor clears the flag and installs the handlers; the destructor puts back the
  * handlers that were there before. The first signal sets flag() and records its number; the

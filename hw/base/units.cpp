@@ -17,6 +17,11 @@ namespace
 // strtod needs a terminated string; values are short, so a copy is fine (never on a hot path).
 bool split_number(std::string_view text, double& value, std::string_view& suffix)
 {
+    // A number starts with a digit or a point: no sign, blank, hex, "inf" or "nan".
+    if (text.empty() || !((text[0] >= '0' && text[0] <= '9') || text[0] == '.'))
+        return false;
+    if (text.size() > 1 && (text[1] == 'x' || text[1] == 'X'))
+        return false;
     std::string copy(text);
     const char* begin = copy.c_str();
     char* end = nullptr;
@@ -54,8 +59,9 @@ double unit_ns(std::string_view unit)
 
 } // namespace
 
-std::int64_t parse_duration_ns(std::string_view text, std::string_view what,
-                               std::string_view default_unit)
+// The value in ns, not yet held against any limit.
+static double duration_value_ns(std::string_view text, std::string_view what,
+                                std::string_view default_unit)
 {
     constexpr const char* hint = "use a number with a unit: ns, us, ms, s, m, h or d, e.g. 10us";
     double value = 0;
@@ -65,9 +71,50 @@ std::int64_t parse_duration_ns(std::string_view text, std::string_view what,
     double scale = unit_ns(suffix.empty() ? default_unit : suffix);
     if (scale < 0)
         bad_value(what, text, hint);
-    double ns = std::round(value * scale);
-    if (ns > 9.2e18)
-        bad_value(what, text, "the value is too large");
+    return std::round(value * scale);
+}
+
+// A limit for messages in the largest unit that states it exactly: 1s, 24h, 100ms, 1ns.
+static std::string limit_text(std::int64_t ns)
+{
+    if (ns == 0)
+        return "0";
+    struct unit {
+        std::int64_t ns;
+        const char* name;
+    };
+    static constexpr unit units[] = {{86'400'000'000'000, "d"}, {3'600'000'000'000, "h"},
+                                     {60'000'000'000, "m"},     {1'000'000'000, "s"},
+                                     {1'000'000, "ms"},         {1000, "us"}};
+    for (const auto& u : units)
+        if (ns % u.ns == 0 && !(u.ns == 86'400'000'000'000 && ns / u.ns == 1))
+            return std::to_string(ns / u.ns) + u.name;
+    return std::to_string(ns) + "ns";
+}
+
+std::int64_t parse_duration_ns(std::string_view text, std::string_view what,
+                               std::string_view default_unit)
+{
+    const double ns = duration_value_ns(text, what, default_unit);
+    if (ns > static_cast<double>(max_duration_ns))
+        throw error("bad value for " + std::string(what),
+                    "'" + std::string(text) + "' is above the limit of 3650d",
+                    "no duration may exceed 3650d (about ten years)");
+    return static_cast<std::int64_t>(ns);
+}
+
+std::int64_t parse_duration_ns_in(std::string_view text, std::string_view what, std::int64_t lo_ns,
+                                  std::int64_t hi_ns, std::string_view default_unit)
+{
+    const double ns = duration_value_ns(text, what, default_unit);
+    if (ns < static_cast<double>(lo_ns) || ns > static_cast<double>(hi_ns)) {
+        const std::string lo = limit_text(lo_ns), hi = limit_text(hi_ns);
+        throw error("bad value for " + std::string(what),
+                    "'" + std::string(text) + "' is " +
+                        (ns < static_cast<double>(lo_ns) ? "below the limit of " + lo
+                                                         : "above the limit of " + hi),
+                    "use " + lo + " to " + hi);
+    }
     return static_cast<std::int64_t>(ns);
 }
 
@@ -87,10 +134,46 @@ std::uint64_t parse_count(std::string_view text, std::string_view what)
         scale = 1e9;
     else if (!suffix.empty())
         bad_value(what, text, hint);
-    double n = value * scale;
-    if (n != std::floor(n) || n > 1.8e19)
-        bad_value(what, text, hint);
-    return static_cast<std::uint64_t>(n);
+    // A plain integer is read exactly; with a suffix or an exponent through the double.
+    std::uint64_t exact = 0;
+    if (text.find_first_not_of("0123456789") == std::string_view::npos) {
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), exact);
+        if (ec == std::errc() && end == text.data() + text.size() && exact <= max_count)
+            return exact;
+    } else {
+        double n = value * scale;
+        if (n != std::floor(n))
+            bad_value(what, text, hint);
+        if (n < 9.2e18)
+            return static_cast<std::uint64_t>(n);
+    }
+    throw error("bad value for " + std::string(what),
+                "'" + std::string(text) + "' is above the limit of 2^63 - 1",
+                "no count may exceed 9223372036854775807");
+}
+
+std::uint64_t parse_count_in(std::string_view text, std::string_view what, std::uint64_t lo,
+                             std::uint64_t hi)
+{
+    const std::uint64_t n = parse_count(text, what);
+    if (n < lo || n > hi)
+        throw error("bad value for " + std::string(what),
+                    "'" + std::string(text) + "' is " +
+                        (n < lo ? "below the limit of " + format_count(lo)
+                                : "above the limit of " + format_count(hi)),
+                    "use " + format_count(lo) + " to " + format_count(hi));
+    return n;
+}
+
+std::string format_count(std::uint64_t n)
+{
+    static const char* const suffixes[] = {"", "K", "M", "G"};
+    int i = 0;
+    while (i < 3 && n >= 1000 && n % 1000 == 0) {
+        n /= 1000;
+        ++i;
+    }
+    return std::to_string(n) + suffixes[i];
 }
 
 double parse_number(std::string_view text, std::string_view what)

@@ -785,7 +785,7 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         o.tck_hz = parse_hz(*t, ctx + " key 'tck'");
     else
         o.tck_hz = dflt::tck_hz;
-    o.window = s.take_count("window", 0);
+    o.window = s.take_count("window", 0, 0, 1u << 20); // checked against the chip's FIFO later
     const std::string order = s.take_string("order", "msb");
     if (order != "msb" && order != "lsb")
         throw error("bad value for " + ctx + " key 'order'", "'" + order + "'", "use msb or lsb");
@@ -835,10 +835,11 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         };
         c.glitch_p = prob("glitch_p");
         c.stall_p = prob("stall_p");
-        c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000);
+        c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000, 0, 10'000'000'000);
         c.zero_p = prob("zero_p");
         c.partial_p = prob("partial_p");
-        c.fifo = s.take_count("fifo", 0);
+        // The simulated FIFO is allocated: at most 16 MiB.
+        c.fifo = s.take_count("fifo", 0, 0, 16u << 20);
         c.path_ns = s.take_duration_ns("path", 0);
         c.syncbb_multiplier = s.take_number("multiplier", 16);
         if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))

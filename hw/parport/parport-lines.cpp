@@ -287,9 +287,9 @@ parport_spec take_parport_spec(spec& s, role r)
         p.target.follow = o.answers.follow;
         p.target.lose_every = s.take_count("lose_every", 0);
         p.target.answer_twice = s.take_bool("twice", false);
-        p.target.twice_gap_ns = s.take_duration_ns("twice_gap", 2000);
+        p.target.twice_gap_ns = s.take_duration_ns("twice_gap", 2000, 0, 1'000'000'000);
         p.port.flavour = *sim == "ppdev" ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
-        p.port.read_cost_ns = s.take_duration_ns("read_cost", 0);
+        p.port.read_cost_ns = s.take_duration_ns("read_cost", 0, 0, 1'000'000'000);
     }
     return p;
 }

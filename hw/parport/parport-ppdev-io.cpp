@@ -55,17 +55,31 @@ public:
                 throw_from_errno(err, what,
                                  "add your user to the group of " + device +
                                      " (usually lp), or run as root");
-            throw_from_errno(err, what);
+            throw_from_errno(err, what, "check the path: a ppdev device such as /dev/parport0");
         }
         struct stat st = {};
         unsigned port = fstat(fd_, &st) == 0 ? minor(st.st_rdev) : 0;
+        const std::string not_ppdev_hint = "give a ppdev device such as /dev/parport0; modprobe "
+                                           "ppdev parport_pc, then ls /dev/parport*";
         try {
-            if (exclusive && ioctl(fd_, PPEXCL) < 0)
-                throw_from_errno(errno, what + ": PPEXCL");
+            // A file, /dev/null or a tty answers the ppdev ioctls with ENOTTY or EINVAL.
+            if (!S_ISCHR(st.st_mode))
+                throw error(what, "not a character device", not_ppdev_hint);
+            if (exclusive && ioctl(fd_, PPEXCL) < 0) {
+                const int err = errno;
+                throw_from_errno(err, what + ": PPEXCL",
+                                 err == ENOTTY || err == EINVAL
+                                     ? "'" + device + "' is not a parallel port: " + not_ppdev_hint
+                                     : std::string());
+            }
             if (ioctl(fd_, PPCLAIM) < 0) {
                 int err = errno;
+                if (err == ENOTTY || err == EINVAL)
+                    throw_from_errno(err, what + ": PPCLAIM",
+                                     "'" + device + "' is not a parallel port: " + not_ppdev_hint);
                 if (err != ENXIO)
-                    throw_from_errno(err, what + ": PPCLAIM");
+                    throw_from_errno(err, what + ": PPCLAIM",
+                                     "check dmesg for the parport driver; " + not_ppdev_hint);
                 std::string holders = registered_devices(port);
                 if (holders.empty())
                     throw error(what + ": PPCLAIM", "no parallel port behind this device",
@@ -78,7 +92,9 @@ public:
             claimed_ = true;
             int forward = 0;
             if (ioctl(fd_, PPDATADIR, &forward) < 0)
-                throw_from_errno(errno, what + ": PPDATADIR");
+                throw_from_errno(errno, what + ": PPDATADIR",
+                                 "the port may not be bidirectional: set it to EPP/ECP/PS2 in "
+                                 "the BIOS");
         } catch (...) {
             close_port();
             throw;

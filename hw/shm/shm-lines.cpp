@@ -36,26 +36,42 @@ shm_lines::shm_lines(shm_options o) : lines(o.answers), opt_(std::move(o))
 {
     const std::string& name = opt_.name;
     const std::string what = "open shared-memory wire '" + name + "'";
-    int fd = shm_open(segment(name).c_str(), O_RDWR | O_CREAT, 0600);
+    const std::string seg = segment(name);
+    // Created here, or opened as the other side left it: a segment this side created is
+    // removed again when the wire is refused before it is used (nothing left behind).
+    int fd = shm_open(seg.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0)
+        created_ = true;
+    else if (errno == EEXIST)
+        fd = shm_open(seg.c_str(), O_RDWR, 0600);
+    const std::string where = "/dev/shm" + seg;
+    const std::string shm_hint = "check /dev/shm (a tmpfs) and its free space";
     if (fd < 0)
-        throw_from_errno(errno, what);
+        throw_from_errno(errno, what,
+                         errno == EACCES
+                             ? "another user's wire: remove " + where + " or choose another name"
+                             : shm_hint);
+    auto refuse = [&](int err, const std::string& why, const std::string& hint) {
+        if (fd >= 0)
+            close(fd);
+        if (created_)
+            shm_unlink(seg.c_str());
+        if (why.empty())
+            throw_from_errno(err, what, hint);
+        throw irqloop::error(what, why, hint);
+    };
     struct stat st {
     };
-    if (fstat(fd, &st) < 0 || (st.st_size == 0 && ftruncate(fd, sizeof(shm_wire)) < 0)) {
-        int err = errno;
-        close(fd);
-        throw_from_errno(err, what);
-    }
-    if (st.st_size != 0 && static_cast<std::size_t>(st.st_size) < sizeof(shm_wire)) {
-        close(fd);
-        throw irqloop::error(what, "/dev/shm" + segment(name) + " is not an irqloop wire",
-                             "remove it or choose another name");
-    }
+    if (fstat(fd, &st) < 0 || (st.st_size == 0 && ftruncate(fd, sizeof(shm_wire)) < 0))
+        refuse(errno, {}, shm_hint);
+    if (st.st_size != 0 && static_cast<std::size_t>(st.st_size) < sizeof(shm_wire))
+        refuse(0, where + " is not an irqloop wire", "remove it or choose another name");
     void* p = mmap(nullptr, sizeof(shm_wire), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int err = errno;
-    close(fd);
     if (p == MAP_FAILED)
-        throw_from_errno(err, what);
+        refuse(err, {}, shm_hint);
+    close(fd);
+    fd = -1;
     wire_ = static_cast<shm_wire*>(p);
     if (wire_->magic == 0) {
         wire_->version = shm_wire::layout_version;
@@ -63,9 +79,9 @@ shm_lines::shm_lines(shm_options o) : lines(o.answers), opt_(std::move(o))
     } else if (wire_->magic != shm_wire::magic_value ||
                wire_->version != shm_wire::layout_version) {
         munmap(wire_, sizeof(shm_wire));
-        throw irqloop::error(what,
-                             "/dev/shm" + segment(name) + " is not an irqloop wire of this version",
-                             "remove it or choose another name");
+        wire_ = nullptr;
+        refuse(0, where + " is not an irqloop wire of this version",
+               "remove it or choose another name");
     }
     if (opt_.who == role::logger) {
         driven_ = &wire_->stimulus;
@@ -85,7 +101,7 @@ shm_lines::~shm_lines()
         return;
     (opt_.who == role::logger ? wire_->logger_pid : wire_->responder_pid).store(0);
     munmap(wire_, sizeof(shm_wire));
-    if (opt_.unlink_at_end)
+    if (opt_.unlink_at_end || (created_ && !started_))
         shm_unlink(segment(opt_.name).c_str());
 }
 
@@ -145,9 +161,18 @@ shm_options take_shm_options(spec& s, role r)
     for (char c : o.name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
             throw error("bad backend spec '" + s.text() + "'",
-                        "key 'name' may only hold letters, digits, '-' and '_'");
+                        "key 'name' may only hold letters, digits, '-' and '_'",
+                        "e.g. shm:name=bench1");
     if (o.name.empty())
-        throw error("bad backend spec '" + s.text() + "'", "key 'name' is empty");
+        throw error("bad backend spec '" + s.text() + "'", "key 'name' is empty",
+                    "give the wire a name, e.g. shm:name=bench1");
+    // /dev/shm/irqloop-NAME must fit one file name (255 bytes).
+    constexpr std::size_t max_name = 200;
+    if (o.name.size() > max_name)
+        throw error("bad backend spec '" + s.text().substr(0, 40) + "...'",
+                    "key 'name' is " + std::to_string(o.name.size()) +
+                        " characters long, above the limit of 200",
+                    "use a short name such as bench1; the segment is /dev/shm/irqloop-NAME");
     o.unlink_at_end = s.take_bool("unlink", false);
     o.answers = take_far_end(s, o.answers);
     return o;

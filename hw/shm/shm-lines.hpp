@@ -63,11 +63,15 @@ public:
     }
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return opt_.who == role::responder; }
+    /** @brief The wire is in use: from now on the segment stays (unless unlink=yes). */
+    void start() override { started_ = true; }
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
 private:
     shm_options opt_;
+    bool created_ = false; ///< this side created the segment: a refusal before start() removes it
+    bool started_ = false;
     shm_wire* wire_ = nullptr;
     std::atomic<std::uint32_t>* driven_ = nullptr;
     std::atomic<std::uint32_t>* sensed_ = nullptr;

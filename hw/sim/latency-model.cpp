@@ -15,8 +15,11 @@ latency_model latency_model::from_spec(spec& s)
 {
     latency_model m;
     std::string kind = s.take_string("model", "normal");
+    // A simulated delay of up to 1h: longer ones are refused (the logger's --timeout is at
+    // most 1s, and the target thread's wait must end when the run does).
     auto ns = [&](const char* key, double fallback) {
-        return static_cast<double>(s.take_duration_ns(key, static_cast<std::int64_t>(fallback)));
+        return static_cast<double>(
+            s.take_duration_ns(key, static_cast<std::int64_t>(fallback), 0, max_delay_ns));
     };
     if (kind == "fixed") {
         m.kind_ = kind::fixed;

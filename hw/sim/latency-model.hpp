@@ -28,6 +28,9 @@ public:
         bool spike;
     };
 
+    /** @brief The longest delay a model key takes (value, min, max, mean, sd, spike_*): 1h. */
+    static constexpr std::int64_t max_delay_ns = 3600LL * 1'000'000'000;
+
     /** @brief Read the model's keys from @p s (leaves other keys for the caller). */
     static latency_model from_spec(spec& s);
 

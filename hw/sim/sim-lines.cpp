@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 namespace irqloop::hw
 {
@@ -32,18 +33,27 @@ void sim_lines::start()
         return;
     (void)process_clock(); // calibrate before the thread needs it
     thread_ = std::thread([this] { target_loop(); });
+    // A setting that cannot be had is refused here, before the first stimulus, and the
+    // thread is stopped again: never ignored, never a run on other terms than asked.
+    auto refuse = [&](int err, const std::string& what, const std::string& hint) {
+        stop();
+        throw_from_errno(err, what, hint);
+    };
     if (opt_.cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(opt_.cpu, &set);
         if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof set, &set))
-            fail(err, "pin the simulated target thread");
+            refuse(err, "sim: pin the simulated target thread to CPU " + std::to_string(opt_.cpu),
+                   "give a CPU this process may use (see 'taskset -p $$' and "
+                   "/sys/devices/system/cpu/online)");
     }
     if (opt_.priority > 0) {
         sched_param sp{};
         sp.sched_priority = opt_.priority;
         if (int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &sp))
-            fail(err, "give the simulated target thread SCHED_FIFO");
+            refuse(err, "sim: give the simulated target thread SCHED_FIFO",
+                   "run as root or with CAP_SYS_NICE (or an rtprio limit), or drop priority=");
     }
     // The first stimulus must not come before the target has read the initial level.
     while (!ready_.load(std::memory_order_acquire))
@@ -99,12 +109,17 @@ void sim_lines::target_loop() noexcept
             lost_.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
-        const auto until = t_seen + static_cast<std::uint64_t>(d.delay_ns * cycles_per_ns);
+        // The delay may be long (up to 1h; a normal model with a large sd draws far out): the
+        // spin watches the stop flag like the idle one, so the run ends when it should.
+        const auto until = t_seen + static_cast<std::uint64_t>(
+                                        std::min(d.delay_ns, 4e18 / cycles_per_ns) * cycles_per_ns);
         std::uint64_t c = cycles(), gap = 0;
         while (c < until) {
             std::uint64_t c2 = cycles();
             gap = std::max(gap, c2 - c);
             c = c2;
+            if ((++spins & 0x3ff) == 0 && !running_.load(std::memory_order_relaxed))
+                return;
         }
         out = opt_.answers.follow ? level : out ^ 1;
         response_.store(out, std::memory_order_release);
@@ -144,16 +159,14 @@ sim_options take_sim_options(spec& s, role r)
     o.model = latency_model::from_spec(s);
     o.answers = take_far_end(s, o.answers);
     if (s.has("cpu")) {
-        const std::uint64_t cpu = s.take_count("cpu", 0);
-        if (cpu >= CPU_SETSIZE)
-            throw error("bad backend spec '" + s.text() + "'",
-                        "key 'cpu' must lie below " + std::to_string(CPU_SETSIZE));
+        // A CPU this machine has: a pin to a missing one would be refused only at start().
+        const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
+        const std::uint64_t last = cpus > 0 ? std::uint64_t(cpus - 1) : CPU_SETSIZE - 1;
+        const std::uint64_t cpu =
+            s.take_count("cpu", 0, 0, std::min<std::uint64_t>(last, CPU_SETSIZE - 1));
         o.cpu = static_cast<int>(cpu);
     }
-    const std::uint64_t priority = s.take_count("priority", 0);
-    if (priority > 99)
-        throw error("bad backend spec '" + s.text() + "'",
-                    "key 'priority' must lie between 0 and 99");
+    const std::uint64_t priority = s.take_count("priority", 0, 0, 99);
     o.priority = static_cast<int>(priority);
     return o;
 }

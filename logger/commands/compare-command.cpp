@@ -6,6 +6,7 @@
 #include "selection.hpp"
 #include "stats-pool.hpp"
 #include "table.hpp"
+#include "units.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -393,8 +394,8 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
 int compare_command(int argc, char** argv)
 {
     selection_options sel;
-    std::string by = "run", cols, preset_name = "default", unit, fmt = "text", sort = "start";
-    int decimals = -1;
+    std::string by = "run", cols, preset_name = "default", unit, fmt = "text", sort = "start",
+                decimals_text;
     bool corrected = false;
     po::options_description desc("options");
     add_selection_options(desc, sel);
@@ -406,7 +407,8 @@ int compare_command(int argc, char** argv)
     add("columns", po::value(&cols),
         "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)");
     add("unit", po::value(&unit), "latency unit: ns or us (default: the preset's)");
-    add("decimals", po::value(&decimals), "decimals of latencies (default: the preset's)");
+    add("decimals", po::value(&decimals_text),
+        "decimals of latencies, 0 to 9 (default: the preset's)");
     add("sort", po::value(&sort)->default_value(sort),
         "row order: start (first run's start time), label, or a figure such as avg or -max");
     add("floor-corrected", po::bool_switch(&corrected),
@@ -427,6 +429,9 @@ int compare_command(int argc, char** argv)
                                "[--db F] [F1.db F2.db ...]",
                                more.str()))
         return 0;
+    const int decimals = decimals_text.empty()
+                             ? -1
+                             : static_cast<int>(parse_count_in(decimals_text, "--decimals", 0, 9));
     if (by != "run" && by != "label")
         throw error("bad --by", "unknown grouping '" + by + "'", "use run or label");
     const preset* p = nullptr;

@@ -29,7 +29,12 @@ int doctor_command(int argc, char** argv)
         ("busy-window", po::value(&o.busy_window_ms)->default_value(o.busy_window_ms), "ms to watch an SMT sibling for load");
     // clang-format on
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(d).run(), vm);
+    // No bare words: a stray one is refused, never dropped.
+    po::store(po::command_line_parser(argc, argv)
+                  .options(d)
+                  .positional(po::positional_options_description())
+                  .run(),
+              vm);
     if (vm.count("help")) {
         std::cout
             << d

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "export-formats.hpp"
+#include "output-file.hpp"
 #include "selection.hpp"
 #include "table.hpp"
 #include "version.hpp"
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -521,13 +523,12 @@ int export_command(int argc, char** argv)
     }
     if ((hist || rtjson) && bins == 0)
         bins = default_histogram_bins(runs);
-    std::ofstream file;
-    if (!output.empty()) {
-        file.open(output, std::ios::out | std::ios::trunc);
-        if (!file)
-            throw_from_errno(errno, "export: write '" + output + "'", {}, exit_failure);
-    }
-    std::ostream& out = output.empty() ? std::cout : file;
+    // To a file: checked, and removed again when a write fails. To standard output: run_main
+    // checks the flush.
+    std::optional<output_file> file;
+    if (!output.empty())
+        file.emplace(output, "export");
+    std::ostream& out = file ? file->stream() : std::cout;
     if (json)
         write_json(cat, runs, what, out);
     else if (csv)
@@ -538,10 +539,8 @@ int export_command(int argc, char** argv)
         write_rt_tests_json(cat, *runs.front(), bins, out);
     else
         write_prometheus_export(cat, runs, out);
-    out.flush();
-    if (!out)
-        throw error("export: write '" + (output.empty() ? std::string("stdout") : output) + "'",
-                    "the write failed", "check free disk space", exit_failure);
+    if (file)
+        file->commit();
     return 0;
 }
 

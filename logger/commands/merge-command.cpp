@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,12 @@ int merge_command(int argc, char** argv)
     po::notify(vm);
     if (sources.empty())
         throw error("merge", "no source file given", "name the file(s) to merge from");
+    if (dst_path.empty())
+        throw error("bad value for --db", "an empty path",
+                    "give the destination file, e.g. --db irqloop.db");
+    for (const auto& src : sources)
+        if (src.empty())
+            throw error("merge", "an empty source path", "name the file(s) to merge from");
 
     // Every source is validated before the destination is opened (or created), so a mistyped
     // or foreign source leaves the destination exactly as it was.
@@ -78,14 +86,40 @@ int merge_command(int argc, char** argv)
         } catch (const error& e) {
             // A source the store refuses is a wrong argument here, whatever the store's status.
             throw error(e.what_failed(), e.why(),
-                        "check the path; merge reads the files 'irqloop run --db' writes",
+                        e.hint().empty()
+                            ? "check the path; merge reads the files 'irqloop run --db' writes"
+                            : e.hint(),
                         exit_usage);
         }
     }
 
-    db::store dst(dst_path, db::store::mode::read_write);
-    for (const auto& src : sources) {
-        const auto r = db::merge_into(dst, src);
+    // A destination this merge creates is removed again when the merge fails: a refusal
+    // leaves no file behind (one it did not create keeps what committed before the failure).
+    std::error_code ec;
+    const bool created = !std::filesystem::exists(dst_path, ec);
+    struct remove_if_failed {
+        const std::string& path;
+        bool armed;
+        ~remove_if_failed()
+        {
+            if (!armed)
+                return;
+            std::error_code e;
+            for (const auto& p : {path, path + "-wal", path + "-shm", db::store::lock_path(path)})
+                std::filesystem::remove(p, e);
+        }
+    } cleanup{dst_path, created};
+    std::optional<db::store> opened;
+    opened.emplace(dst_path, db::store::mode::read_write);
+    db::store& dst = *opened;
+    std::vector<db::merge_result> results;
+    for (const auto& src : sources)
+        results.push_back(db::merge_into(dst, src));
+    opened.reset();
+    cleanup.armed = false;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto& src = sources[i];
+        const auto& r = results[i];
         const auto skipped = r.already_present + r.still_running;
         std::printf("%s: copied %llu %s, skipped %llu", src.c_str(),
                     static_cast<unsigned long long>(r.copied), runs_word(r.copied),

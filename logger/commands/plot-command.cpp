@@ -2,6 +2,7 @@
 // irqloop plot: gnuplot histograms (OSADL style), timelines and tail CDFs of one or more runs.
 #include "commands.hpp"
 #include "error.hpp"
+#include "output-file.hpp"
 #include "plot.hpp"
 #include "selection.hpp"
 #include "table.hpp"
@@ -12,9 +13,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
+#include <unistd.h>
 
 namespace irqloop::logger
 {
@@ -111,6 +117,13 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
         throw error("plot histogram", "the selected runs have no samples yet",
                     "plot a run that recorded at least one interval");
     const std::int64_t w = o.bin_ns ? o.bin_ns : nice_bin_width(lo, hi, 400);
+    constexpr std::int64_t max_bins = 100'000;
+    if ((hi - lo) / w > max_bins)
+        throw error("bad value for --bin",
+                    "'" + width_text(w) + "' gives " + std::to_string((hi - lo) / w) +
+                        " bins over the runs' range, above the limit of 100K",
+                    "use a width of at least " + width_text((hi - lo) / max_bins + 1) +
+                        ", or leave --bin out");
     std::ostringstream s;
     s << preamble(o, "latency histogram");
     const char* u = unit_name(o.unit);
@@ -376,15 +389,41 @@ void write_data(const std::string& path, const plot_data& d)
         std::cout << text.str();
         return;
     }
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f)
-        throw_from_errno(errno, "write --data '" + path + "'", "choose a writable path");
-    const std::string t = text.str();
-    const bool ok = std::fwrite(t.data(), 1, t.size(), f) == t.size();
-    const int err = errno;
-    if (std::fclose(f) != 0 || !ok)
-        throw_from_errno(ok ? errno : err, "write --data '" + path + "'", "check the disk");
+    // Checked, and removed again when a write fails (docs/commands/exit-status.md).
+    output_file f(path, "plot --data");
+    f.write(text.str());
+    f.commit();
 }
+
+/** A temporary file with the output's extension, removed on destruction. */
+struct temp_picture {
+    std::string path;
+    explicit temp_picture(const std::string& output)
+    {
+        const auto dot = output.rfind('.');
+        const std::string ext = dot == std::string::npos ? "" : output.substr(dot);
+        std::error_code ec;
+        auto dir = std::filesystem::temp_directory_path(ec);
+        std::string templ =
+            (ec ? std::string("/tmp") : dir.string()) + "/irqloop-plot-XXXXXX" + ext;
+        int fd = ::mkstemps(templ.data(), static_cast<int>(ext.size()));
+        if (fd < 0)
+            throw_file_error(errno, "plot: create a temporary file", templ);
+        ::close(fd);
+        path = templ;
+    }
+    ~temp_picture() { ::unlink(path.c_str()); }
+    temp_picture(const temp_picture&) = delete;
+    temp_picture& operator=(const temp_picture&) = delete;
+    std::string read() const
+    {
+        std::ifstream in(path, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!in.is_open() || in.bad())
+            throw_file_error(errno ? errno : EIO, "plot: read gnuplot's picture", path);
+        return data;
+    }
+};
 
 void parse_size(const std::string& text, plot_options& o)
 {
@@ -455,25 +494,40 @@ int plot_command(int argc, char** argv)
     parse_size(size, o);
     o.unit = parse_latency_unit(unit);
     if (!bin.empty()) {
-        o.bin_ns = parse_duration_ns(bin, "--bin");
-        if (o.bin_ns <= 0)
-            throw error("bad --bin", "the width must be above 0", "e.g. --bin 1us");
+        // At least 1ns; the bin count it gives over the runs' range is checked once read.
+        o.bin_ns = parse_duration_ns_in(bin, "--bin", 1, 3600LL * 1'000'000'000);
     }
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
     plot_data data;
-    const std::string script = o.kind == "histogram"   ? histogram_script(cat, runs, o)
-                               : o.kind == "cdf"       ? cdf_script(cat, runs, o)
-                               : o.kind == "heatmap"   ? heatmap_script(cat, runs, o, data)
-                               : o.kind == "long-term" ? long_term_script(cat, runs, o, data)
-                                                       : timeline_script(cat, runs, o);
-    if (!data_path.empty())
-        write_data(data_path, data);
+    auto script_for = [&](const plot_options& po) {
+        data = plot_data{};
+        return po.kind == "histogram"   ? histogram_script(cat, runs, po)
+               : po.kind == "cdf"       ? cdf_script(cat, runs, po)
+               : po.kind == "heatmap"   ? heatmap_script(cat, runs, po, data)
+               : po.kind == "long-term" ? long_term_script(cat, runs, po, data)
+                                        : timeline_script(cat, runs, po);
+    };
     if (print_script) {
-        std::cout << script;
+        const std::string script = script_for(o);
+        if (!data_path.empty())
+            write_data(data_path, data);
+        std::cout << script; // checked by run_main
         return 0;
     }
-    run_gnuplot(script, o.output);
+    // gnuplot writes a temporary file (it does not check its own writes); the picture is then
+    // copied to -o with every write checked, so a full disk or a link to /dev/full fails
+    // instead of saying "wrote", and leaves nothing behind.
+    output_file out(o.output, "plot");
+    temp_picture tmp(o.output);
+    plot_options to_tmp = o;
+    to_tmp.output = tmp.path;
+    const std::string script = script_for(to_tmp);
+    if (!data_path.empty())
+        write_data(data_path, data);
+    run_gnuplot(script, tmp.path);
+    out.write(tmp.read());
+    out.commit();
     std::cerr << "irqloop: plot: wrote " << o.output << " (" << runs.size() << " run"
               << (runs.size() == 1 ? "" : "s") << ")\n";
     return 0;

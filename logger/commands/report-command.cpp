@@ -398,16 +398,17 @@ int report_command(int argc, char** argv)
 {
     selection_options sel;
     report_options o;
-    std::string unit = "us", fmt = "text";
+    std::string unit = "us", fmt = "text", top = "10", timeline_rows = "48";
     bool list = false;
     po::options_description desc("options");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    add("top", po::value(&o.top)->default_value(o.top), "worst samples to list");
-    add("timeline-rows", po::value(&o.timeline_rows)->default_value(o.timeline_rows),
-        "at most this many timeline rows; consecutive intervals are merged (0: one per interval)");
+    add("top", po::value(&top)->default_value(top), "worst samples to list (1 to 1M)");
+    add("timeline-rows", po::value(&timeline_rows)->default_value(timeline_rows),
+        "at most this many timeline rows (up to 1M); consecutive intervals are merged (0: one per "
+        "interval)");
     add("floor", po::value(&o.floor)->default_value(o.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
     add("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
@@ -421,6 +422,8 @@ int report_command(int argc, char** argv)
         return 0;
     o.unit = parse_latency_unit(unit);
     o.fmt = parse_table_format(fmt);
+    o.top = parse_count_in(top, "--top", 1, 1'000'000);
+    o.timeline_rows = parse_count_in(timeline_rows, "--timeline-rows", 0, 1'000'000);
     db::catalog cat(db_paths_or_default(sel.dbs));
     if (list) {
         if (cat.runs().empty())

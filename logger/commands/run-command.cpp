@@ -186,13 +186,20 @@ int run_like(int argc, char** argv, bool floor)
     }
     auto desc = describe_options(o, floor);
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    // No bare words: a stray one (run --label rt idle) is refused, never dropped.
+    po::store(po::command_line_parser(argc, argv)
+                  .options(desc)
+                  .positional(po::positional_options_description())
+                  .run(),
+              vm);
     if (vm.count("help")) {
         std::cout
             << desc << "\nbackends:\n"
             << hw::backends_help()
             << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
-               "SIGINT/SIGTERM stop the run cleanly; what was measured stays in --db.\n"
+               "SIGINT/SIGTERM/SIGHUP stop the run cleanly within --timeout + 1s; what was "
+               "measured stays\nin --db. Exit status: 0 ok, 1 runtime failure, 2 refused, 128 + "
+               "signal (docs/commands/exit-status.md).\n"
                "Before the first stimulus the run performs irqloop doctor's checks, stores them "
                "as\n"
                "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"
@@ -201,19 +208,27 @@ int run_like(int argc, char** argv, bool floor)
     }
     po::notify(vm);
 
+    // Every number is range-checked here, before anything is opened; each limit keeps the
+    // value's conversion to clock cycles and bytes inside 64 bits (docs/commands/run.md).
+    constexpr std::int64_t ms = 1'000'000, s = 1000 * ms, hour = 3600 * s, day = 24 * hour;
     run_options opt;
     if (vm.count("samples") && vm.count("duration"))
         throw error("run", "--samples and --duration both given",
                     "choose one bound, or none to run until SIGINT");
-    if (vm.count("samples"))
+    if (vm.count("samples")) {
         opt.samples = parse_count(o.samples, "--samples");
-    if (!o.duration.empty())
+        if (opt.samples == 0)
+            throw error("bad value for --samples", "'" + o.samples + "'",
+                        "give at least 1, or leave it out to run until SIGINT");
+    }
+    if (vm.count("duration")) {
         opt.duration_ns = parse_duration_ns(o.duration, "--duration");
-    if (vm.count("samples") && opt.samples == 0)
-        throw error("bad value for --samples", "'0'",
-                    "give at least 1, or leave it out to run until SIGINT");
-    opt.interval_ns = parse_duration_ns(o.interval, "--interval");
-    opt.jitter_ns = parse_duration_ns(o.jitter, "--jitter");
+        if (opt.duration_ns == 0)
+            throw error("bad value for --duration", "'" + o.duration + "'",
+                        "give at least 1us, or leave it out to run until SIGINT");
+    }
+    opt.interval_ns = parse_duration_ns_in(o.interval, "--interval", 0, hour);
+    opt.jitter_ns = parse_duration_ns_in(o.jitter, "--jitter", 0, hour);
     opt.timeout_ns = parse_duration_ns(o.timeout, "--timeout");
     if (opt.timeout_ns == 0)
         throw error("bad value for --timeout", "'0'",
@@ -221,14 +236,15 @@ int run_like(int argc, char** argv, bool floor)
     if (opt.timeout_ns > 1'000'000'000)
         throw error("bad value for --timeout", "'" + o.timeout + "' is over 1s",
                     "a lost response would stall the run; use at most 1s");
-    opt.threshold_ns = parse_duration_ns(o.threshold, "--threshold");
+    opt.threshold_ns = parse_duration_ns_in(o.threshold, "--threshold", 0, hour);
     opt.warmup = parse_count(o.warmup, "--warmup");
-    opt.stats_interval_ns = parse_duration_ns(o.stats_interval, "--stats-interval");
-    if (opt.stats_interval_ns < 100'000'000)
-        throw error("bad value for --stats-interval", "'" + o.stats_interval + "'",
-                    "use at least 100ms");
-    opt.gap_limit_ns = o.gap_limit == "auto" ? -1 : parse_duration_ns(o.gap_limit, "--gap-limit");
-    opt.top_k = parse_count(o.top_k, "--top-k");
+    opt.stats_interval_ns =
+        parse_duration_ns_in(o.stats_interval, "--stats-interval", 100 * ms, day);
+    // 0 would flag every sample disturbed: refused; 'auto' derives it from the loop's costs.
+    opt.gap_limit_ns =
+        o.gap_limit == "auto" ? -1 : parse_duration_ns_in(o.gap_limit, "--gap-limit", 1, s);
+    // The top-K list is held in memory (and rewritten at every commit).
+    opt.top_k = parse_count_in(o.top_k, "--top-k", 0, 1'000'000);
     opt.max_exceedances = parse_count(o.max_exceedances, "--max-exceedances");
     opt.raw = o.raw;
     opt.metrics_file = o.metrics_file;
@@ -241,10 +257,13 @@ int run_like(int argc, char** argv, bool floor)
     opt.load = o.load;
     if (o.no_db && vm["db"].defaulted() == false)
         throw error("run", "--db and --no-db both given", "choose one");
+    if (!o.no_db && o.db.empty())
+        throw error("bad value for --db", "an empty path",
+                    "give a file name, e.g. --db irqloop.db, or --no-db to store nothing");
     opt.db_path = o.no_db ? "" : o.db;
     if (!o.trigger_line.empty()) {
         opt.trigger_line = o.trigger_line;
-        opt.trigger_above_ns = parse_duration_ns(o.trigger_above, "--trigger-above");
+        opt.trigger_above_ns = parse_duration_ns_in(o.trigger_above, "--trigger-above", 0, hour);
     } else if (!vm["trigger-above"].defaulted()) {
         throw error("run", "--trigger-above given without --trigger-line",
                     "name the line to raise with --trigger-line");
@@ -256,13 +275,10 @@ int run_like(int argc, char** argv, bool floor)
     if (o.load_required && o.load_cmd.empty())
         throw error("run", "--load-required given without --load-cmd",
                     "give the load to run with --load-cmd");
-    opt.load_grace_ns = parse_duration_ns(o.load_grace, "--load-grace");
-    if (opt.load_grace_ns > 600'000'000'000)
-        throw error("bad value for --load-grace", "'" + o.load_grace + "' is over 10m",
-                    "use at most 10m");
+    opt.load_grace_ns = parse_duration_ns_in(o.load_grace, "--load-grace", 0, 600 * s);
     for (const auto& a : o.on_threshold)
         opt.actions.push_back(parse_action(a));
-    opt.action_holdoff_ns = parse_duration_ns(o.action_holdoff, "--action-holdoff");
+    opt.action_holdoff_ns = parse_duration_ns_in(o.action_holdoff, "--action-holdoff", 0, day);
     for (const auto& a : opt.actions) {
         if (a.kind != action_kind::trace)
             continue;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "selection.hpp"
 
+#include "error.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <iostream>
@@ -10,6 +12,10 @@ namespace irqloop::logger
 
 std::vector<std::string> db_paths_or_default(std::vector<std::string> dbs)
 {
+    for (const auto& p : dbs)
+        if (p.empty())
+            throw error("bad value for --db", "an empty path",
+                        "give the results file, e.g. --db irqloop.db");
     if (dbs.empty())
         dbs.push_back("irqloop.db");
     return dbs;

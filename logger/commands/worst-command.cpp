@@ -4,6 +4,7 @@
 #include "error.hpp"
 #include "selection.hpp"
 #include "table.hpp"
+#include "units.hpp"
 #include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
@@ -18,13 +19,13 @@ int worst_command(int argc, char** argv)
 {
     namespace po = boost::program_options;
     selection_options sel;
-    std::string unit = "us", fmt = "text";
-    std::size_t top = 20;
+    std::string unit = "us", fmt = "text", top_text = "20";
     po::options_description desc("options");
     add_selection_options(desc, sel);
     auto add = desc.add_options();
-    add("top", po::value(&top)->default_value(top),
-        "samples to list (each run keeps its top-K, --top-k of 'irqloop run', default 1000)");
+    add("top", po::value(&top_text)->default_value(top_text),
+        "samples to list, 1 to 1M (each run keeps its top-K, --top-k of 'irqloop run', default "
+        "1000)");
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     if (!parse_reading_command(
@@ -35,8 +36,7 @@ int worst_command(int argc, char** argv)
         return 0;
     const auto u = parse_latency_unit(unit);
     const auto f = parse_table_format(fmt);
-    if (top == 0)
-        throw error("bad --top", "0 samples", "give at least 1");
+    const std::size_t top = parse_count_in(top_text, "--top", 1, 1'000'000);
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
 

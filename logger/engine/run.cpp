@@ -343,12 +343,20 @@ recorder_config make_recorder_config(const run_context& c)
 void set_up(run_context& c)
 {
     c.out.clock = hw::process_clock(c.opt.force_tsc);
-    c.rt.emplace(c.opt.rt);
-    c.started.emplace(c.wire);
+    // The results file first: a refused file refuses the run before the wire is started (a
+    // shm wire this run created is then removed again, docs/commands/exit-status.md).
+    if (!c.opt.db_path.empty()) {
+        c.store = std::make_unique<db::store>(c.opt.db_path);
+        // Another process holding the write lock: each commit keeps trying for one window.
+        c.store->set_busy_retry(std::chrono::milliseconds(c.opt.stats_interval_ns / 1'000'000));
+    }
+    // The trigger line too: a backend without one refuses before its wire is started.
     if (!c.opt.trigger_line.empty() && !c.wire.open_trigger(c.opt.trigger_line))
         throw error("open trigger line '" + c.opt.trigger_line + "'",
                     "backend '" + c.wire.describe() + "' has no trigger line",
                     "use a gpiod backend, or drop --trigger-line");
+    c.rt.emplace(c.opt.rt);
+    c.started.emplace(c.wire);
     calibrate_loop(c);
     // After a loss, the response must stay still this long before the next stimulus.
     c.quiet_ns =
@@ -371,10 +379,8 @@ void set_up(run_context& c)
         // The first write refuses a path that cannot be written, before the first stimulus.
         c.metrics->write(db::summary_row{}, histogram(1), 0, true);
     }
-    if (!c.opt.db_path.empty()) {
-        c.store = std::make_unique<db::store>(c.opt.db_path);
+    if (c.store)
         c.out.run_id = c.store->begin_run(make_run_row(c));
-    }
     c.anchor_cycles = hw::cycles();
     c.anchor_unix = unix_now_ns();
     recorder_config rc = make_recorder_config(c);

@@ -249,7 +249,12 @@ int responder_main(int argc, char** argv)
         ("quiet,q", po::bool_switch(&quiet), "print only errors");
     // clang-format on
     po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, d), vm);
+    // No bare words: a stray one is refused, never dropped.
+    po::store(po::command_line_parser(argc, argv)
+                  .options(d)
+                  .positional(po::positional_options_description())
+                  .run(),
+              vm);
     if (vm.count("help")) {
         std::cout << d << "\nbackends:\n" << hw::backends_help() << "\nDocs: docs/responder.md\n";
         return 0;
@@ -271,7 +276,8 @@ int responder_main(int argc, char** argv)
     const bool follow = answer == "follow";
     std::uint64_t limit = count.empty() ? 0 : parse_count(count, "--count");
     std::int64_t duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
-    std::int64_t report_ns = parse_duration_ns(report, "--report");
+    std::int64_t report_ns =
+        parse_duration_ns_in(report, "--report", 0, 24LL * 3600 * 1'000'000'000);
     const base::rt_request req = base::to_rt_request(rt_opt);
 
     // Poll mode never waits for an edge. A gpiod line requested with edge detection would still

@@ -258,7 +258,7 @@ TEST_CASE("store refuses a corrupt file and leaves it untouched", "[db]")
             bytes.push_back(static_cast<char>((i * 7919 + 13) & 0xff));
         write_file(path, bytes);
         auto e = require_refused(path);
-        CHECK_THAT(e.why(), ContainsSubstring("corrupt"));
+        CHECK_THAT(e.why(), ContainsSubstring("damaged file"));
     }
     SECTION("an irqloop file whose schema page is overwritten")
     {
@@ -275,7 +275,7 @@ TEST_CASE("store refuses a corrupt file and leaves it untouched", "[db]")
         write_file(path, bytes);
         std::filesystem::remove(path + "-lock");
         auto e = require_refused(path);
-        CHECK_THAT(e.why(), ContainsSubstring("corrupt"));
+        CHECK_THAT(e.why(), ContainsSubstring("damaged file"));
     }
 }
 
