@@ -686,6 +686,27 @@ void store::append_events(std::int64_t run_id, std::span<const event_row> rows)
     impl_->write(what, [&] { impl_->insert_events(run_id, rows); });
 }
 
+void store::set_run_metadata(std::int64_t run_id,
+                             std::span<const std::pair<std::string, std::string>> keys)
+{
+    const std::string what =
+        "set metadata of run " + std::to_string(run_id) + " in '" + impl_->path + "'";
+    auto& d = *impl_;
+    d.write(what, [&] {
+        sql::statement up(d.handle(),
+                          "INSERT INTO run_metadata (run_id, key, value) "
+                          "SELECT id, ?2, ?3 FROM runs WHERE id = ?1 "
+                          "ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value");
+        for (const auto& [k, v] : keys) {
+            up.reset();
+            up.run_with(run_id, k, v);
+            if (sqlite3_changes(d.handle()) != 1)
+                throw error(what, "no run with that id", "this is a bug in the caller",
+                            exit_failure);
+        }
+    });
+}
+
 void store::finish_run(std::int64_t run_id, run_status status, std::int64_t end_unix_ns)
 {
     const std::string what = "finish run " + std::to_string(run_id) + " in '" + impl_->path + "'";

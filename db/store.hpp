@@ -118,6 +118,14 @@ public:
      */
     void finish_run(std::int64_t run_id, run_status status, std::int64_t end_unix_ns);
 
+    /**
+     * @brief Set metadata keys of a finished or running run (insert, or replace the value of a
+     * key it already has), in one transaction: e.g. the outcome of its gates (`gate.*`), known
+     * only once its figures are. Throws exit_failure when no run has @p run_id.
+     */
+    void set_run_metadata(std::int64_t run_id,
+                          std::span<const std::pair<std::string, std::string>> keys);
+
     /** @brief The path given at open. */
     const std::string& path() const noexcept;
 

@@ -21,6 +21,8 @@ constexpr command commands[] = {
      "measure the logger's own floor (output jumpered to input)"},
     {"campaign", irqloop::logger::campaign_command,
      "run the phases of an .ini file into one database, then compare"},
+    {"check", irqloop::logger::check_command,
+     "hold stored runs to limits (max, percentiles, lost); exit 3 on a FAIL"},
     {"compare", irqloop::logger::compare_command,
      "side-by-side table of runs or labels (published formats)"},
     {"doctor", irqloop::logger::doctor_command,

@@ -3,6 +3,7 @@
 // compare table; a re-run skips the phases already complete.
 #include "commands.hpp"
 #include "error.hpp"
+#include "gates.hpp"
 #include "read.hpp"
 
 #include <boost/program_options.hpp>
@@ -23,7 +24,27 @@ namespace
 struct phase {
     std::string label;
     std::vector<std::pair<std::string, std::string>> keys; // run options, in file order
+    gate_limit_args gate_text;                             // max, p, lost, overflows
+    gate_limits gates;
 };
+
+// Gate the phase's newest run with @p label: the lines, the outcome stored with the run.
+// Returns false when a limit failed.
+bool gate_phase(const std::string& db, const std::string& label, const gate_limits& gates)
+{
+    db::catalog cat({db});
+    db::run_selector sel;
+    sel.labels.push_back(label);
+    sel.last = true;
+    const auto* r = cat.select(sel).front();
+    const auto g = evaluate_gates(cat, *r, gates);
+    std::fputs(format_gate_lines(g).c_str(), stdout);
+    std::printf("campaign: phase '%s' (run %lld) gates: %s\n", label.c_str(),
+                static_cast<long long>(r->id), g.pass() ? "PASS" : "FAIL");
+    std::fflush(stdout);
+    store_gate_outcome(db, r->id, g);
+    return g.pass();
+}
 
 // A phase is complete when its label has a complete run in the file.
 bool complete_in(const std::string& db, const std::string& label, std::int64_t& id)
@@ -75,6 +96,11 @@ int campaign_command(int argc, char** argv)
                "'irqloop run'\noptions without the dashes (duration, samples, hw, load-cmd, "
                "target, "
                "threshold, ...).\nThe section name is the phase's --label unless it sets label.\n"
+               "Gates: a phase's max, p (repeatable), lost and overflows keys are irqloop check's\n"
+               "limits, applied to the phase's run when it ends (or is found complete); the "
+               "outcome\n"
+               "is stored with the run and shown in the compare table, and the campaign exits 3\n"
+               "when a limit of any phase failed (the phases after it still run).\n"
                "Docs: docs/commands/campaign.md\n";
         return 0;
     }
@@ -110,12 +136,29 @@ int campaign_command(int argc, char** argv)
         if (k == "db" || k == "no-db" || k == "help")
             throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
                         "phases share the campaign's db; set it at the top");
-        phases.back().keys.emplace_back(k, value);
+        if (k.rfind("fail-", 0) == 0)
+            throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
+                        "a phase's gates take check's keys: max, p, lost, overflows");
+        auto& gt = phases.back().gate_text;
+        if (k == "max")
+            gt.max = value;
+        else if (k == "p")
+            gt.p.push_back(value);
+        else if (k == "lost")
+            gt.lost = value;
+        else if (k == "overflows")
+            gt.overflows = value;
+        else
+            phases.back().keys.emplace_back(k, value);
     }
     if (!db_override.empty())
         db = db_override;
     if (phases.empty())
         throw error("campaign: " + file, "no [section]", "give one section per phase");
+    // Every phase's gates are read before the first run: a typo fails now, not at 3 am.
+    for (auto& p : phases)
+        p.gates = parse_gate_limits(p.gate_text, "[" + p.label + "] ");
+    std::vector<std::string> failed;
 
     for (std::size_t i = 0; i < phases.size(); ++i) {
         auto& p = phases[i];
@@ -127,6 +170,8 @@ int campaign_command(int argc, char** argv)
         if (complete_in(db, label, id)) {
             std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
                         phases.size(), label.c_str(), static_cast<long long>(id));
+            if (!p.gates.empty() && !gate_phase(db, label, p.gates))
+                failed.push_back(label);
             continue;
         }
         std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(), label.c_str());
@@ -151,10 +196,21 @@ int campaign_command(int argc, char** argv)
                 label.c_str(), rc);
             return rc;
         }
+        if (!p.gates.empty() && !gate_phase(db, label, p.gates))
+            failed.push_back(label);
     }
     std::printf("\n");
     std::fflush(stdout);
-    return call(compare_command, {"compare", "--by", "label", "--db", db});
+    const int rc = call(compare_command, {"compare", "--by", "label", "--db", db});
+    if (rc != 0 || failed.empty())
+        return rc;
+    std::string names;
+    for (const auto& l : failed)
+        names += (names.empty() ? "'" : ", '") + l + "'";
+    std::printf("campaign: FAIL: the gates of %zu of %zu phases failed (%s)\n", failed.size(),
+                phases.size(), names.c_str());
+    std::fflush(stdout);
+    return exit_gate_failed;
 }
 
 } // namespace irqloop::logger

@@ -20,5 +20,6 @@ int merge_command(int argc, char** argv);
 int doctor_command(int argc, char** argv);
 int watch_command(int argc, char** argv);
 int campaign_command(int argc, char** argv);
+int check_command(int argc, char** argv);
 
 } // namespace irqloop::logger

@@ -208,6 +208,17 @@ const std::vector<column_def>& columns()
          [](const group& g, const context&) {
              return join_runs(g, [](R r) { return r.db_path; });
          }},
+        {"gate", "gate", false,
+         "the gates' outcome stored with the run (run --fail-*, campaign): pass, fail or -; "
+         "shown by default when a run has one",
+         [](const group& g, const context&) {
+             return join_runs(g, [](R r) {
+                 for (const auto& [k, v] : r.meta.metadata)
+                     if (k == "gate.result")
+                         return v;
+                 return std::string("-");
+             });
+         }},
         {"samples", "samples", true, "samples in the statistics", cnt(&db::summary_row::samples)},
         {"lost", "lost", true, "stimuli without a response before the timeout",
          cnt(&db::summary_row::lost)},
@@ -485,9 +496,16 @@ int compare_command(int argc, char** argv)
     if (std::string_view(p->name) == "rt_eval" && cols.empty()) {
         print_rt_eval(cat, groups, c, f, std::cout);
     } else {
+        // The default columns gain the gates' outcome when a run has one stored.
+        bool gated = false;
+        for (const auto* r : runs)
+            for (const auto& kv : r->meta.metadata)
+                gated |= kv.first == "gate.result";
+        const std::string defaults =
+            std::string(default_columns(by_label)) + (gated ? ",gate" : "");
         const auto chosen = parse_columns(!cols.empty() ? cols
                                           : *p->columns ? p->columns
-                                                        : default_columns(by_label),
+                                                        : defaults,
                                           c.unit);
         table t;
         for (const auto& col : chosen)

@@ -3,6 +3,7 @@
 // in the formats of cyclictest and Prometheus (export-formats.*).
 #include "commands.hpp"
 #include "error.hpp"
+#include "export-ci.hpp"
 #include "export-formats.hpp"
 #include "output-file.hpp"
 #include "selection.hpp"
@@ -438,7 +439,8 @@ int export_command(int argc, char** argv)
     auto add = desc.add_options();
     add("format", po::value(&fmt)->default_value(fmt),
         "json, csv, cyclictest-hist (cyclictest --histogram text, one column per run), "
-        "rt-tests-json (cyclictest --json, one run) or prometheus (text exposition format)");
+        "rt-tests-json (cyclictest --json, one run), prometheus (text exposition format), "
+        "junit (JUnit XML, a testcase per limit) or lava (LAVA test-case lines)");
     add("what", po::value(&what_text),
         "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
         "exceedances, events, raw, or all (everything but raw). CSV takes exactly one. "
@@ -447,22 +449,30 @@ int export_command(int argc, char** argv)
         "cyclictest-hist and rt-tests-json: the number of 1 us bins, as cyclictest "
         "--histogram=N (default: enough for the largest max)");
     add("output,o", po::value(&output), "output file (default: standard output)");
+    // junit and lava report gates: these limits, or else the outcome stored with each run.
+    gate_limit_args lt;
+    po::options_description limits("limits of --format junit and lava (as irqloop check; "
+                                   "default: the gates stored with each run by run --fail-*)");
+    add_gate_limit_options(limits, lt);
+    desc.add(limits);
     if (!parse_reading_command(
             argc, argv, desc,
-            "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus "
+            "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
             "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
-            "[--db F] [-o F]",
+            "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
             "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
             "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
             "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
             "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
-            "(docs/integration.md)."))
+            "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
+            "page)."))
         return 0;
     const bool json = fmt == "json", csv = fmt == "csv", hist = fmt == "cyclictest-hist",
                rtjson = fmt == "rt-tests-json", prom = fmt == "prometheus";
-    if (!json && !csv && !hist && !rtjson && !prom)
+    const bool ci = fmt == "junit" || fmt == "lava";
+    if (!json && !csv && !hist && !rtjson && !prom && !ci)
         throw error("bad --format", "unknown export format '" + fmt + "'",
-                    "use json, csv, cyclictest-hist, rt-tests-json or prometheus");
+                    "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit or lava");
     if (!(json || csv) && !what_text.empty())
         throw error("bad --what", "--format " + fmt + " has a fixed content",
                     "drop --what, or use --format json or csv");
@@ -478,6 +488,30 @@ int export_command(int argc, char** argv)
             throw error("bad --histogram", "'" + bins_text + "' is not a number of bins",
                         "give 1 to 10000000 bins of 1 us, e.g. --histogram 400");
         bins = v;
+    }
+    const gate_limits given = parse_gate_limits(lt);
+    if (!ci && !given.empty())
+        throw error("bad --format", "limits given to --format " + fmt,
+                    "limits go with --format junit or lava");
+    if (ci) {
+        db::catalog cat(db_paths_or_default(sel.dbs));
+        const auto gated = gate_runs(cat, cat.select(sel.sel), given, fmt == "junit");
+        std::ofstream file;
+        if (!output.empty()) {
+            file.open(output, std::ios::out | std::ios::trunc);
+            if (!file)
+                throw_from_errno(errno, "export: write '" + output + "'", {}, exit_failure);
+        }
+        std::ostream& out = output.empty() ? std::cout : file;
+        if (fmt == "junit")
+            write_junit(gated, out);
+        else
+            write_lava(gated, out);
+        out.flush();
+        if (!out)
+            throw error("export: write '" + (output.empty() ? std::string("stdout") : output) + "'",
+                        "the write failed", "check free disk space", exit_failure);
+        return 0;
     }
     if (what_text.empty())
         what_text = json ? "all" : "intervals";

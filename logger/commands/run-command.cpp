@@ -2,6 +2,7 @@
 // `irqloop run` and `irqloop calibrate`: parse options, open the wire, measure, summarise.
 #include "commands.hpp"
 #include "error.hpp"
+#include "gates.hpp"
 #include "read.hpp"
 #include "registry.hpp"
 #include "rt-options.hpp"
@@ -56,6 +57,9 @@ struct raw_options {
                 preflight_root = "/";
     std::string metrics_file;
     std::vector<std::string> on_threshold;
+    std::string fail_above;
+    std::vector<std::string> fail_p;
+    bool fail_on_lost = false, fail_on_overflow = false;
     bool load_required = false;
     base::rt_options rt;
     bool raw = false, keep_disturbed = false, force_tsc = false, no_db = false, quiet = false;
@@ -101,6 +105,12 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("max-events", po::value(&o.max_events)->default_value(o.max_events), "cap on stored lost/disturbed/overflow events (the rest are counted)")
         ("metrics-file", po::value(&o.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
         ("preflight-root", po::value(&o.preflight_root)->default_value(o.preflight_root), "read the preflight checks' sys/ and proc/ below this directory (as doctor --root)");
+    if (!floor)
+        d.add_options()
+            ("fail-above", po::value(&o.fail_above), "gate: exit 3 when the max (the upper bound of the highest-ranking sample) is above this, e.g. 100us")
+            ("fail-p", po::value(&o.fail_p)->composing(), "gate: exit 3 when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable")
+            ("fail-on-lost", po::bool_switch(&o.fail_on_lost), "gate: exit 3 when a stimulus was lost")
+            ("fail-on-overflow", po::bool_switch(&o.fail_on_overflow), "gate: exit 3 when the sample ring overflowed");
     base::add_rt_options(d, o.rt, "the sampler thread");
     d.add_options()
         ("force-tsc", po::bool_switch(&o.force_tsc), "use the TSC even if it is not invariant")
@@ -203,6 +213,11 @@ int run_like(int argc, char** argv, bool floor)
                "Before the first stimulus the run performs irqloop doctor's checks, stores them "
                "as\n"
                "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"
+               "With --fail-* gates the run prints one line per limit (value, limit, PASS or "
+               "FAIL),\n"
+               "stores the outcome as gate.* metadata and exits 3 when a limit failed (0 when all\n"
+               "passed; 1 and 2 stay runtime failures and bad input). Docs: "
+               "docs/commands/check.md\n"
                "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
         return 0;
     }
@@ -289,6 +304,22 @@ int run_like(int argc, char** argv, bool floor)
             opt.trigger_above_ns = opt.threshold_ns; // trace fires with the other actions
     }
     opt.max_events = parse_count(o.max_events, "--max-events");
+    gate_limits gates;
+    if (!o.fail_above.empty())
+        gates.max_ns = parse_gate_duration(o.fail_above, "--fail-above");
+    for (const auto& p : o.fail_p) {
+        gates.percentiles.push_back(parse_percentile_limit(p, "--fail-p"));
+        if (o.no_db && !is_stored_percentile(gates.percentiles.back().first))
+            throw error("bad value for --fail-p",
+                        "'" + p +
+                            "': a run without a database knows only p50, p99, p99.9, "
+                            "p99.99 and p99.9999",
+                        "use one of those, or drop --no-db");
+    }
+    if (o.fail_on_lost)
+        gates.lost = 0;
+    if (o.fail_on_overflow)
+        gates.overflows = 0;
     opt.rt = base::to_rt_request(o.rt);
     if (o.progress == "auto")
         opt.progress = o.quiet                 ? progress_mode::none
@@ -344,6 +375,31 @@ int run_like(int argc, char** argv, bool floor)
     if (!r.metrics_error.empty())
         std::fprintf(stderr, "irqloop: warning: %s (the run went on; the metrics file is stale)\n",
                      r.metrics_error.c_str());
+    // Gates: evaluated as `irqloop check` would on the stored run, stored with it as gate.*.
+    bool gates_failed = false;
+    if (!gates.empty()) {
+        gate_outcome g;
+        if (opt.db_path.empty() || r.run_id == 0) {
+            db::run_record rec;
+            rec.id = r.run_id;
+            rec.status = r.status;
+            rec.summary = r.summary;
+            rec.has_stats = r.summary.samples > 0;
+            g = evaluate_gates(rec, gates);
+        } else {
+            db::catalog cat({opt.db_path});
+            db::run_selector one;
+            one.runs.push_back(std::to_string(r.run_id));
+            const auto runs = cat.select(one);
+            g = evaluate_gates(cat, *runs.front(), gates);
+            store_gate_outcome(opt.db_path, r.run_id, g);
+        }
+        std::fputs(format_gate_lines(g).c_str(), stdout);
+        std::printf("  gates: %s (%zu of %zu limits failed)\n", g.pass() ? "PASS" : "FAIL",
+                    g.failed(), g.lines.size());
+        std::fflush(stdout);
+        gates_failed = !g.pass();
+    }
     if (r.events_dropped)
         std::fprintf(stderr,
                      "irqloop: run: %llu lost/disturbed/overflow events over --max-events %llu "
@@ -375,7 +431,7 @@ int run_like(int argc, char** argv, bool floor)
                      "irqloop: run: stopped by --on-threshold stop after %llu stimuli (run marked "
                      "interrupted%s)\n",
                      static_cast<unsigned long long>(r.summary.stimuli), where_db.c_str());
-        return 0;
+        return gates_failed ? exit_gate_failed : 0;
     }
     if (r.status == db::run_status::interrupted) {
         int sig = signals.signal() ? signals.signal() : SIGINT;
@@ -389,7 +445,7 @@ int run_like(int argc, char** argv, bool floor)
             static_cast<unsigned long long>(r.summary.stimuli), where.c_str());
         return 128 + sig;
     }
-    return 0;
+    return gates_failed ? exit_gate_failed : 0;
 }
 
 } // namespace

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+#include "gates.hpp"
+
+#include "error.hpp"
+#include "histogram.hpp"
+#include "store.hpp"
+#include "units.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace irqloop::logger
+{
+
+namespace
+{
+
+std::string us3(double ns)
+{
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
+    return b;
+}
+
+// The five percentiles every run stores; others come from its histogram.
+std::optional<std::int64_t> stored_percentile(const db::summary_row& s, double p)
+{
+    const std::pair<double, std::int64_t> v[] = {{50, s.p50_ns},
+                                                 {99, s.p99_ns},
+                                                 {99.9, s.p999_ns},
+                                                 {99.99, s.p9999_ns},
+                                                 {99.9999, s.p999999_ns}};
+    for (const auto& [q, x] : v)
+        if (std::fabs(q - p) < 1e-9)
+            return x;
+    return std::nullopt;
+}
+
+gate_line count_line(const char* key, std::uint64_t value, std::uint64_t limit)
+{
+    gate_line l;
+    l.key = key;
+    l.name = key;
+    l.value = double(value);
+    l.limit = double(limit);
+    l.pass = value <= limit;
+    return l;
+}
+
+// The histogram's percentile of run @p r, by the recorder's rank rule (see stats of compare).
+std::int64_t histogram_percentile(db::catalog& cat, const db::run_record& r, double p)
+{
+    histogram h;
+    for (const auto& b : cat.histogram(r))
+        h.record_n(b.lo_ns, b.count);
+    return std::clamp(h.value_at_percentile(p), r.summary.min_ns, r.summary.max_ns);
+}
+
+gate_outcome evaluate(db::catalog* cat, const db::run_record& r, const gate_limits& lim)
+{
+    gate_outcome g;
+    const auto& s = r.summary;
+    if (lim.max_ns) {
+        gate_line l;
+        l.key = "max_us";
+        l.name = "max";
+        l.latency = true;
+        l.limit = double(*lim.max_ns);
+        l.has_value = r.has_stats;
+        if (r.has_stats) {
+            l.value = double(s.max_ns);
+            l.pass = s.max_ns <= *lim.max_ns;
+            if (s.max_bracket_ns > 0)
+                l.note = "upper bound of a disturbed sample, bracket " +
+                         us3(double(s.max_bracket_ns)) +
+                         " us: proven >= " + us3(double(s.max_ns - s.max_bracket_ns)) + " us";
+        } else {
+            l.note = "no samples in the statistics";
+        }
+        g.lines.push_back(std::move(l));
+    }
+    for (const auto& [p, limit] : lim.percentiles) {
+        gate_line l;
+        l.name = percentile_name(p);
+        l.key = l.name + "_us";
+        l.latency = true;
+        l.limit = double(limit);
+        l.has_value = r.has_stats;
+        if (r.has_stats) {
+            std::int64_t v = 0;
+            if (auto st = stored_percentile(s, p))
+                v = *st;
+            else if (cat)
+                v = histogram_percentile(*cat, r, p);
+            else
+                throw error("gate " + l.name,
+                            "a run without a database stores only p50, p99, "
+                            "p99.9, p99.99 and p99.9999",
+                            "use one of those, or drop --no-db");
+            l.value = double(v);
+            l.pass = v <= limit;
+            // The percentiles are of the statistics: disturbed samples are left out of them
+            // unless the run kept them; the max line holds what they prove.
+            if (s.disturbed)
+                for (const auto& [k, val] : r.meta.metadata)
+                    if (k == "logger.keep_disturbed")
+                        l.note = std::to_string(s.disturbed) + " disturbed samples " +
+                                 (val == "yes" ? "included (--keep-disturbed)"
+                                               : "not in the percentiles");
+        } else {
+            l.note = "no samples in the statistics";
+        }
+        g.lines.push_back(std::move(l));
+    }
+    if (lim.lost)
+        g.lines.push_back(count_line("lost", s.lost, *lim.lost));
+    if (lim.overflows)
+        g.lines.push_back(count_line("overflows", s.overflows, *lim.overflows));
+    return g;
+}
+
+} // namespace
+
+std::int64_t parse_gate_duration(const std::string& text, const std::string& what)
+{
+    const std::int64_t v = parse_duration_ns(text, what);
+    if (v != 0 && !text.empty() && std::isdigit(static_cast<unsigned char>(text.back())))
+        throw error("bad value for " + what, "'" + text + "' has no unit",
+                    "give one, e.g. " + text + "us");
+    return v;
+}
+
+bool is_stored_percentile(double p) noexcept
+{
+    return stored_percentile(db::summary_row{}, p).has_value();
+}
+
+bool gate_outcome::pass() const noexcept
+{
+    return failed() == 0;
+}
+
+std::size_t gate_outcome::failed() const noexcept
+{
+    return std::size_t(
+        std::count_if(lines.begin(), lines.end(), [](const gate_line& l) { return !l.pass; }));
+}
+
+gate_outcome evaluate_gates(db::catalog& cat, const db::run_record& run, const gate_limits& limits)
+{
+    return evaluate(&cat, run, limits);
+}
+
+gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits)
+{
+    return evaluate(nullptr, run, limits);
+}
+
+std::string gate_value_text(const gate_line& l)
+{
+    if (!l.has_value)
+        return "n/a";
+    return l.latency ? us3(l.value) : std::to_string(std::uint64_t(l.value));
+}
+
+std::string gate_limit_text(const gate_line& l)
+{
+    return l.latency ? us3(l.limit) : std::to_string(std::uint64_t(l.limit));
+}
+
+std::string format_gate_lines(const gate_outcome& g)
+{
+    std::string out;
+    for (const auto& l : g.lines) {
+        const char* unit = l.latency ? " us" : "   ";
+        char b[256];
+        std::snprintf(b, sizeof b, "  gate %-10s %12s%s  limit %12s%s  %s", l.name.c_str(),
+                      gate_value_text(l).c_str(), l.has_value ? unit : "   ",
+                      gate_limit_text(l).c_str(), unit, l.pass ? "PASS" : "FAIL");
+        out += b;
+        if (!l.note.empty())
+            out += "  (" + l.note + ")";
+        out += '\n';
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> gate_metadata(const gate_outcome& g)
+{
+    std::vector<std::pair<std::string, std::string>> md;
+    md.emplace_back("gate.result", g.pass() ? "pass" : "fail");
+    for (const auto& l : g.lines)
+        md.emplace_back("gate." + l.key, gate_value_text(l) + " " + gate_limit_text(l) + " " +
+                                             (l.pass ? "pass" : "fail") +
+                                             (l.note.empty() ? "" : " " + l.note));
+    return md;
+}
+
+std::optional<gate_outcome> stored_gates(const db::run_record& run)
+{
+    bool has = false;
+    gate_outcome g;
+    for (const auto& [k, v] : run.meta.metadata) {
+        if (k == "gate.result") {
+            has = true;
+            continue;
+        }
+        if (k.rfind("gate.", 0) != 0)
+            continue;
+        gate_line l;
+        l.key = k.substr(5);
+        const bool latency = l.key.size() > 3 && l.key.compare(l.key.size() - 3, 3, "_us") == 0;
+        l.name = latency ? l.key.substr(0, l.key.size() - 3) : l.key;
+        l.latency = latency;
+        std::istringstream in(v);
+        std::string value, limit, result;
+        if (!(in >> value >> limit >> result))
+            continue; // not ours: a key of another shape is left alone
+        const double scale = latency ? 1000.0 : 1.0;
+        try {
+            l.has_value = value != "n/a";
+            l.value = l.has_value ? std::stod(value) * scale : 0;
+            l.limit = std::stod(limit) * scale;
+        } catch (const std::exception&) {
+            continue;
+        }
+        l.pass = result == "pass";
+        std::getline(in >> std::ws, l.note);
+        g.lines.push_back(std::move(l));
+    }
+    if (!has)
+        return std::nullopt;
+    // The order a reader expects: max, percentiles by p, lost, overflows.
+    auto order = [](const gate_line& l) {
+        if (l.name == "max")
+            return 0.0;
+        if (l.name == "lost")
+            return 1000.0;
+        if (l.name == "overflows")
+            return 1001.0;
+        return 1.0 + (l.name.size() > 1 ? std::atof(l.name.c_str() + 1) : 0.0);
+    };
+    std::stable_sort(g.lines.begin(), g.lines.end(),
+                     [&](const gate_line& a, const gate_line& b) { return order(a) < order(b); });
+    return g;
+}
+
+void store_gate_outcome(const std::string& db_path, std::int64_t run_id, const gate_outcome& g)
+{
+    db::store st(db_path);
+    const auto md = gate_metadata(g);
+    st.set_run_metadata(run_id, md);
+}
+
+void add_gate_limit_options(boost::program_options::options_description& desc, gate_limit_args& t)
+{
+    namespace po = boost::program_options;
+    auto add = desc.add_options();
+    add("max", po::value(&t.max),
+        "fail when the max (the upper bound of the highest-ranking sample) is above this, e.g. "
+        "100us");
+    add("p", po::value(&t.p)->composing(),
+        "fail when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable");
+    add("lost", po::value(&t.lost), "fail when more stimuli than this were lost (e.g. 0)");
+    add("overflows", po::value(&t.overflows),
+        "fail when the sample ring overflowed more often than this (e.g. 0)");
+}
+
+gate_limits parse_gate_limits(const gate_limit_args& t, const std::string& where)
+{
+    const std::string pre = where.empty() ? "--" : where;
+    gate_limits lim;
+    if (!t.max.empty())
+        lim.max_ns = parse_gate_duration(t.max, pre + "max");
+    for (const auto& p : t.p)
+        lim.percentiles.push_back(parse_percentile_limit(p, pre + "p"));
+    if (!t.lost.empty())
+        lim.lost = parse_count(t.lost, pre + "lost");
+    if (!t.overflows.empty())
+        lim.overflows = parse_count(t.overflows, pre + "overflows");
+    return lim;
+}
+
+std::pair<double, std::int64_t> parse_percentile_limit(const std::string& text,
+                                                       const std::string& what)
+{
+    const auto eq = text.find('=');
+    if (eq == std::string::npos)
+        throw error("bad value for " + what, "'" + text + "' is not P=LIMIT", "e.g. 99.99=50us");
+    std::string ptext = text.substr(0, eq);
+    if (!ptext.empty() && (ptext[0] == 'p' || ptext[0] == 'P'))
+        ptext.erase(0, 1);
+    const double p = parse_number(ptext, what);
+    if (!(p > 0 && p < 100))
+        throw error("bad value for " + what, "percentile '" + ptext + "' is outside (0, 100)",
+                    "e.g. 99.99=50us; for the largest value use --max");
+    return {p, parse_gate_duration(text.substr(eq + 1), what)};
+}
+
+std::string percentile_name(double p)
+{
+    char b[40];
+    for (int decimals = 0; decimals <= 12; ++decimals) {
+        std::snprintf(b, sizeof b, "%.*f", decimals, p);
+        if (std::strtod(b, nullptr) == p)
+            break;
+    }
+    return std::string("p") + b;
+}
+
+} // namespace irqloop::logger
