@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `irqloop campaign FILE.ini`: phases of `irqloop run` in order into one database, then the
 // compare table; a re-run skips the phases already complete.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "gates.hpp"
@@ -107,6 +108,7 @@ int campaign_command(int argc, char** argv)
     po::notify(vm);
     if (file.empty())
         throw error("campaign", "no campaign file given", "irqloop campaign FILE.ini");
+    base::options_parsed();
     std::ifstream in(file);
     if (!in)
         throw error("campaign: open '" + file + "'", "cannot read it", "check the path");

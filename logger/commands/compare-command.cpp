@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // irqloop compare: one row per run or label, in the formats published latency studies use.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
@@ -458,6 +459,7 @@ int compare_command(int argc, char** argv)
         c.decimals = c.unit == latency_unit::ns ? 0 : 3;
     const auto f = parse_table_format(fmt);
     const bool by_label = by == "label";
+    base::options_parsed();
 
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `irqloop doctor`: the preflight checks of the logger machine, one line each.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "preflight.hpp"
@@ -49,6 +50,7 @@ int doctor_command(int argc, char** argv)
     if (o.busy_window_ms < 0 || o.busy_window_ms > 10000)
         throw error("bad value for --busy-window", "'" + std::to_string(o.busy_window_ms) + "'",
                     "use 0 to 10000 ms");
+    base::options_parsed();
     const auto checks = run_preflight(o);
     std::printf("irqloop doctor: sampler %s\n",
                 o.cpu < 0 ? "not pinned" : ("cpu" + std::to_string(o.cpu)).c_str());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // irqloop export: runs as JSON (format_version 1, docs/export-format.md), one table as CSV, or
 // in the formats of cyclictest and Prometheus (export-formats.*).
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "export-ci.hpp"
@@ -540,6 +541,7 @@ int export_command(int argc, char** argv)
                         std::to_string(what.size()),
                     "pick one: --what intervals, worst, raw, ... (or use --format json)");
     what.insert("summary"); // JSON always carries it: without it a run's figures mean little
+    base::options_parsed();
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
     if (rtjson && runs.size() != 1)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // irqloop merge: copy the runs of other irqloop files into one (db::merge_into does the work).
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "merge.hpp"
@@ -74,6 +75,7 @@ int merge_command(int argc, char** argv)
     for (const auto& src : sources)
         if (src.empty())
             throw error("merge", "an empty source path", "name the file(s) to merge from");
+    base::options_parsed();
 
     // Every source is validated before the destination is opened (or created), so a mistyped
     // or foreign source leaves the destination exactly as it was.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // irqloop plot: gnuplot histograms (OSADL style), timelines and tail CDFs of one or more runs.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "output-file.hpp"
@@ -497,6 +498,7 @@ int plot_command(int argc, char** argv)
         // At least 1ns; the bin count it gives over the runs' range is checked once read.
         o.bin_ns = parse_duration_ns_in(bin, "--bin", 1, 3600LL * 1'000'000'000);
     }
+    base::options_parsed();
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
     plot_data data;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // irqloop report: one run's metadata, summary, histogram, timeline and worst cases.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "plot.hpp"
@@ -424,6 +425,7 @@ int report_command(int argc, char** argv)
     o.fmt = parse_table_format(fmt);
     o.top = parse_count_in(top, "--top", 1, 1'000'000);
     o.timeline_rows = parse_count_in(timeline_rows, "--timeline-rows", 0, 1'000'000);
+    base::options_parsed();
     db::catalog cat(db_paths_or_default(sel.dbs));
     if (list) {
         if (cat.runs().empty())

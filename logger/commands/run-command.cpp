@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `irqloop run` and `irqloop calibrate`: parse options, open the wire, measure, summarise.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "gates.hpp"
@@ -335,6 +336,7 @@ int run_like(int argc, char** argv, bool floor)
         throw error("bad value for --progress", "'" + o.progress + "'",
                     "use auto, tty, log or none");
     opt.command_line = "irqloop " + join_command_line(argc, argv);
+    base::options_parsed();
 
     // The preflight of `irqloop doctor`, stored with the run; a FAIL refuses a --strict-rt run.
     preflight_options pre;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `irqloop watch`: a read-only live view of the newest running run of a file, refreshed
 // from another terminal while `irqloop run` writes it.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "read.hpp"
@@ -71,6 +72,7 @@ int watch_command(int argc, char** argv)
         parse_duration_ns_in(refresh, "--refresh", 100'000'000, 3600LL * 1'000'000'000);
     const std::uint64_t views = parse_count(count, "--count");
     const std::size_t top = parse_count_in(top_text, "--top", 0, 1000);
+    base::options_parsed();
 
     base::stop_signals signals;
     const bool tty = isatty(STDOUT_FILENO);

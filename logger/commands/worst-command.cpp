@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // irqloop worst: the worst samples across runs or within one.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "selection.hpp"
@@ -37,6 +38,7 @@ int worst_command(int argc, char** argv)
     const auto u = parse_latency_unit(unit);
     const auto f = parse_table_format(fmt);
     const std::size_t top = parse_count_in(top_text, "--top", 1, 1'000'000);
+    base::options_parsed();
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Configure and build one sanitizer build of irqloop with clang, in a build directory of its
+# own: the test program (with the logger and the responder it runs) and, for asan, the
+# libFuzzer targets (tests/fuzz). CTest runs this as the set-up of the sanitizer and fuzz
+# tests (docs/testing.md, "Sanitizers and fuzzing").
+#
+#   build.sh asan|tsan SOURCE_DIR BUILD_DIR
+#
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer (every report fatal), and the
+#         coverage instrumentation libFuzzer needs, so that one build serves both
+#   tsan  ThreadSanitizer
+#
+# -O1 with assertions on (no NDEBUG). ccache is used when it is installed.
+set -euo pipefail
+kind=${1:?usage: build.sh asan|tsan SOURCE_DIR BUILD_DIR}
+src=${2:?}
+dir=${3:?}
+for tool in clang clang++; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIPPED: $tool is not installed (bash .ci/setup test, or apt-get install clang libclang-rt-14-dev)"
+    exit 4
+  fi
+done
+case "$kind" in
+  asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
+        link="-fsanitize=address,undefined"
+        targets=(irqloop-tests irqloop-fuzz) ;;
+  tsan) flags="-fsanitize=thread"
+        link="-fsanitize=thread"
+        targets=(irqloop-tests) ;;
+  *) echo "irqloop: sanitizer build: unknown kind '$kind' (asan or tsan)" >&2; exit 2 ;;
+esac
+flags="$flags -fno-omit-frame-pointer"
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+mkdir -p "$dir"
+start=$(date +%s)
+# The flags go into a fresh cache only: a second configure keeps what the first one chose.
+if ! cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" \
+     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+     -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
+     -DIRQLOOP_BUILD_TESTS=ON -DIRQLOOP_BUILD_BENCH=OFF -DIRQLOOP_MAN_PAGES=OFF \
+     -DIRQLOOP_WITH_TESTBED=OFF -DIRQLOOP_SANITIZE_TESTS=OFF \
+     -DIRQLOOP_BUILD_FUZZ=$([[ $kind == asan ]] && echo ON || echo OFF) \
+     >"$dir/configure.log" 2>&1; then
+  cat "$dir/configure.log" >&2
+  echo "irqloop: $kind build: configure failed (log: $dir/configure.log)" >&2
+  exit 1
+fi
+if ! cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >"$dir/build.log" 2>&1; then
+  grep -E -B2 -A8 'error:|Error [0-9]' "$dir/build.log" | head -80 >&2
+  echo "irqloop: $kind build: failed (log: $dir/build.log)" >&2
+  exit 1
+fi
+echo "irqloop: $kind build done in $(($(date +%s) - start)) s: $dir"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Run test areas of irqloop-tests from a sanitizer build (tests/sanitize/build.sh), and with
+# tsan also `irqloop run` on the simulated board (a complete run, then one stopped by SIGINT).
+# Fails on any sanitizer report, also from the irqloop processes the tests start and that
+# exit with a status the test expected: every report goes to a log file (log_path), and the
+# logs must stay empty.
+#
+#   run-tests.sh asan|tsan BUILD_DIR [CATCH2 TEST SPEC...]
+#
+# Suppressions: tests/sanitize/<kind>.supp, each entry with its reason.
+# IRQLOOP_TEST_SCALE (read by the tests, tests/support/test-scale.hpp) is set to 0.1 under
+# tsan: sample counts of the spinning tests shrink tenfold, the checks stay the same.
+set -euo pipefail
+kind=${1:?usage: run-tests.sh asan|tsan BUILD_DIR [TEST SPEC...]}
+dir=${2:?}
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+tests=$dir/tests/irqloop-tests
+irqloop=$dir/logger/irqloop
+[[ -x $tests && -x $irqloop ]] || { echo "irqloop: $kind: no build in $dir (tests/sanitize/build.sh)" >&2; exit 1; }
+logs=$(mktemp -d "${TMPDIR:-/tmp}/irqloop-$kind-XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+supp=$here/$kind.supp
+case "$kind" in
+  asan)
+    export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1"
+    export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
+    [[ -f $supp ]] && export LSAN_OPTIONS="suppressions=$supp"
+    ;;
+  tsan)
+    export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4"
+    [[ -f $supp ]] && TSAN_OPTIONS+=":suppressions=$supp"
+    export IRQLOOP_TEST_SCALE=0.1
+    ;;
+  *) echo "irqloop: run-tests.sh: unknown kind '$kind' (asan or tsan)" >&2; exit 2 ;;
+esac
+
+rc=0
+start=$(date +%s)
+if [[ $# -gt 0 ]]; then
+  echo "== $kind: irqloop-tests $*"
+  "$tests" "$@" || rc=$?
+fi
+
+if [[ $kind == tsan ]]; then
+  # The threads of a real run: sampler, recorder, main (progress, stop flag), the simulated
+  # far end; a short complete run, then one that SIGINT ends while it measures.
+  work=$logs/run
+  mkdir -p "$work"
+  spec='sim:model=normal,mean=8us,sd=1us,spike_p=1e-3,spike_min=50us,spike_max=80us,seed=3'
+  echo "== tsan: irqloop run -n 20K (complete), then -D 1h stopped by SIGINT"
+  if ! "$irqloop" run -n 20K -i 50us --stats-interval 100ms --raw --hw "$spec" \
+       --db "$work/t.db" --label complete --progress log >"$work/run1.out" 2>&1; then
+    cat "$work/run1.out"; echo "irqloop: tsan: the complete run failed" >&2; rc=1
+  fi
+  "$irqloop" run -D 1h -i 50us --stats-interval 100ms --hw "$spec" --db "$work/t.db" \
+    --label stopped --progress log >"$work/run2.out" 2>&1 &
+  pid=$!
+  sleep 3
+  kill -INT "$pid"
+  status=0
+  wait "$pid" || status=$?
+  if [[ $status -ne 130 ]]; then
+    cat "$work/run2.out"; echo "irqloop: tsan: the SIGINT run ended with $status, not 130" >&2; rc=1
+  fi
+  "$irqloop" report --db "$work/t.db" --list >"$work/list.out" 2>&1 || { cat "$work/list.out"; rc=1; }
+  if ! grep -q complete "$work/list.out" || ! grep -q interrupted "$work/list.out"; then
+    cat "$work/list.out"; echo "irqloop: tsan: the runs are not stored as complete and interrupted" >&2; rc=1
+  fi
+fi
+
+reports=$(find "$logs" -maxdepth 1 -type f | sort)
+if [[ -n $reports ]]; then
+  for f in $reports; do echo "---- $f"; cat "$f"; done
+  echo "irqloop: $kind: $(echo "$reports" | wc -l) sanitizer report file(s), see above" >&2
+  rc=1
+fi
+echo "irqloop: $kind: done in $(($(date +%s) - start)) s, status $rc"
+exit $rc
