@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `irqloop check`: hold stored runs to limits after the fact (a CI gate); exit 3 if any fails.
+#include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "gates.hpp"
@@ -34,6 +35,7 @@ int check_command(int argc, char** argv)
     const gate_limits limits = parse_gate_limits(lt);
     if (limits.empty())
         throw error("check", "no limit given", "give --max, --p, --lost or --overflows");
+    base::options_parsed();
     db::catalog cat(db_paths_or_default(sel.dbs));
     const auto runs = cat.select(sel.sel);
     std::size_t failed = 0;

@@ -31,17 +31,12 @@ struct command {
 
 // Every command of logger/main.cpp (fuzz-cli's CTest test checks the list against --help).
 constexpr command commands[] = {
-    {"calibrate", logger::calibrate_command},
-    {"campaign", logger::campaign_command},
-    {"compare", logger::compare_command},
-    {"doctor", logger::doctor_command},
-    {"export", logger::export_command},
-    {"merge", logger::merge_command},
-    {"plot", logger::plot_command},
-    {"report", logger::report_command},
-    {"run", logger::run_command},
-    {"watch", logger::watch_command},
-    {"worst", logger::worst_command},
+    {"calibrate", logger::calibrate_command}, {"campaign", logger::campaign_command},
+    {"check", logger::check_command},         {"compare", logger::compare_command},
+    {"doctor", logger::doctor_command},       {"export", logger::export_command},
+    {"merge", logger::merge_command},         {"plot", logger::plot_command},
+    {"report", logger::report_command},       {"run", logger::run_command},
+    {"watch", logger::watch_command},         {"worst", logger::worst_command},
 };
 
 [[noreturn]] void bug(const char* what, const std::vector<std::string>& args)
