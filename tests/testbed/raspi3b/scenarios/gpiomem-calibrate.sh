@@ -12,8 +12,12 @@ echo "$out"
 echo "$out" | grep -q "(raspi3b-gpiomem): complete, " || tb_fail "the run is not complete"
 echo "$out" | grep -q " lost 0 " || tb_fail "samples were lost"
 n=$(echo "$out" | sed -n 's/.*complete, \([0-9]*\) samples.*/\1/p')
-# Samples a preemption disturbed (TCG's vCPU threads) are left out, not lost: most remain.
-[ "${n:-0}" -ge 4900 ] || tb_fail "only ${n:-0} of 5000 samples kept"
+d=$(echo "$out" | sed -n 's/.* disturbed \([0-9]*\) .*/\1/p')
+# Samples a preemption disturbed (TCG's vCPU threads on a shared host) are left out of a floor
+# run, not lost: every stimulus is either kept or counted as disturbed, and most are kept.
+# 108 of 5000 were disturbed on a CI run at load ~2; the share varies with the host's load.
+[ $(( ${n:-0} + ${d:-0} )) -eq 5000 ] || tb_fail "kept ${n:-0} + disturbed ${d:-0} is not the 5000 asked"
+[ "${n:-0}" -ge 4000 ] || tb_fail "only ${n:-0} of 5000 samples kept"
 stored=$(irqloop report --db "$db" --run 1 2>&1) || tb_fail "report on the stored run: $stored"
 echo "$stored"
 echo "$stored" | grep -Eq "^status +complete$" || tb_fail "the stored run is not complete"
