@@ -4,8 +4,10 @@
 #  - 'irqloop run --samples 10K' and 'irqloop report' work from /usr/bin, 'man irqloop' shows
 #    the page, every packaged man page renders;
 #  - least privilege: after 'irqloop-rt-access enable', a user in group irqloop (not root) runs
-#    and the run stores the real-time settings as obtained; the results and
-#    lock files are the user's, mode 0644 at most; a user outside the group cannot run it;
+#    'irqloop-rt run' and the run stores the real-time settings as obtained; the results and
+#    lock files are the user's, mode 0644 at most; a user outside the group cannot start
+#    irqloop-rt, but runs /usr/bin/irqloop (no capabilities on it: run without real-time
+#    settings, report);
 #  - purge (and autoremove of what was pulled in) leaves no file behind, no group, no override.
 # Spins SCHED_FIFO threads: run alone (CTest RUN_SERIAL; by hand: flock /work/rt.lock).
 set -uo pipefail
@@ -66,7 +68,7 @@ mode=$(sed -n 's/.*MODE="\([^"]*\)".*/\1/p' <<<"$rule")
 if [[ -c $root/dev/cpu_dma_latency ]]; then
   in_root chgrp "$group" /dev/cpu_dma_latency && in_root chmod "$mode" /dev/cpu_dma_latency
 fi
-in_root runuser -u alice -- sh -c 'cd && id && irqloop run --samples 10K --interval 100us \
+in_root runuser -u alice -- sh -c 'cd && id && irqloop-rt run --samples 10K --interval 100us \
   --label alice-rt --db rt.db --progress none' >"$cache/install-test-alice.txt" 2>&1
 rc=$?
 cat "$cache/install-test-alice.txt"
@@ -88,11 +90,22 @@ for f in rt.db rt.db-lock; do
   (( (8#$perm & 8#022) == 0 )) || fail "$f is group- or world-writable ($perm)"
 done
 [[ -z $(find "$root/usr" -perm /6000 -name 'irqloop*') ]] || fail "a setuid or setgid irqloop file"
-out=$(in_root runuser -u bob -- irqloop --version 2>&1) && fail "bob, outside group irqloop, ran irqloop: $out"
+out=$(in_root runuser -u bob -- irqloop-rt --version 2>&1) && fail "bob, outside group irqloop, ran irqloop-rt: $out"
 say "bob (not in group irqloop): $out"
+# /usr/bin/irqloop is untouched by the opt-in: everyone runs it, without capabilities.
+plain=$(in_root stat -c '%U:%G %a' /usr/bin/irqloop)
+[[ $plain == 'root:root 755' ]] || fail "/usr/bin/irqloop is $plain after enable, not root:root 755"
+[[ -z $(in_root getcap /usr/bin/irqloop) ]] || fail "/usr/bin/irqloop has capabilities: $(in_root getcap /usr/bin/irqloop)"
+in_root runuser -u bob -- sh -c 'cd && irqloop run --samples 2K --interval 100us --label bob \
+  --db bob.db --progress none' >"$cache/install-test-bob.txt" 2>&1 ||
+  { cat "$cache/install-test-bob.txt"; fail "bob cannot run /usr/bin/irqloop"; }
+bob_settings=$(in_root runuser -u bob -- sh -c 'cd && irqloop report --db bob.db --last' |
+  grep -Eo 'sched=[^ ]+( [a-z_]+=[^ ]+)*' | head -1)
+say "bob ran /usr/bin/irqloop and its report: $bob_settings"
+[[ $bob_settings == *sched=other* ]] || fail "bob's run got real-time settings without the group: '$bob_settings'"
 say "== irqloop-rt-access disable"
 in_root irqloop-rt-access disable || fail "irqloop-rt-access disable"
-in_root runuser -u bob -- irqloop --version || fail "after disable, bob cannot run irqloop"
+in_root runuser -u bob -- irqloop-rt --version || fail "after disable, bob cannot run irqloop-rt"
 in_root irqloop-rt-access enable >/dev/null || fail "irqloop-rt-access enable (again, for purge)"
 
 say "== purge, autoremove"
