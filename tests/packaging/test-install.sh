@@ -73,8 +73,9 @@ in_root runuser -u alice -- sh -c 'cd && id && irqloop-rt run --samples 10K --in
 rc=$?
 cat "$cache/install-test-alice.txt"
 [[ $rc -eq 0 ]] || fail "alice's run failed (exit $rc)"
-settings=$(in_root runuser -u alice -- sh -c 'cd && irqloop report --db rt.db --last' |
-  grep -Eo 'sched=[^ ]+( [a-z_]+=[^ ]+)*' | head -1)
+# The report's 'rt settings' row, whole: a refused setting reads e.g. 'sched=other(fifo refused)'.
+rt_row() { sed -n 's/^rt settings  *//p' | head -1; }
+settings=$(in_root runuser -u alice -- sh -c 'cd && irqloop report --db rt.db --last' | rt_row)
 say "alice's run stored the real-time settings: $settings"
 [[ $settings == *sched=fifo:80* && $settings == *mlockall=yes* ]] ||
   fail "alice's run does not report SCHED_FIFO and mlockall as obtained: '$settings'"
@@ -99,8 +100,7 @@ plain=$(in_root stat -c '%U:%G %a' /usr/bin/irqloop)
 in_root runuser -u bob -- sh -c 'cd && irqloop run --samples 2K --interval 100us --label bob \
   --db bob.db --progress none' >"$cache/install-test-bob.txt" 2>&1 ||
   { cat "$cache/install-test-bob.txt"; fail "bob cannot run /usr/bin/irqloop"; }
-bob_settings=$(in_root runuser -u bob -- sh -c 'cd && irqloop report --db bob.db --last' |
-  grep -Eo 'sched=[^ ]+( [a-z_]+=[^ ]+)*' | head -1)
+bob_settings=$(in_root runuser -u bob -- sh -c 'cd && irqloop report --db bob.db --last' | rt_row)
 say "bob ran /usr/bin/irqloop and its report: $bob_settings"
 [[ $bob_settings == *sched=other* ]] || fail "bob's run got real-time settings without the group: '$bob_settings'"
 say "== irqloop-rt-access disable"
