@@ -2,6 +2,7 @@
 // Ground truth: the simulated board knows every delay it injected; the sampler must measure
 // each one at or just above it.
 #include "cycle-clock.hpp"
+#include "emulation.hpp"
 #include "recorder.hpp"
 #include "registry.hpp"
 #include "rows.hpp"
@@ -87,6 +88,19 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
     return r;
 }
 
+/**
+ * How far below the injected delay a measurement may read, from counting alone: max(5 ns,
+ * 2 counter ticks). The target waits until its clock has advanced by the delay in whole
+ * ticks (truncated: up to 1 tick short), and both sides convert ticks to ns at the same
+ * calibrated rate, so a measurement can read up to a tick below the delay, never more; the
+ * second tick is margin. 5 ns on the TSC (a tick under 1 ns); 32 ns on qemu-aarch64's
+ * cntvct_el0 (62.5 MHz), 37 ns on a Raspberry Pi's (54 MHz).
+ */
+double tick_allowance_ns(const hw::clock_info& clk)
+{
+    return std::max(5.0, 2 * clk.ns(1));
+}
+
 } // namespace
 
 TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% of samples",
@@ -107,21 +121,27 @@ TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% 
     // target's own thread, which the simulation records), measured minus injected lies in
     // [0, 5 us] for 98% (below). The gap limit is 1 us natively (see sim_run::gap_limit_cycles).
     const std::uint64_t gap_limit = r.gap_limit_cycles;
+    // Checked once, not per sample: 40 000 assertions are slow under an emulator.
+    std::uint64_t out_of_order = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        out_of_order += r.samples[i].seq != i;
+    REQUIRE(out_of_order == 0);
+    const double allowance = tick_allowance_ns(clk);
     std::vector<double> excess;
     std::uint64_t negative = 0, disturbed = 0, within = 0;
+    double lowest = 1e300; // measured - injected over all samples, disturbed or not
     for (std::size_t i = 0; i < n; ++i) {
-        REQUIRE(r.samples[i].seq == i);
         const auto& s = r.samples[i];
         const auto& t = r.truth[i];
         double d = clk.ns(s.latency_cycles) - t.delay_ns;
-        // Rounding of cycles to ns on both sides allows a few ns below zero.
-        negative += d < -5;
+        lowest = std::min(lowest, d);
+        negative += d < -allowance;
         if ((s.flags & db::flag_disturbed) || t.max_gap_cycles > gap_limit) {
             ++disturbed;
             continue;
         }
         excess.push_back(d);
-        within += d >= -5 && d <= 5000;
+        within += d >= -allowance && d <= 5000;
     }
     std::sort(excess.begin(), excess.end());
     const auto m = excess.size();
@@ -129,8 +149,18 @@ TEST_CASE("sim: measured minus injected delay is within a small floor for 99.9% 
     WARN("sim floor (measured - injected, undisturbed samples): min "
          << excess.front() << " ns, median " << excess[m / 2] << " ns, p99.9 "
          << excess[m * 999 / 1000] << " ns; " << disturbed << " of " << n
-         << " samples disturbed on one side; gap limit " << clk.ns(gap_limit) << " ns");
+         << " samples disturbed on one side; gap limit " << clk.ns(gap_limit)
+         << " ns; lowest measured - injected " << lowest << " ns (allowed down to -" << allowance
+         << " ns: 2 ticks of " << clk.source << ")");
+    // The truth, on any machine: nothing measured below the injected delay beyond counting.
     CHECK(negative == 0);
+    // The rest are claims about a native loop's speed; under an emulator they are left out,
+    // and the output says so (SKIP, with the figures in the WARN line above).
+    if (const auto& why = test::emulated(); !why.empty())
+        SKIP("timing claims not checked (" << why << "): at most 10 % of samples disturbed, "
+                                           << "98 % of the undisturbed within [0, 5 us] (here "
+                                           << within << " of " << m << "); checked: counts, "
+                                           << "no loss, never below the injected delay");
     // A shared 2-core VM interrupts now and then; most samples must still be clean.
     CHECK(static_cast<double>(disturbed) <= 0.10 * n);
     // 98 %, not more: on some virtual machines a store on one CPU is now and then seen on
@@ -257,6 +287,7 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     // cores' counters agree only to tens of ns. So the lower bound may pass the recorded
     // answer time by that much, never by more.
     const double slack_ns = 300;
+    const double allowance = tick_allowance_ns(clk);
     double worst_over = -1e18;
     std::int64_t best_proven = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -267,7 +298,7 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
         // answer - t0, and its upper end no earlier than the injected delay.
         const double over = double(proven_ns(s, clk)) - clk.ns(t.answer_cycles - s.t0_cycles);
         worst_over = std::max(worst_over, over);
-        below += clk.ns(s.latency_cycles) < t.delay_ns - 5;
+        below += clk.ns(s.latency_cycles) < t.delay_ns - allowance;
         past += over > slack_ns;
         best_proven = std::max(best_proven, proven_ns(s, clk));
         const bool spike = t.delay_ns > 250'000;
@@ -290,7 +321,6 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     // tests/bench/bench-visibility): there the recorded time is only a lower estimate of the
     // answer's arrival. That is rare, bounded here at 1 in 1000 samples; on bare metal it is 0.
     CHECK(below == 0);
-    CHECK(past <= n / 1000);
     CHECK(dropped == 0); // every spike ranks above the threshold, disturbed or not
     // The simulation's own count lies within binomial bounds, and the count above the
     // threshold is exactly the injected spikes plus answers the simulated target itself was
@@ -303,6 +333,16 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     CHECK(sum.warm_max_ns >= best_proven);
     REQUIRE_FALSE(rec.worst().empty());
     CHECK(db::rank_ns(rec.worst().front()) >= best_proven);
+    // The 300 ns slack is a native machine's store delivery and clock; under qemu-user the
+    // counter itself steps in 1 us (QEMU 7.2 derives cntvct_el0 from gettimeofday), so the
+    // lower end's excess is a count of steps there, not of late stores: left out, and said so.
+    if (const auto& why = test::emulated(); !why.empty())
+        SKIP("timing claim not checked (" << why << "): the lower bound past the recorded "
+                                          << "answer by more than " << slack_ns << " ns on at "
+                                          << "most 1 in 1000 samples (here " << past << " of " << n
+                                          << "); checked: no bracket below the injected "
+                                          << "delay, no spike dropped, counts");
+    CHECK(past <= n / 1000);
 }
 
 TEST_CASE("sim: a 2 ms target is disturbed no more than 3x as often as a 10 us one", "[sim]")
@@ -325,6 +365,11 @@ TEST_CASE("sim: a 2 ms target is disturbed no more than 3x as often as a 10 us o
     const auto [d2m, k2m] = fraction("model=fixed,value=2ms");
     WARN("disturbed: 10 us " << d10 << "/" << n << ", 2 ms " << d2m << "/" << n
                              << "; in the statistics at 2 ms: " << k2m << "/" << n);
+    // Shares of disturbed samples are claims about a native loop: left out under emulation.
+    if (const auto& why = test::emulated(); !why.empty())
+        SKIP("timing claims not checked (" << why << "): 95 % of 2 ms answers in the "
+                                           << "statistics, 2 ms disturbed at most 3x as often "
+                                           << "as 10 us");
     CHECK(k2m >= 0.95 * n);
     // Within 3x; with no disturbed sample at 10 us, one sample's worth of slack.
     CHECK(d2m <= 3 * std::max<std::uint64_t>(d10, 1));

@@ -82,11 +82,13 @@ for area in $areas; do
     sim | report | db | run | sampler) lock=rt ;;
     *) lock= ;;
   esac
-  out=$(cd "$bdir/tests" && $lock qemu-aarch64 ./irqloop-tests "[$area]" 2>&1)
+  # IRQLOOP_TEST_EMULATED: claims about a native loop's speed are left out, with a SKIP line
+  # saying which (tests/support/emulation.hpp); what is true on any machine is checked.
+  out=$(cd "$bdir/tests" && IRQLOOP_TEST_EMULATED=qemu-aarch64 $lock qemu-aarch64 ./irqloop-tests "[$area]" 2>&1)
   rc=$?
   summary=$(grep -E '^(All tests passed|test cases:)' <<<"$out" | tail -1)
   echo "arm64 [$area]: exit $rc in $((SECONDS - t0)) s: $summary"
-  grep -E 'gap limit|floor|disturbed' <<<"$out" | grep -v '^ *CHECK' | sed 's/^/    /' | head -6
+  grep -E 'gap limit|floor|disturbed|not checked' <<<"$out" | grep -v '^ *CHECK' | sed 's/^/    /' | head -12
   if [[ $rc -eq 0 ]]; then passes=$((passes + 1)); else fails=$((fails + 1)); tail -40 <<<"$out"; fi
 done
 
