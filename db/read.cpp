@@ -54,7 +54,7 @@ std::string run_columns(int version)
                "above_threshold, exceedances_dropped, rising, falling, min_ns, max_ns, "
                "warm_max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, p9999_ns, p999999_ns, ") +
            (version >= 2 ? "max_bracket_ns, warm_max_bracket_ns, interruptions" : "0, 0, NULL") +
-           " FROM runs ORDER BY id";
+           (version >= 4 ? ", smi_count" : ", NULL") + " FROM runs ORDER BY id";
 }
 
 /** Version 2 added each sample's bracket; a version-1 file reads 0 there. */
@@ -106,6 +106,9 @@ run_record read_run(const sql::statement& q)
     s.warm_max_bracket_ns = q.int64(c++);
     r.bracketed = !q.is_null(c);
     s.interruptions = u64(q, c++);
+    if (!q.is_null(c))
+        s.smi_count = u64(q, c);
+    ++c;
     s.end_unix_ns = r.end_unix_ns.value_or(0);
     return r;
 }
@@ -389,18 +392,22 @@ std::vector<interval_row> catalog::intervals(const run_record& run)
 {
     std::vector<interval_row> out;
     const bool v2 = impl_->version(run) >= 2;
-    impl_->each_row(run, "intervals",
-                    std::string("SELECT idx, start_unix_ns, end_unix_ns, samples, min_ns, max_ns, "
-                                "mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, "
-                                "lost, disturbed, overflows, ") +
-                        (v2 ? "interruptions, max_bracket_ns" : "0, 0") +
-                        " FROM intervals WHERE run_id = ? ORDER BY idx",
-                    [&](const sql::statement& q) {
-                        out.push_back(interval_row{
-                            u64(q, 0), q.int64(1), q.int64(2), u64(q, 3), q.int64(4), q.int64(5),
-                            q.real(6), q.real(7), q.int64(8), q.int64(9), q.int64(10), u64(q, 11),
-                            u64(q, 12), u64(q, 13), u64(q, 14), u64(q, 15), q.int64(16)});
-                    });
+    const bool v4 = impl_->version(run) >= 4;
+    impl_->each_row(
+        run, "intervals",
+        std::string("SELECT idx, start_unix_ns, end_unix_ns, samples, min_ns, max_ns, "
+                    "mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, "
+                    "lost, disturbed, overflows, ") +
+            (v2 ? "interruptions, max_bracket_ns" : "0, 0") + (v4 ? ", smi_count" : ", NULL") +
+            " FROM intervals WHERE run_id = ? ORDER BY idx",
+        [&](const sql::statement& q) {
+            out.push_back(interval_row{u64(q, 0), q.int64(1), q.int64(2), u64(q, 3), q.int64(4),
+                                       q.int64(5), q.real(6), q.real(7), q.int64(8), q.int64(9),
+                                       q.int64(10), u64(q, 11), u64(q, 12), u64(q, 13), u64(q, 14),
+                                       u64(q, 15), q.int64(16)});
+            if (!q.is_null(17))
+                out.back().smi_count = u64(q, 17);
+        });
     return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -106,6 +107,9 @@ struct summary_row final {
     std::int64_t max_bracket_ns = 0;
     std::int64_t warm_max_bracket_ns = 0;
     std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
+    /// SMIs over the run (MSR 0x34, schema version 4): the sum of the windows' counts while
+    /// every window so far was counted; none (NULL, "n/a") otherwise.
+    std::optional<std::uint64_t> smi_count;
 };
 
 /** @brief Statistics of one --stats-interval window. */
@@ -127,6 +131,9 @@ struct interval_row final {
     std::uint64_t overflows = 0;
     std::uint64_t interruptions = 0; ///< logger poll gaps above the gap limit outside a bracket
     std::int64_t max_bracket_ns = 0; ///< as summary_row::max_bracket_ns, for this window
+    /// SMIs in the window (MSR 0x34 of the sampler's CPU, read at the window's commit; schema
+    /// version 4); none (NULL, "n/a") where the counter cannot be read, never 0.
+    std::optional<std::uint64_t> smi_count;
 };
 
 /** @brief One sample, for the worst, exceedances and raw tables. */

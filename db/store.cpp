@@ -594,13 +594,13 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             d.insert_interval,
             "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
             "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
-            "disturbed, overflows, interruptions, max_bracket_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            "disturbed, overflows, interruptions, max_bracket_ns, smi_count) VALUES (?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         si.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
                     or_null(iv.min_ns, have), or_null(iv.max_ns, have), or_null(iv.mean_ns, have),
                     or_null(iv.stddev_ns, have), or_null(iv.p50_ns, have), or_null(iv.p99_ns, have),
                     or_null(iv.p999_ns, have), iv.above_threshold, iv.lost, iv.disturbed,
-                    iv.overflows, iv.interruptions, iv.max_bracket_ns);
+                    iv.overflows, iv.interruptions, iv.max_bracket_ns, iv.smi_count);
 
         const auto& sm = c.summary;
         const bool any = sm.samples > 0;
@@ -611,7 +611,7 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             "falling = ?11, min_ns = ?12, max_ns = ?13, warm_max_ns = ?14, mean_ns = ?15, "
             "stddev_ns = ?16, p50_ns = ?17, p99_ns = ?18, p999_ns = ?19, p9999_ns = ?20, "
             "p999999_ns = ?21, end_unix_ns = ?22, interruptions = ?23, max_bracket_ns = ?24, "
-            "warm_max_bracket_ns = ?25 WHERE id = ?1");
+            "warm_max_bracket_ns = ?25, smi_count = ?26 WHERE id = ?1");
         // No sample after the warm-up yet: WARM MAX is unknown, not 0.
         su.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
                     sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
@@ -620,7 +620,7 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                     or_null(sm.stddev_ns, any), or_null(sm.p50_ns, any), or_null(sm.p99_ns, any),
                     or_null(sm.p999_ns, any), or_null(sm.p9999_ns, any),
                     or_null(sm.p999999_ns, any), sm.end_unix_ns, sm.interruptions,
-                    sm.max_bracket_ns, sm.warm_max_bracket_ns);
+                    sm.max_bracket_ns, sm.warm_max_bracket_ns, sm.smi_count);
         if (sqlite3_changes(d.handle()) != 1)
             throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
 

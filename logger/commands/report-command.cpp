@@ -274,6 +274,7 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
     t.add_column("above");
     t.add_column("lost");
     t.add_column("disturbed");
+    t.add_column("SMI");
     t.add_column("mark", table::align::left);
     bool marked = false;
     for (std::size_t a = 0; a < iv.size(); a += per) {
@@ -297,7 +298,8 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
                    format_latency(opt(double(m.max_ns)), o.unit),
                    format_latency(opt(m.stddev_ns), o.unit),
                    format_latency(opt(double(m.p99_ns)), o.unit), format_count(m.above_threshold),
-                   format_count(m.lost), format_count(m.disturbed), mark});
+                   format_count(m.lost), format_count(m.disturbed),
+                   m.smi_count ? format_count(*m.smi_count) : std::string("n/a"), mark});
     }
     t.print(out, o.fmt);
     if (per > 1)

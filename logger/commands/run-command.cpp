@@ -342,6 +342,7 @@ int run_like(int argc, char** argv, bool floor)
     preflight_options pre;
     pre.cpu = o.rt.cpu;
     pre.root = o.preflight_root;
+    opt.smi_root = o.preflight_root;
     opt.preflight = run_preflight(pre);
     for (const auto& c : opt.preflight)
         if (c.level == check_level::warn || c.level == check_level::fail)

@@ -39,6 +39,7 @@ db::interval_row merge_windows(const std::vector<db::interval_row>& v, std::size
     db::interval_row m = v[a];
     m.end_unix_ns = v[b - 1].end_unix_ns;
     m.above_threshold = m.lost = m.disturbed = m.overflows = 0;
+    m.smi_count = std::uint64_t{0};
     stats_pool pool;
     for (std::size_t i = a; i < b; ++i) {
         const auto& x = v[i];
@@ -46,6 +47,10 @@ db::interval_row merge_windows(const std::vector<db::interval_row>& v, std::size
         m.lost += x.lost;
         m.disturbed += x.disturbed;
         m.overflows += x.overflows;
+        if (m.smi_count && x.smi_count) // one window not counted: the group is "n/a"
+            *m.smi_count += *x.smi_count;
+        else
+            m.smi_count.reset();
         if (x.samples && (pool.empty() || x.p99_ns > m.p99_ns))
             m.p99_ns = x.p99_ns;
         pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns);

@@ -114,6 +114,8 @@ struct recorder::state {
     std::uint64_t capped_events = 0, events_dropped = 0;
     std::vector<db::sample_row> raw;
     std::vector<db::window_bucket_row> window_rows; // the closing window's coarse histogram
+    std::optional<std::uint32_t> smi_last;          // the SMI counter at the last commit
+    bool smi_every_window = true;                   // no window so far without a count
     burst lost_burst, disturbed_burst;
 
     mutable std::mutex live_mutex;
@@ -132,6 +134,31 @@ struct recorder::state {
         if (cfg.raw)
             raw.reserve(raw_batch);
         cur.start_unix_ns = cfg.anchor_unix_ns;
+        smi_last = read_smi();
+        if (smi_last)
+            totals.smi_count = 0;
+    }
+
+    std::optional<std::uint32_t> read_smi() const
+    {
+        return cfg.smi_read ? cfg.smi_read() : std::nullopt;
+    }
+
+    // SMIs since the last commit: the counter's difference (32 bits, wrapping), or none when
+    // either read failed. The run's total stays only while every window has a count.
+    void count_smis()
+    {
+        const auto now = read_smi();
+        cur.smi_count.reset();
+        if (now && smi_last)
+            cur.smi_count = static_cast<std::uint32_t>(*now - *smi_last);
+        smi_last = now;
+        if (cur.smi_count && smi_every_window)
+            totals.smi_count = totals.smi_count.value_or(0) + *cur.smi_count;
+        else {
+            smi_every_window = false;
+            totals.smi_count.reset();
+        }
     }
 
     static constexpr std::size_t raw_batch = 65536;
@@ -322,6 +349,7 @@ struct recorder::state {
         flush_burst(disturbed_burst, "disturbed");
         cur.index = interval_index;
         cur.end_unix_ns = end_unix;
+        count_smis();
         cur.min_ns = interval.lo();
         cur.max_ns = interval_max.value;
         cur.max_bracket_ns = interval_max.bracket;

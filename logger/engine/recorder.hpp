@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct recorder_config final {
     /// so far, its histogram and the number of windows committed (run --metrics-file). It
     /// must not throw. Empty: none.
     std::function<void(const db::summary_row&, const histogram&, std::uint64_t)> on_window;
+    /// The SMI counter (MSR 0x34, smi_counter::read), read when the recorder starts and at
+    /// each window commit, on the recorder's thread; empty or returning nothing: "n/a".
+    std::function<std::optional<std::uint32_t>()> smi_read;
 };
 
 /**

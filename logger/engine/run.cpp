@@ -8,6 +8,7 @@
 #include "load-process.hpp"
 #include "metrics-file.hpp"
 #include "recorder.hpp"
+#include "smi-counter.hpp"
 #include "store.hpp"
 #include "units.hpp"
 #include "version.hpp"
@@ -183,6 +184,7 @@ struct run_context {
     std::uint64_t anchor_cycles = 0;
     std::int64_t anchor_unix = 0;
     std::optional<metrics_file> metrics; // --metrics-file, written on the recorder's thread
+    std::optional<smi_counter> smi;
     std::optional<recorder> rec;
 
     // measure()
@@ -317,6 +319,8 @@ db::run_row make_run_row(const run_context& c)
         meta("actions.holdoff_ns", std::to_string(opt.action_holdoff_ns));
     }
     meta("logger.max_events", std::to_string(opt.max_events));
+    meta("logger.smi_counter",
+         c.smi->available() ? c.smi->device() + " MSR 0x34" : "n/a: " + c.smi->why());
     return r;
 }
 
@@ -335,6 +339,8 @@ recorder_config make_recorder_config(const run_context& c)
     rc.keep_disturbed = c.opt.keep_disturbed;
     rc.anchor_unix_ns = c.anchor_unix;
     rc.anchor_cycles = c.anchor_cycles;
+    if (c.smi->available())
+        rc.smi_read = [&s = *c.smi] { return s.read(); };
     return rc;
 }
 
@@ -379,6 +385,7 @@ void set_up(run_context& c)
         // The first write refuses a path that cannot be written, before the first stimulus.
         c.metrics->write(db::summary_row{}, histogram(1), 0, true);
     }
+    c.smi.emplace(c.opt.smi_root, c.opt.rt.cpu);
     if (c.store)
         c.out.run_id = c.store->begin_run(make_run_row(c));
     c.anchor_cycles = hw::cycles();

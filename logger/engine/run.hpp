@@ -58,6 +58,9 @@ struct run_options final {
     std::uint64_t max_events = 100'000; ///< cap on stored lost/disturbed/overflow events
     /// --metrics-file: Prometheus text rewritten (temp file + rename) at every window; "" = none
     std::string metrics_file;
+    /// Root of the SMI counter's device file: ROOT/dev/cpu/N/msr for the sampler's CPU (N = 0
+    /// when not pinned); the preflight's root, so tests point it at a fake tree.
+    std::string smi_root = "/";
 };
 
 /** @brief What a run ended with. */

@@ -55,14 +55,17 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 
 } // namespace
 
-TEST_CASE("this build ships steps 0002 (brackets) and 0003 (window histograms): version 3", "[db]")
+TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms) and 0004 (SMI "
+          "counts): version 4",
+          "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 2);
+    REQUIRE(shipped_migrations().size() == 3);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
-    CHECK(latest_version(shipped_migrations()) == 3);
-    CHECK(store::schema_version() == 3);
+    CHECK(std::string(shipped_migrations()[2].name) == "0004-smi-count");
+    CHECK(latest_version(shipped_migrations()) == 4);
+    CHECK(store::schema_version() == 4);
 }
 
 namespace
@@ -305,4 +308,48 @@ TEST_CASE("a gap in the steps is an error, not a skipped version", "[db]")
     const migration steps[] = {add_tags}; // 3 without 2
     CHECK_THROWS_AS(store(path, store::mode::read_write, steps), irqloop::error);
     CHECK(scalar(path, "PRAGMA user_version") == 1);
+}
+
+TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, SMIs n/a", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("v3-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v3-sim.db", path);
+    REQUIRE(scalar(path, "PRAGMA user_version") == 3);
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 1);
+        const auto& r = cat.runs()[0];
+        CHECK(r.meta.label == "v3-fixture");
+        CHECK(r.summary.samples == 2972);
+        CHECK_FALSE(r.summary.smi_count);
+        const auto iv = cat.intervals(r);
+        CHECK(iv.size() == 9);
+        for (const auto& w : iv)
+            CHECK_FALSE(w.smi_count); // not counted: n/a, never 0
+        CHECK(cat.has_window_histograms(r));
+        CHECK(cat.window_histograms(r).size() == 62);
+        CHECK(cat.raw_count(r) == 3000);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 3);
+    // The first write upgrades it; the old run keeps every row and its NULL SMI counts.
+    {
+        store s(path);
+        CHECK(s.file_version() == 4);
+        const auto id = s.begin_run(sample_run("uuid-v4", "new", t_start));
+        auto c = simple_commit(0, t_start);
+        c.interval.smi_count = 3;
+        c.summary.smi_count = 3;
+        s.commit_interval(id, c.view());
+        s.finish_run(id, run_status::complete, t_start + 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 4);
+    CHECK(integrity(path) == "ok");
+    CHECK(scalar(path, "SELECT count(*) FROM interval_histograms WHERE run_id = 1") == 62);
+    CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1 AND smi_count IS NULL") ==
+          9);
+    CHECK(scalar(path, "SELECT smi_count IS NULL FROM run_summary WHERE id = 1") == 1);
+    CHECK(scalar(path, "SELECT smi_count FROM interval_maxima WHERE run_id = 2") == 3);
+    CHECK(scalar(path, "SELECT smi_count FROM run_summary WHERE id = 2") == 3);
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
 }

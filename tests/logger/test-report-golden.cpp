@@ -192,7 +192,9 @@ TEST_CASE("changing any number in the database changes the output", "[report]")
     };
     std::vector<col> targets;
     // Keys and ids are identities, not measurements; the events id is a row counter.
-    const std::set<std::string> skip = {"id", "run_id", "rank", "idx", "seq", "lo_ns"};
+    // smi_count is NULL in every golden run (no MSR 0x34 in the fixtures) and not in export
+    // format 1: tests/logger/test-smi.cpp checks it through the store and the report.
+    const std::set<std::string> skip = {"id", "run_id", "rank", "idx", "seq", "lo_ns", "smi_count"};
     for (std::string table :
          {"runs", "intervals", "histogram", "worst", "exceedances", "events", "raw_samples"}) {
         SQLite::Statement q(schema, "SELECT name, type FROM pragma_table_info('" + table + "')");
