@@ -96,6 +96,7 @@ run_record read_run(const sql::statement& q)
                              &s.above_threshold, &s.exceedances_dropped, &s.rising, &s.falling})
         *n = u64(q, c++);
     r.has_stats = !q.is_null(c) && s.samples > 0;
+    s.has_warm_max = r.has_stats && !q.is_null(c + 2); // NULL: no sample after the warm-up
     for (std::int64_t* n : {&s.min_ns, &s.max_ns, &s.warm_max_ns})
         *n = q.int64(c++);
     s.mean_ns = q.real(c++);

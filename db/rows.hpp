@@ -110,6 +110,9 @@ struct summary_row final {
     /// SMIs over the run (MSR 0x34, schema version 4): the sum of the windows' counts while
     /// every window so far was counted; none (NULL, "n/a") otherwise.
     std::optional<std::uint64_t> smi_count;
+    /// A sample after the warm-up counted for WARM MAX. False for a run shorter than its
+    /// warm-up: warm_max_ns is then absent (stored NULL, shown "—"), never 0.
+    bool has_warm_max = false;
 };
 
 /** @brief Statistics of one --stats-interval window. */

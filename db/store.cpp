@@ -616,7 +616,7 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
         su.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
                     sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
                     or_null(sm.min_ns, any), or_null(sm.max_ns, any),
-                    or_null(sm.warm_max_ns, any && sm.warm_max_ns > 0), or_null(sm.mean_ns, any),
+                    or_null(sm.warm_max_ns, any && sm.has_warm_max), or_null(sm.mean_ns, any),
                     or_null(sm.stddev_ns, any), or_null(sm.p50_ns, any), or_null(sm.p99_ns, any),
                     or_null(sm.p999_ns, any), or_null(sm.p9999_ns, any),
                     or_null(sm.p999999_ns, any), sm.end_unix_ns, sm.interruptions,

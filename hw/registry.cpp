@@ -27,7 +27,8 @@ template <auto take, auto open> opener two_steps(spec& s, role r)
 
 } // namespace
 
-const std::vector<backend_entry>& backends(){
+const std::vector<backend_entry>& backends()
+{
     // One explicit list, alphabetical; a backend is one folder under hw/ plus one entry here.
     static const std::vector<backend_entry> list = {
         {"ftdi",
@@ -37,40 +38,45 @@ const std::vector<backend_entry>& backends(){
          "offset=auto takes the newest floor run on the same wiring in --db; "
          "docs/backends/ftdi.md",
          "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz",
-         two_steps<take_ftdi_spec, open_ftdi>, nullptr},
+         two_steps<take_ftdi_spec, open_ftdi>, nullptr, nullptr},
         {"gpiod", "Linux GPIO character device through libgpiod 2",
          "gpiod:chip=gpiochip0,out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
-         two_steps<take_gpiod_options, open_gpiod_lines>, nullptr},
+         two_steps<take_gpiod_options, open_gpiod_lines>, nullptr,
 #else
-         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
+         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)",
 #endif
+         "gpiod:chip=gpiochip0,in=17,out=27"},
         {"gpiomem",
          "Raspberry Pi GPIO block polled through its registers (/dev/gpiomem, /dev/gpiomem0), "
          "lines claimed through libgpiod; sim=bcm2711|rp1|... for the register simulator; "
          "docs/backends/gpiomem.md",
          "gpiomem:out=17,in=27",
 #if IRQLOOP_HAVE_GPIOD
-         two_steps<take_gpiomem_options, open_gpiomem_lines>, nullptr},
+         two_steps<take_gpiomem_options, open_gpiomem_lines>, nullptr,
 #else
-         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)"},
+         nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)",
 #endif
+         "gpiomem:in=17,out=27"},
         {"parport",
          "PC parallel port: base=ADDR (raw port I/O, root), dev=/dev/parportN (ppdev) or "
          "sim=raw|ppdev; pins by name (out=D3,in=nACK); "
          "docs/backends/parport.md",
          "parport:base=0x378,out=D3,in=nACK",
 #if IRQLOOP_HAVE_PARPORT
-         two_steps<take_parport_spec, open_parport_lines>, nullptr},
+         two_steps<take_parport_spec, open_parport_lines>, nullptr,
 #else
-         nullptr, "built without parallel-port support (Linux only)"},
+         nullptr, "built without parallel-port support (Linux only)",
 #endif
+         // The cable crosses: the target senses STIM on its nACK and drives RESP on its D3.
+         "parport:dev=/dev/parport0,in=nACK,out=D3"},
         {"shm", "shared-memory wire to an irqloop-responder process", "shm:name=bench1",
-         two_steps<take_shm_options, open_shm_lines>, nullptr},
+         two_steps<take_shm_options, open_shm_lines>, nullptr, "shm:name=bench1"},
         {"sim", "simulated target board in this process (the default)",
-         "sim:model=normal,mean=8us,sd=1us", two_steps<take_sim_options, open_sim_lines>, nullptr},
+         "sim:model=normal,mean=8us,sd=1us", two_steps<take_sim_options, open_sim_lines>, nullptr,
+         "sim"},
     };
-return list;
+    return list;
 } // namespace irqloop::hw
 
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
@@ -93,15 +99,24 @@ std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
     throw error("open backend '" + s.name() + "'", "unknown backend", "known backends: " + known);
 }
 
-std::string backends_help()
+std::string backends_help(role r)
 {
     std::string h;
     for (const auto& b : backends()) {
         h += "  " + std::string(b.name) + ": " + b.summary;
         if (!b.prepare)
             h += std::string(" [") + b.missing + "]";
-        h += "\n      e.g. " + std::string(b.example) + "\n";
+        if (r == role::logger)
+            h += "\n      e.g. " + std::string(b.example) + "\n";
+        else if (b.target_example)
+            h += "\n      e.g. " + std::string(b.target_example) + "\n";
+        else
+            h += "\n      (the logger's end only)\n";
     }
+    if (r != role::logger)
+        h += "  on the target in= is STIM (the line it senses) and out= is RESP (the line it "
+             "drives),\n      as schematics/*/pins.csv wire them: never the logger's spec "
+             "copied, or both ends\n      drive one line\n";
     return h + "  every backend: edges=both|rising, answer=toggle|follow: how the far end "
                "answers\n      (docs/methodology.md)\n";
 }

@@ -31,6 +31,10 @@ struct backend_entry final {
     /** Takes the keys and returns the opener; null when compiled out (see @ref missing). */
     opener (*prepare)(spec& s, role r);
     const char* missing; ///< why it was compiled out, with the package to install
+    /// The same wire seen from the target, for irqloop-responder's help: `in` is STIM (the
+    /// line the target senses), `out` is RESP (the line it drives), as schematics/*/pins.csv
+    /// wires them. Null: the backend is the logger's only.
+    const char* target_example = nullptr;
 };
 
 /** @brief Every backend, compiled in or not, in alphabetical order. */
@@ -47,7 +51,10 @@ const std::vector<backend_entry>& backends();
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
                                   const std::vector<backend_entry>& list = backends());
 
-/** @brief The --help paragraph listing the backends. */
-std::string backends_help();
+/**
+ * @brief The --help paragraph listing the backends, with examples in @p r's orientation:
+ * the logger's (out = STIM, in = RESP) or the target's (in = STIM, out = RESP).
+ */
+std::string backends_help(role r = role::logger);
 
 } // namespace irqloop::hw

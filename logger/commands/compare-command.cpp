@@ -62,6 +62,7 @@ void pool(db::catalog& cat, group& g, bool corrected)
     if (g.runs.size() == 1) {
         g.s = shifted(g.runs[0]->summary, floor_of(cat, *g.runs[0], corrected));
         g.has_stats = g.runs[0]->has_stats;
+        g.s.has_warm_max = g.has_stats && g.s.has_warm_max;
         g.threshold_ns = g.runs[0]->meta.threshold_ns;
         return;
     }
@@ -84,8 +85,10 @@ void pool(db::catalog& cat, group& g, bool corrected)
         g.threshold_ns = std::max(g.threshold_ns, r->meta.threshold_ns);
         if (!r->has_stats)
             continue;
-        if (pool.empty() || x.warm_max_ns > s.warm_max_ns)
+        if (x.has_warm_max && (!s.has_warm_max || x.warm_max_ns > s.warm_max_ns)) {
             s.warm_max_ns = x.warm_max_ns;
+            s.has_warm_max = true;
+        }
         pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns);
         for (const auto& b : cat.histogram(*r))
             h.record_n(b.lo_ns - f, b.count);
@@ -142,6 +145,17 @@ std::function<std::string(const group&, const context&)> lat(std::int64_t db::su
 {
     return [m](const group& g, const context& c) {
         return format_latency(g.has_stats ? std::optional<double>(double(g.s.*m)) : std::nullopt,
+                              c.unit, c.decimals);
+    };
+}
+
+// WARM MAX: absent ("—") when no run of the group has a sample after its warm-up.
+std::function<std::string(const group&, const context&)> warm_max()
+{
+    return [](const group& g, const context& c) {
+        return format_latency(g.has_stats && g.s.has_warm_max
+                                  ? std::optional<double>(double(g.s.warm_max_ns))
+                                  : std::nullopt,
                               c.unit, c.decimals);
     };
 }
@@ -239,8 +253,7 @@ const std::vector<column_def>& columns()
         {"min", "min (%u)", true, "minimum latency", lat(&db::summary_row::min_ns)},
         {"avg", "avg (%u)", true, "mean latency", latd(&db::summary_row::mean_ns)},
         {"max", "max (%u)", true, "maximum latency", lat(&db::summary_row::max_ns)},
-        {"warm_max", "warm max (%u)", true, "maximum after the warm-up",
-         lat(&db::summary_row::warm_max_ns)},
+        {"warm_max", "warm max (%u)", true, "maximum after the warm-up", warm_max()},
         {"stddev", "stddev (%u)", true, "standard deviation", latd(&db::summary_row::stddev_ns)},
         {"p50", "p50 (%u)", true, "median", lat(&db::summary_row::p50_ns)},
         {"p99", "p99 (%u)", true, "99th percentile", lat(&db::summary_row::p99_ns)},

@@ -133,7 +133,7 @@ ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::st
         sm["min_ns"] = opt_int(st, s.min_ns);
         sm["avg_ns"] = fig(s.mean_ns);
         sm["max_ns"] = opt_int(st, s.max_ns);
-        sm["warm_max_ns"] = opt_int(st, s.warm_max_ns);
+        sm["warm_max_ns"] = opt_int(st && s.has_warm_max, s.warm_max_ns);
         sm["stddev_ns"] = fig(s.stddev_ns);
         sm["p50_ns"] = opt_int(st, s.p50_ns);
         sm["p99_ns"] = opt_int(st, s.p99_ns);
@@ -376,7 +376,7 @@ void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                  opt(st, s.min_ns),
                  st ? jnum(s.mean_ns) : "-",
                  opt(st, s.max_ns),
-                 opt(st, s.warm_max_ns),
+                 opt(st && s.has_warm_max, s.warm_max_ns),
                  st ? jnum(s.stddev_ns) : "-",
                  opt(st, s.p50_ns),
                  opt(st, s.p99_ns),

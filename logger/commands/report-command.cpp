@@ -168,7 +168,8 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
         t.add_row(std::move(row));
     };
     bracketed("max", opt(s.max_ns), s.max_bracket_ns);
-    bracketed("warm max", opt(s.warm_max_ns), s.warm_max_bracket_ns);
+    bracketed("warm max", s.has_warm_max ? opt(s.warm_max_ns) : std::nullopt,
+              s.warm_max_bracket_ns);
     lat("stddev", opt(s.stddev_ns), false);
     lat("p50", opt(s.p50_ns));
     lat("p99", opt(s.p99_ns));

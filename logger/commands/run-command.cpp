@@ -9,6 +9,7 @@
 #include "rt-options.hpp"
 #include "run.hpp"
 #include "stop-signal.hpp"
+#include "table.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -63,7 +64,8 @@ struct raw_options {
     bool fail_on_lost = false, fail_on_overflow = false;
     bool load_required = false;
     base::rt_options rt;
-    bool raw = false, keep_disturbed = false, force_tsc = false, no_db = false, quiet = false;
+    bool raw = false, keep_disturbed = false, force_tsc = false, no_db = false, quiet = false,
+         allow_silent = false;
 };
 
 po::options_description describe_options(raw_options& o, bool floor)
@@ -92,7 +94,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("keep-disturbed", po::bool_switch(&o.keep_disturbed), "count disturbed samples in the statistics (they are always counted and flagged)")
         ("top-k", po::value(&o.top_k)->default_value(o.top_k), "number of worst samples kept")
         ("max-exceedances", po::value(&o.max_exceedances)->default_value(o.max_exceedances), "cap on stored samples above --threshold (the rest are counted)")
-        ("raw", po::bool_switch(&o.raw), "store every sample (about 20 bytes each; for short runs)")
+        ("raw", po::bool_switch(&o.raw), "store every sample (about 21 bytes each; for short runs)")
         ("db", po::value(&o.db)->default_value(o.db), "SQLite results file (created if missing)")
         ("no-db", po::bool_switch(&o.no_db), "do not store; print the summary only")
         ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
@@ -119,6 +121,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("trigger-above", po::value(&o.trigger_above)->default_value(o.trigger_above), "latency that raises --trigger-line")
         ("seed", po::value(&o.seed)->default_value(o.seed), "seed of the --jitter sequence")
         ("progress", po::value(&o.progress)->default_value(o.progress), "auto, tty (every 1 s), log (every 10 s) or none")
+        ("allow-silent", po::bool_switch(&o.allow_silent), "measure on when the first 100 stimuli, and 1 s, all time out (a silent wire measured on purpose); without it such a run stops there, is stored as failed and exits 4")
         ("quiet,q", po::bool_switch(&o.quiet), "no progress and no summary");
     // clang-format on
     return d;
@@ -127,7 +130,11 @@ po::options_description describe_options(raw_options& o, bool floor)
 void print_summary(const run_outcome& r, const run_options& opt)
 {
     const auto& s = r.summary;
-    auto us = [](double ns) {
+    // No sample, no statistics: absent figures print "—" (and are stored NULL), never 0.
+    const bool have = s.samples > 0;
+    auto us = [have](double ns) {
+        if (!have)
+            return std::string(absent_value);
         char b[32];
         std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
         return std::string(b);
@@ -139,14 +146,17 @@ void print_summary(const run_outcome& r, const run_options& opt)
         std::printf(" -> %s", opt.db_path.c_str());
     std::printf("\n");
     // A maximum held by a disturbed sample is its upper bound, shown with its bracket.
-    auto bracketed = [&](std::int64_t v, std::int64_t bracket) {
+    auto bracketed = [&](std::int64_t v, std::int64_t bracket, bool known = true) {
+        if (!known)
+            return std::string(absent_value);
         return bracket > 0 ? us(double(v)) + " (bracket " + us(double(bracket)) + ")"
                            : us(double(v));
     };
     std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n",
                 us(s.min_ns).c_str(), us(s.mean_ns).c_str(),
                 bracketed(s.max_ns, s.max_bracket_ns).c_str(),
-                bracketed(s.warm_max_ns, s.warm_max_bracket_ns).c_str(), us(s.stddev_ns).c_str());
+                bracketed(s.warm_max_ns, s.warm_max_bracket_ns, s.has_warm_max).c_str(),
+                us(s.stddev_ns).c_str());
     std::printf("  percentiles us: p50 %s  p99 %s  p99.9 %s  p99.99 %s  p99.9999 %s\n",
                 us(s.p50_ns).c_str(), us(s.p99_ns).c_str(), us(s.p999_ns).c_str(),
                 us(s.p9999_ns).c_str(), us(s.p999999_ns).c_str());
@@ -321,6 +331,7 @@ int run_like(int argc, char** argv, bool floor)
         gates.lost = 0;
     if (o.fail_on_overflow)
         gates.overflows = 0;
+    opt.dead_wire_stimuli = o.allow_silent ? 0 : run_options::dead_wire_default;
     opt.rt = base::to_rt_request(o.rt);
     if (o.progress == "auto")
         opt.progress = o.quiet                 ? progress_mode::none
@@ -368,6 +379,15 @@ int run_like(int argc, char** argv, bool floor)
         print_summary(r, opt);
     for (const auto& m : r.rt_misses)
         std::fprintf(stderr, "irqloop: warning: real-time setting not obtained: %s\n", m.c_str());
+    const std::string stored = opt.db_path.empty()
+                                   ? ""
+                                   : "; run " + std::to_string(r.run_id) + " in " + opt.db_path +
+                                         " is " + std::string(db::to_text(r.status));
+    if (r.no_answer)
+        throw error("run", r.no_answer_reason + stored,
+                    "is the responder running on the target? are STIM and RESP swapped? do the "
+                    "boards share a ground? --allow-silent measures a silent wire on purpose",
+                    exit_no_answer);
     if (r.status == db::run_status::failed) {
         throw_from_errno(
             r.line_failure.errnum,
@@ -429,6 +449,14 @@ int run_like(int argc, char** argv, bool floor)
                      where_db.c_str());
         return exit_failure;
     }
+    if (r.summary.samples == 0 && r.status != db::run_status::interrupted)
+        throw error("run",
+                    "no sample in the statistics: " + std::to_string(r.summary.stimuli) +
+                        " stimuli, " + std::to_string(r.summary.lost) + " lost, " +
+                        std::to_string(r.summary.disturbed) + " disturbed" + stored,
+                    r.summary.disturbed ? "raise --gap-limit, or --keep-disturbed"
+                                        : "check the wiring and the responder",
+                    exit_no_answer);
     if (r.status == db::run_status::interrupted && r.stopped_by_action && !signals.signal()) {
         std::fprintf(stderr,
                      "irqloop: run: stopped by --on-threshold stop after %llu stimuli (run marked "

@@ -43,7 +43,7 @@ const char* unit_name(latency_unit u) noexcept
 std::string format_latency(std::optional<double> ns, latency_unit unit, int decimals)
 {
     if (!ns)
-        return "-";
+        return absent_value;
     char buf[64];
     if (unit == latency_unit::ns)
         std::snprintf(buf, sizeof buf, "%.*f", decimals < 0 ? 0 : decimals, *ns);
@@ -95,6 +95,14 @@ std::string format_utc(std::int64_t unix_ns, int frac_digits)
     return buf;
 }
 
+std::size_t display_width(const std::string& s) noexcept
+{
+    std::size_t n = 0;
+    for (unsigned char ch : s)
+        n += (ch & 0xc0) != 0x80; // continuation bytes take no column
+    return n;
+}
+
 void table::add_column(std::string header, align a)
 {
     headers_.push_back(std::move(header));
@@ -118,16 +126,16 @@ void print_text(std::ostream& out, const std::vector<std::string>& headers,
 {
     std::vector<std::size_t> width(headers.size());
     for (std::size_t c = 0; c < headers.size(); ++c) {
-        width[c] = headers[c].size();
+        width[c] = display_width(headers[c]);
         for (const auto& r : rows)
-            width[c] = std::max(width[c], r[c].size());
+            width[c] = std::max(width[c], display_width(r[c]));
     }
     auto line = [&](const std::vector<std::string>& cells) {
         std::string s;
         for (std::size_t c = 0; c < cells.size(); ++c) {
             if (c)
                 s += "  ";
-            std::string pad(width[c] - cells[c].size(), ' ');
+            std::string pad(width[c] - display_width(cells[c]), ' ');
             s += aligns[c] == table::align::right ? pad + cells[c] : cells[c] + pad;
         }
         while (!s.empty() && s.back() == ' ')
@@ -177,7 +185,7 @@ void print_markdown(std::ostream& out, const std::vector<std::string>& headers,
 
 std::string csv_field(const std::string& s)
 {
-    if (s == "-")
+    if (s == "-" || s == absent_value)
         return {};
     if (s.find_first_of(",\"\r\n") == std::string::npos)
         return s;

@@ -29,10 +29,17 @@ latency_unit parse_latency_unit(std::string_view text, std::string_view option =
 /** @brief "ns" or "us". */
 const char* unit_name(latency_unit u) noexcept;
 
+/// What an absent figure prints as (an em dash, UTF-8): a run with no sample has no minimum,
+/// a run shorter than its warm-up no WARM MAX. CSV writes it as an empty field.
+inline constexpr const char* absent_value = "\xe2\x80\x94";
+
+/** @brief Display width of @p s in a fixed-width table: UTF-8 code points, not bytes. */
+std::size_t display_width(const std::string& s) noexcept;
+
 /**
  * @brief Format a latency given in ns in @p unit: ns with @p decimals (default 0), us with
  *        @p decimals (default 3, i.e. ns resolution). Negative decimals pick the default.
- *        An absent value (NULL in the store) prints as "-".
+ *        An absent value (NULL in the store) prints as absent_value, "—", never 0.
  */
 std::string format_latency(std::optional<double> ns, latency_unit unit, int decimals = -1);
 

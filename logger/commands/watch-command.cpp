@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "read.hpp"
 #include "stop-signal.hpp"
+#include "table.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -122,16 +123,20 @@ int watch_command(int argc, char** argv)
                     static_cast<unsigned long long>(s.lost),
                     static_cast<unsigned long long>(s.disturbed),
                     static_cast<unsigned long long>(s.overflows));
-        std::printf("  max so far %s  warm max %s  above %s: %llu\n", us(s.max_ns).c_str(),
-                    us(s.warm_max_ns).c_str(), us(run->meta.threshold_ns).c_str(),
+        std::printf("  max so far %s  warm max %s  above %s: %llu\n",
+                    run->has_stats ? us(s.max_ns).c_str() : absent_value,
+                    s.has_warm_max ? us(s.warm_max_ns).c_str() : absent_value,
+                    us(run->meta.threshold_ns).c_str(),
                     static_cast<unsigned long long>(s.above_threshold));
         const auto iv = c.intervals(*run);
         if (!iv.empty()) {
             const auto& w = iv.back();
             std::printf("  window %llu: samples %llu  max %s  p99 %s  lost %llu\n",
                         static_cast<unsigned long long>(w.index),
-                        static_cast<unsigned long long>(w.samples), us(w.max_ns).c_str(),
-                        us(w.p99_ns).c_str(), static_cast<unsigned long long>(w.lost));
+                        static_cast<unsigned long long>(w.samples),
+                        w.samples ? us(w.max_ns).c_str() : absent_value,
+                        w.samples ? us(w.p99_ns).c_str() : absent_value,
+                        static_cast<unsigned long long>(w.lost));
         }
         if (top) {
             const auto worst = c.worst(*run, top);

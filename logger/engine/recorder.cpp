@@ -313,6 +313,7 @@ struct recorder::state {
         s.max_bracket_ns = run_max.bracket;
         s.warm_max_ns = warm_max.value;
         s.warm_max_bracket_ns = warm_max.bracket;
+        s.has_warm_max = warm_max.any();
         s.mean_ns = run.mean;
         s.stddev_ns = run.stddev();
         const double p[] = {50, 99, 99.9, 99.99, 99.9999};

@@ -196,6 +196,10 @@ struct run_context {
     // Events made on other threads (load, actions), handed to the recorder's thread.
     std::mutex inbox_mu;
     std::vector<db::event_row> inbox;
+    // The dead-wire check, on the recorder's thread: stimuli seen lost so far while no answer
+    // came; wire_alive once one came (or the check is off), no_answer once the check failed.
+    std::uint64_t silent = 0, first_t0 = 0;
+    std::atomic<bool> wire_alive{false}, no_answer{false};
 
     void post(db::event_row e)
     {
@@ -439,6 +443,28 @@ void drain_inbox(run_context& c, std::vector<db::event_row>& posted)
     posted.clear();
 }
 
+// The dead-wire check over the first samples, in stimulus order: an answer settles it; the
+// first dead_wire_stimuli all lost, over at least dead_wire_ns, halt the sampler before the
+// soak. (The time keeps a far end that is only starved for a moment, a simulated target on a
+// busy machine, from being called dead.)
+void check_wire(run_context& c, std::span<const sample> batch)
+{
+    const std::uint64_t min_cycles = c.out.clock.from_ns(double(run_options::dead_wire_ns));
+    for (const auto& s : batch) {
+        if (!(s.flags & sample::lost)) {
+            c.wire_alive.store(true);
+            return;
+        }
+        if (c.silent++ == 0)
+            c.first_t0 = s.t0_cycles;
+        if (c.silent >= c.opt.dead_wire_stimuli && s.t0_cycles - c.first_t0 >= min_cycles) {
+            c.no_answer.store(true);
+            c.sampling->halt();
+            return;
+        }
+    }
+}
+
 // The recorder's thread: drains the ring into the recorder until the sampler is done and the
 // ring empty. A store failure halts the sampler and is kept for finalise().
 void record(run_context& c)
@@ -457,6 +483,8 @@ void record(run_context& c)
         while (true) {
             std::size_t n = ring.pop(batch);
             if (n) {
+                if (!c.wire_alive.load() && !c.no_answer.load())
+                    check_wire(c, std::span<const sample>(batch.data(), n));
                 if (c.actions)
                     offer_to_actions(c, std::span<const sample>(batch.data(), n));
                 rec.add(std::span<const sample>(batch.data(), n));
@@ -529,7 +557,7 @@ void service_load(run_context& c)
         return;
     const std::uint64_t stimuli = c.smp->counters().stimuli.load();
     if (!c.load_started) {
-        if (stimuli < c.opt.warmup || c.sampling->done())
+        if (stimuli < c.opt.warmup || !c.wire_alive.load() || c.sampling->done())
             return;
         c.load_started = true;
         try {
@@ -591,6 +619,8 @@ void show_progress(run_context& c)
 // when the sampler has ended (done, stopped, or a line failure) and the ring is drained.
 void measure(run_context& c)
 {
+    if (c.opt.dead_wire_stimuli == 0)
+        c.wire_alive.store(true); // --allow-silent
     c.sampling->release();
     std::thread recorder_thread([&c] { record(c); });
     struct joiner // also when show_progress() throws: halt, so the recorder's loop ends
@@ -640,7 +670,10 @@ void close_recording(run_context& c)
     for (auto& e : c.inbox)
         rec.add_event(std::move(e));
     c.inbox.clear();
-    if (out.end == sampler_end::stopped && c.load_stop.load())
+    if (out.no_answer)
+        rec.add_event({unix_now_ns(), counters.stimuli.load(), "error",
+                       static_cast<std::int64_t>(c.silent), out.no_answer_reason});
+    else if (out.end == sampler_end::stopped && c.load_stop.load())
         rec.add_event({unix_now_ns(), counters.stimuli.load(), "signal", 0,
                        "stopped: the load exited and --load-required is set"});
     else if (out.end == sampler_end::stopped && c.action_stop.load())
@@ -674,9 +707,21 @@ run_outcome finalise(run_context& c)
     if (out.end == sampler_end::line_failure && !out.line_failure)
         out.line_failure = hw::line_error{EIO, "sense"};
 
-    out.status = c.failure || out.end == sampler_end::line_failure ? db::run_status::failed
-                 : out.end == sampler_end::stopped                 ? db::run_status::interrupted
-                                                                   : db::run_status::complete;
+    // The dead-wire check failed, or the run reached its bound before the check could end and
+    // no stimulus was ever answered: no answer, a failed run.
+    const bool all_silent = !c.wire_alive.load() && c.silent > 0 && out.end == sampler_end::done;
+    if ((c.no_answer.load() || all_silent) && out.end != sampler_end::line_failure) {
+        out.no_answer = true;
+        const auto [stim, resp] = wire_line_names(c.wire.describe());
+        out.no_answer_reason =
+            std::string("no answer: ") + (c.no_answer.load() ? "the first " : "all ") +
+            std::to_string(c.silent) + " stimuli on " + stim + " timed out waiting for " + resp +
+            " (backend '" + c.wire.describe() + "')";
+    }
+    out.status = c.failure || out.no_answer || out.end == sampler_end::line_failure
+                     ? db::run_status::failed
+                 : out.end == sampler_end::stopped ? db::run_status::interrupted
+                                                   : db::run_status::complete;
     end_side_tasks(c);
     if (!c.failure) {
         try {
@@ -709,6 +754,26 @@ run_outcome finalise(run_context& c)
 }
 
 } // namespace
+
+std::pair<std::string, std::string> wire_line_names(const std::string& backend)
+{
+    // The canonical spec is "name:key=value,..."; out= and in= name the lines where they exist.
+    auto key = [&](const std::string& k) -> std::string {
+        const auto colon = backend.find(':');
+        std::size_t at = colon == std::string::npos ? std::string::npos : colon + 1;
+        while (at != std::string::npos && at < backend.size()) {
+            const auto comma = backend.find(',', at);
+            const std::string item =
+                backend.substr(at, comma == std::string::npos ? comma : comma - at);
+            if (item.compare(0, k.size() + 1, k + "=") == 0)
+                return item;
+            at = comma == std::string::npos ? comma : comma + 1;
+        }
+        return {};
+    };
+    const std::string out = key("out"), in = key("in");
+    return {out.empty() ? "STIM" : "STIM (" + out + ")", in.empty() ? "RESP" : "RESP (" + in + ")"};
+}
 
 run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop)
 {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace irqloop::logger
@@ -61,6 +62,11 @@ struct run_options final {
     /// Root of the SMI counter's device file: ROOT/dev/cpu/N/msr for the sampler's CPU (N = 0
     /// when not pinned); the preflight's root, so tests point it at a fake tree.
     std::string smi_root = "/";
+    /// The dead-wire check: when the first this many stimuli (and 1 s) all time out, the run stops
+    /// before the soak and is stored as failed (run_outcome::no_answer); 0 = --allow-silent.
+    std::uint64_t dead_wire_stimuli = dead_wire_default;
+    static constexpr std::uint64_t dead_wire_default = 100;
+    static constexpr std::int64_t dead_wire_ns = 1'000'000'000; ///< and at least this long
 };
 
 /** @brief What a run ended with. */
@@ -85,7 +91,17 @@ struct run_outcome final {
     std::uint64_t actions_fired = 0, actions_held_off = 0;
     std::uint64_t events_dropped = 0; ///< over max_events, counted and not stored
     std::string metrics_error;        ///< the first --metrics-file write failure, "" = none
+    /// The dead-wire check stopped the run: the first run_options::dead_wire_stimuli stimuli
+    /// all timed out. The run is failed; no_answer_reason is the stored event's text.
+    bool no_answer = false;
+    std::string no_answer_reason;
 };
+
+/**
+ * @brief The two lines of a backend spec as a user wires them: "STIM (out=17)" and
+ * "RESP (in=27)" from the spec's out= and in= keys, or the bare roles when it has none.
+ */
+std::pair<std::string, std::string> wire_line_names(const std::string& backend);
 
 /**
  * @brief Measure through @p wire until done or @p stop: the sampler on a thread of its own

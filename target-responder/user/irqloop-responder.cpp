@@ -256,7 +256,8 @@ int responder_main(int argc, char** argv)
                   .run(),
               vm);
     if (vm.count("help")) {
-        std::cout << d << "\nbackends:\n" << hw::backends_help() << "\nDocs: docs/responder.md\n";
+        std::cout << d << "\nbackends:\n"
+                  << hw::backends_help(hw::role::responder) << "\nDocs: docs/responder.md\n";
         return 0;
     }
     if (vm.count("version")) {

@@ -181,6 +181,7 @@ inline commit_data simple_commit(std::uint64_t idx, std::int64_t start,
     c.summary.min_ns = 4000;
     c.summary.max_ns = 25'000 + i;
     c.summary.warm_max_ns = 24'000 + i;
+    c.summary.has_warm_max = true;
     c.summary.mean_ns = 5000.5 + i;
     c.summary.stddev_ns = 300.25;
     c.summary.p50_ns = 4900;

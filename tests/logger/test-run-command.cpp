@@ -79,20 +79,86 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("run: a target that never answers ends promptly with every sample lost",
+TEST_CASE("run: a dead wire is refused after the first 100 stimuli: exit 4, stored as failed",
           "[run][cli][lost]")
 {
     temp_dir dir;
-    const std::string db = dir / "lost.db";
-    auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "1000", "--timeout", "1ms",
-                          "--db", db, "--progress", "none"});
-    INFO(r.out << r.err);
-    CHECK(r.status == 0);
-    CHECK(r.seconds < 10);
-    CHECK(query_int(db, "SELECT lost FROM runs") == 1000);
-    CHECK(query_int(db, "SELECT samples FROM runs") == 0);
-    CHECK(query_text(db, "SELECT status FROM runs") == "complete");
-    CHECK(query_int(db, "SELECT sum(value) FROM events WHERE kind = 'lost'") == 1000);
+    const std::string db = dir / "dead.db";
+    struct wire {
+        std::string hw, lines;
+    };
+    // shm:name=nobody: no responder ever maps the segment; sim:loss_p=1: a board that never
+    // answers. Both stop after 100 stimuli, not after the 100000 asked for.
+    for (const auto& w : {wire{"shm:name=nobody", "STIM"}, wire{"sim:loss_p=1", "STIM"}}) {
+        auto r = run_irqloop({"run", "--hw", w.hw, "--samples", "100k", "--timeout", "1ms", "--db",
+                              db, "--progress", "none"});
+        INFO(w.hw << ": " << r.out << r.err);
+        CHECK(r.status == 4);
+        CHECK(r.seconds < 10);
+        CHECK_THAT(r.err, StartsWith("irqloop: run: no answer: the first "));
+        CHECK_THAT(r.err, ContainsSubstring(" stimuli on STIM timed out"));
+        CHECK_THAT(r.err, ContainsSubstring("waiting for RESP"));
+        CHECK_THAT(r.err, ContainsSubstring("(backend '" + w.hw.substr(0, 4)));
+        CHECK_THAT(r.err, ContainsSubstring("is the responder running on the target? are STIM "
+                                            "and RESP swapped? do the boards share a ground?"));
+        CHECK_THAT(r.out, ContainsSubstring("failed, 0 samples"));
+        CHECK_THAT(r.out,
+                   ContainsSubstring("min \xe2\x80\x94  avg \xe2\x80\x94  max \xe2\x80\x94"));
+        const std::string last = "(SELECT max(id) FROM runs)";
+        CHECK(query_text(db, "SELECT status FROM runs WHERE id = " + last) == "failed");
+        CHECK(query_int(db, "SELECT stimuli FROM runs WHERE id = " + last) >= 100);
+        CHECK(query_int(db, "SELECT min_ns IS NULL AND max_ns IS NULL AND warm_max_ns IS NULL "
+                            "AND mean_ns IS NULL FROM runs WHERE id = " +
+                                last) == 1);
+        CHECK_THAT(
+            query_text(db, "SELECT detail FROM events WHERE kind = 'error' AND run_id = " + last),
+            StartsWith("no answer: the first "));
+    }
+}
+
+TEST_CASE("run: the dead-wire check stops only a wire that never answered", "[run][cli][lost]")
+{
+    temp_dir dir;
+    const std::string db = dir / "p.db";
+    SECTION("half the answers lost: a lossy wire, not a dead one")
+    {
+        auto r = run_irqloop({"run", "--hw", "sim:loss_p=0.5,seed=3", "--samples", "400",
+                              "--timeout", "1ms", "--db", db, "--progress", "none"});
+        INFO(r.out << r.err);
+        CHECK(r.status == 0);
+        CHECK(query_text(db, "SELECT status FROM runs") == "complete");
+        CHECK(query_int(db, "SELECT stimuli FROM runs") == 400);
+        CHECK(query_int(db, "SELECT lost FROM runs") > 100);
+    }
+    SECTION("--allow-silent measures a silent wire to its end, and 0 samples still exit 4")
+    {
+        auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "300", "--timeout", "1ms",
+                              "--db", db, "--progress", "none", "--allow-silent"});
+        INFO(r.out << r.err);
+        CHECK(r.status == 4);
+        CHECK_THAT(r.err, ContainsSubstring("no sample in the statistics: 300 stimuli, 300 lost"));
+        CHECK(query_text(db, "SELECT status FROM runs") == "complete");
+        CHECK(query_int(db, "SELECT lost FROM runs") == 300);
+        CHECK(query_int(db, "SELECT sum(value) FROM events WHERE kind = 'lost'") == 300);
+    }
+    SECTION("a run shorter than the check that never got an answer is refused too")
+    {
+        auto r = run_irqloop({"run", "--hw", "sim:loss_p=1", "--samples", "20", "--timeout", "1ms",
+                              "--db", db, "--progress", "none"});
+        INFO(r.out << r.err);
+        CHECK(r.status == 4);
+        CHECK_THAT(r.err, ContainsSubstring("no answer: all 20 stimuli on STIM"));
+        CHECK(query_text(db, "SELECT status FROM runs") == "failed");
+    }
+    SECTION("a run shorter than its warm-up has no WARM MAX: shown and stored as absent")
+    {
+        auto r = run_irqloop({"run", "--hw", "sim:model=fixed,value=0", "--samples", "50", "--db",
+                              db, "--progress", "none"});
+        INFO(r.out << r.err);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.out, ContainsSubstring("warm max \xe2\x80\x94  stddev"));
+        CHECK(query_int(db, "SELECT warm_max_ns IS NULL AND min_ns IS NOT NULL FROM runs") == 1);
+    }
 }
 
 TEST_CASE("run: with a loss probability of 1e-3 the run completes and counts the losses",

@@ -7,6 +7,7 @@
 #include "ftdi/ftdi-defaults.hpp"
 #include "gpiod/gpiod-defaults.hpp"
 #include "parport/parport-defaults.hpp"
+#include "run-process.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -619,5 +620,138 @@ TEST_CASE("pin table checks reject a sheet or a table that disagrees", "[schemat
             if (r.at("signal") == "RESP")
                 r["logger_name"] = "GPIO22";
         CHECK_FALSE(check_gpiod_defaults(edited).empty());
+    }
+}
+
+// --- the target's orientation ------------------------------------------------------------
+// irqloop-responder runs on the target: its spec's in= is STIM (the line the target senses)
+// and out= is RESP (the line it drives). Its --help and docs/responder.md must show that
+// orientation, as the pin tables wire it, never the logger's: copied onto the target, the
+// logger's spec makes both boards drive one line.
+
+namespace
+{
+
+/** @brief The value of key @p k in a spec or command line ("in=17," -> "17"), "" if absent. */
+std::string spec_key(const std::string& text, const std::string& k)
+{
+    for (std::size_t at = text.find(k + "="); at != std::string::npos;
+         at = text.find(k + "=", at + 1)) {
+        if (at > 0 && text[at - 1] != ',' && text[at - 1] != ':')
+            continue;
+        const auto from = at + k.size() + 1;
+        const auto end = text.find_first_of(", '\"`\n", from);
+        return text.substr(from, end == std::string::npos ? end : end - from);
+    }
+    return {};
+}
+
+const row& signal_row(const table& t, const std::string& signal)
+{
+    for (const auto& r : t)
+        if (r.at("signal") == signal)
+            return r;
+    throw std::runtime_error("no " + signal + " row");
+}
+
+/** @brief What the target's spec must say for @p backend: {in, out}, from the pin tables. */
+std::pair<std::string, std::string> target_orientation(const std::string& backend)
+{
+    if (backend == "parport") {
+        // The cable crosses: the target's own pin names are in the target_name column.
+        const auto pins = read_csv(source_dir + "/schematics/parport/pins.csv");
+        return {signal_row(pins, "STIM").at("target_name"),
+                signal_row(pins, "RESP").at("target_name")};
+    }
+    // gpiod and gpiomem: a Pi target wired header to header uses the logger's line numbers,
+    // STIM as its input (with the edge IRQ) and RESP as its output.
+    const auto pins = read_csv(source_dir + "/schematics/gpiod/pins.csv");
+    const auto& stim = signal_row(pins, "STIM");
+    const auto& resp = signal_row(pins, "RESP");
+    if (stim.at("target_name").find("input") == std::string::npos ||
+        resp.at("target_name").find("output") == std::string::npos)
+        throw std::runtime_error("gpiod pins.csv: STIM is no longer the target's input");
+    auto number = [](const std::string& name) {
+        return name.substr(name.find_first_of("0123456789"));
+    };
+    return {number(stim.at("logger_name")), number(resp.at("logger_name"))};
+}
+
+/** @brief Problems with the responder specs (gpiod, gpiomem, parport) in @p text's lines
+ *  that start @p prefix; @p checked counts the specs looked at. */
+std::vector<std::string> check_target_specs(const std::string& text, const std::string& prefix,
+                                            int& checked)
+{
+    std::vector<std::string> problems;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto at = line.find(prefix);
+        if (at == std::string::npos)
+            continue;
+        for (const char* backend : {"gpiod", "gpiomem", "parport"}) {
+            const auto b = line.find(std::string(backend) + ":", at);
+            if (b == std::string::npos ||
+                (b > 0 && std::isalnum(static_cast<unsigned char>(line[b - 1]))))
+                continue;
+            const std::string spec = line.substr(b);
+            const std::string in_v = spec_key(spec, "in"), out_v = spec_key(spec, "out");
+            if (in_v.empty() || in_v.front() == '<' || out_v.empty() || out_v.front() == '<')
+                continue; // a placeholder: <STIM offset>
+            ++checked;
+            // chip:offset or GPIOnn: compare the line numbers or pin names only.
+            auto bare = [](std::string v) {
+                if (auto c = v.rfind(':'); c != std::string::npos)
+                    v = v.substr(c + 1);
+                if (v.rfind("GPIO", 0) == 0)
+                    v = v.substr(4);
+                return v;
+            };
+            const auto want = target_orientation(backend);
+            if (bare(in_v) != want.first || bare(out_v) != want.second)
+                problems.push_back("'" + line + "': the target senses STIM on " + want.first +
+                                   " (in=) and drives RESP on " + want.second + " (out=)");
+            break;
+        }
+    }
+    return problems;
+}
+
+} // namespace
+
+TEST_CASE("irqloop-responder --help and docs/responder.md show the target's orientation of "
+          "schematics/*/pins.csv",
+          "[schematics]")
+{
+    const auto help = irqloop::test::run_process({IRQLOOP_RESPONDER_BIN, "--help"});
+    REQUIRE(help.status == 0);
+    int checked = 0;
+    auto problems = check_target_specs(help.out, "e.g. ", checked);
+    CHECK(problems.empty());
+    for (const auto& p : problems)
+        UNSCOPED_INFO(p);
+    // gpiod, gpiomem and parport examples, whether compiled in or not.
+    CHECK(checked == 3);
+    CHECK(help.out.find("on the target in= is STIM") != std::string::npos);
+
+    int doc_checked = 0;
+    for (const char* doc : {"/docs/responder.md", "/docs/wiring.md", "/README.md"}) {
+        const auto p =
+            check_target_specs(slurp(source_dir + doc), "irqloop-responder --hw", doc_checked);
+        for (const auto& x : p)
+            UNSCOPED_INFO(doc << ": " << x);
+        CHECK(p.empty());
+    }
+    CHECK(doc_checked >= 2);
+
+    SECTION("the logger's orientation copied onto the target is caught")
+    {
+        int n = 0;
+        CHECK_FALSE(check_target_specs("$ irqloop-responder --hw gpiod:chip=gpiochip0,out=17,in=27",
+                                       "irqloop-responder --hw", n)
+                        .empty());
+        CHECK_FALSE(
+            check_target_specs("e.g. parport:base=0x378,in=D3,out=nACK", "e.g. ", n).empty());
+        CHECK(n == 2);
     }
 }

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Run the shell examples of README.md and docs/ against the tools just built.
+
+The rules, for whoever writes docs:
+  * An example is a fenced block (``` or ```sh/```console/```bash). In a block, a line that
+    starts with "$ " is a command (a trailing backslash continues it); the lines after it, up
+    to the next "$ " line, are its pasted output. A ```sh block with no "$ " is one command
+    with no pasted output (it must exit 0).
+  * A ```sh block without a prompt is set-up: it runs before the document's other examples.
+  * Every example runs, in one scratch directory shared by all documents (docs/commands/report.md
+    first: it makes demo.db), with the build's irqloop and irqloop-responder first on PATH.
+    Sample counts above 5000 and durations above 2 s are cut down to keep the test short.
+  * The pasted output is checked for structure, not noise: every pasted line, with numbers,
+    times, uuids and column padding normalised, must appear in what the command printed
+    (stdout and stderr together). A row of three or more figures depends on the data: it passes
+    when the command printed a row of figures with the same columns.
+  * Examples that need hardware are recognised by their --hw spec (gpiod, gpiomem, parport or
+    ftdi without sim=) or by their tool (insmod, dkms, dtc, su, gpioset, chmod, ctest, cmake,
+    bench programs); mark others on the line above the fence with
+        <!-- doc-test: hardware -->   only parsed: irqloop's option names are checked (--help)
+        <!-- doc-test: skip REASON --> not executed at all (say why)
+    A hardware example whose pasted output is a spec refusal (unknown key, bad value) runs for
+    real: the refusal comes before any hardware is touched.
+  * Synopses (lines with [--option] or <placeholder>) are parsed, never run.
+--update rewrites the pasted outputs of executed examples with what the tools print now.
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HW_TOOLS = ("insmod", "rmmod", "modprobe", "dkms", "dtc", "su ", "sudo", "gpioset", "gpioget",
+            "chmod", "ctest", "cmake", "apt", "dpkg", "/usr/bin/time", "build/", "irqloop-bench",
+            "ssh", "scp", "make", "git ", "lsmod", "cat /sys", "echo 1 >", "ls -l /dev/gpio",
+            "bash .ci/", ".ci/", "tests/testbed/", "udevadm", "adduser", "mount", "dmesg",
+            "echo dtoverlay", "irqloop-rt-access", "cd build")
+SPEC_REFUSAL = re.compile(r"unknown key|bad value|unknown backend|key '")
+
+
+class Example:
+    def __init__(self, doc, line, command, output, fence_marker):
+        self.doc, self.line, self.command, self.output = doc, line, command, output
+        self.marker = fence_marker
+        self.kind = None  # run | hardware | skip | synopsis
+        self.actual = ""
+        self.status = None
+
+
+def parse(doc_path, rel):
+    lines = open(doc_path, encoding="utf-8").read().split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```(\w*)\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        lang = m.group(2)
+        marker = ""
+        if i > 0:
+            mm = re.match(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$", lines[i - 1])
+            if mm:
+                marker = mm.group(1)
+        start = i + 1
+        j = start
+        while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
+            j += 1
+        body = lines[start:j]
+        i = j + 1
+        if lang not in ("", "sh", "console", "bash", "shell"):
+            continue
+        prompts = [k for k, l in enumerate(body) if l.startswith("$ ")]
+        if not prompts:
+            if lang not in ("sh", "bash", "shell") or not any(l.strip() for l in body):
+                continue
+            if any("{" in l for l in body):  # a shell function: the block is one example
+                out.append(Example(rel, start + 1, "\n".join(body), None, marker))
+                continue
+            k = 0
+            while k < len(body):  # one example a command, continuation lines joined
+                first, cmd = k, body[k]
+                while cmd.endswith("\\") and k + 1 < len(body):
+                    k += 1
+                    cmd += "\n" + body[k]
+                k += 1
+                if cmd.strip() and not cmd.lstrip().startswith("#"):
+                    out.append(Example(rel, start + first + 1, cmd, None, marker))
+            continue
+        k = prompts[0]
+        while k < len(body):
+            cmd = body[k][2:]
+            first = k
+            while cmd.endswith("\\") and k + 1 < len(body):
+                k += 1
+                cmd = cmd + "\n" + body[k]
+            k += 1
+            o = []
+            while k < len(body) and not body[k].startswith("$ "):
+                o.append(body[k])
+                k += 1
+            out.append(Example(rel, start + first + 1, cmd, o, marker))
+    return out
+
+
+def needs_hardware(cmd):
+    for m in re.finditer(r"--hw[ =]['\"]?([a-z]+):?([^ '\"]*)", cmd):
+        backend, keys = m.group(1), m.group(2)
+        if backend in ("gpiod", "gpiomem"):
+            return True
+        if backend in ("parport", "ftdi") and "sim=" not in keys:
+            return True
+    if re.search(r"(^|[;&|]\s*|\n)\s*(" + "|".join(re.escape(t) for t in HW_TOOLS) + ")", cmd):
+        return True
+    return False
+
+
+def classify(e):
+    if e.marker.startswith("skip"):
+        e.kind = "skip"
+    elif re.search(r"\[--|<[A-Za-z][^>]*>|\.\.\.", e.command):
+        e.kind = "synopsis"
+    elif e.marker.startswith("hardware") or needs_hardware(e.command):
+        refusal = e.output and any(SPEC_REFUSAL.search(l) for l in e.output)
+        e.kind = "refusal" if refusal else "hardware"
+    else:
+        e.kind = "run"
+
+
+def shorten(cmd):
+    def cap_count(m):
+        n = m.group(2)
+        mult = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(n[-1:], 1)
+        v = float(n.rstrip("kKMG")) * mult
+        return m.group(1) + (n if v <= 5000 else "5000")
+
+    cmd = re.sub(r"((?:--samples|-n)[ =])(\d+(?:\.\d+)?[kKMG]?)\b", cap_count, cmd)
+
+    def cap_dur(m):
+        v, u = float(m.group(2)), m.group(3)
+        secs = v * {"ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}[u]
+        return m.group(1) + (m.group(2) + u if secs <= 2 else "2s")
+
+    return re.sub(r"((?:--duration|-D)[ =])(\d+(?:\.\d+)?)(ms|s|m|h|d)\b", cap_dur, cmd)
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIME = re.compile(r"\d{4}-\d\d-\d\d([ T]\d\d:\d\d(:\d\d(\.\d+)?)?Z?)?|\d\d:\d\d:\d\d(\.\d+)?")
+NUM = re.compile(r"[-+]?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][-+]?\d+)?)")
+
+
+def normalise(line):
+    s = line.replace("\r", "").rstrip()
+    s = re.sub(r"/tmp/[^\s'\"]*", "<path>", s)
+    s = UUID.sub("<uuid>", s)
+    s = TIME.sub("<time>", s)
+    s = NUM.sub("N", s)
+    s = re.sub(r"N[kMG]?(?=\b|/)", "N", s)  # 195.2k samples
+    s = re.sub(r"([#*=█▏▎▍▌▋▊▉])\1+", r"\1", s)  # histogram bars
+    s = re.sub(r"-{2,}", "--", s)  # table rules
+    s = re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r"N( N)+", "N", s)
+    return s
+
+
+def run_doc(examples, work, env, timeout):
+    script = ["exec 2>&1", "cd " + shlex.quote(work)]
+    # Set-up first: ```sh blocks without a prompt (they make the files the others read).
+    order = [n for n, e in enumerate(examples) if e.output is None]
+    order += [n for n, e in enumerate(examples) if e.output is not None]
+    for n in order:
+        e = examples[n]
+        if e.kind == "run" or e.kind == "refusal":
+            body = shorten(e.command)
+        elif e.kind == "hardware" and re.match(r"\s*irqloop(-responder)?\s", e.command):
+            # Parsed only: the option names, through the program's own parser.
+            body = re.sub(r"\s+#.*$", "", e.command, flags=re.M)
+            body = re.sub(r"\s*&\s*$", "", body) + " --help >/dev/null"
+        else:
+            continue
+        script.append("printf '\\n@@DOCTEST BEGIN %d@@\\n'" % n)
+        script.append(body)
+        script.append("__s=$?; printf '\\n@@DOCTEST END %d %%d@@\\n' $__s; (exit $__s)" % n)
+    script.append("wait")
+    p = subprocess.run(["bash", "-c", "\n".join(script)], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
+    text = p.stdout.decode("utf-8", "replace")
+    cur = None
+    buf = {}
+    for line in text.split("\n"):
+        m = re.match(r"^@@DOCTEST (BEGIN|END) (\d+)(?: (\d+))?@@$", line)
+        if m:
+            n = int(m.group(2))
+            if m.group(1) == "BEGIN":
+                cur = n
+                buf[n] = []
+            else:
+                examples[n].status = int(m.group(3))
+                cur = None
+            continue
+        if cur is not None:
+            buf[cur].append(line)
+    for n, b in buf.items():
+        examples[n].actual = "\n".join(b).strip("\n")
+    return text
+
+
+def is_data_row(line):
+    return len(NUM.findall(UUID.sub("", TIME.sub("", line)))) >= 3
+
+
+def columns(line):
+    """The shape of a table row: its separator and number of cells."""
+    t = line.strip()
+    if t.startswith("|"):
+        return ("|", t.count("|"))
+    if "," in t and "  " not in t:
+        return (",", len(t.split(",")))
+    return (" ", len(re.split(r"\s{2,}", t)))
+
+
+def check(e, doc_text):
+    problems = []
+    if e.status is None:
+        return ["did not finish (timeout, or the shell exited)"]
+    if e.kind == "hardware":
+        return [] if e.status == 0 else ["options refused: " + e.actual[-300:]]
+    actual = {normalise(l) for l in e.actual.split("\n")}
+    everywhere = {normalise(l) for l in doc_text.split("\n")}
+    if e.output is None or not any(l.strip() for l in e.output):
+        if e.status != 0 and not e.command.rstrip().endswith("&"):
+            problems.append("exit status %d with no refusal documented: %s" % (e.status,
+                                                                                e.actual[-300:]))
+        return problems
+    printed_rows = {columns(l) for l in e.actual.split("\n") if is_data_row(l)}
+    for l in e.output:
+        n = normalise(l)
+        if not n or n in ("...", "…"):
+            continue
+        if n in actual or n in everywhere:
+            continue
+        # A row of figures (a histogram bucket, a worst sample) depends on the data: it passes
+        # when the command printed a row of figures with the same columns.
+        if is_data_row(l) and columns(l) in printed_rows:
+            continue
+        problems.append("pasted line not printed: %r" % l.strip())
+    return problems
+
+
+def update(e, root):
+    """Replace the pasted output of @p e with what was printed."""
+    path = os.path.join(root, e.doc)
+    lines = open(path, encoding="utf-8").read().split("\n")
+    start = e.line - 1 + e.command.count("\n") + 1
+    end = start + len(e.output)
+    lines[start:end] = e.actual.split("\n") if e.actual else []
+    open(path, "w", encoding="utf-8").write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--bin", action="append", required=True, help="directory put first on PATH")
+    ap.add_argument("--update", action="store_true")
+    ap.add_argument("--only", help="one document, e.g. docs/commands/run.md")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+
+    docs = ["docs/commands/report.md", "README.md"]
+    for d, _, files in sorted(os.walk(os.path.join(a.source, "docs"))):
+        for f in sorted(files):
+            if f.endswith(".md"):
+                rel = os.path.relpath(os.path.join(d, f), a.source)
+                if rel not in docs:
+                    docs.append(rel)
+    if a.only:
+        docs = [d for d in docs if d == a.only or (a.only != "docs/commands/report.md" and
+                                                   d == "docs/commands/report.md")]
+    env = dict(os.environ)
+    env["PATH"] = ":".join(os.path.abspath(b) for b in a.bin) + ":" + env.get("PATH", "")
+    env["LC_ALL"] = "C.UTF-8"
+    counts = {"run": 0, "refusal": 0, "hardware": 0, "skip": 0, "synopsis": 0}
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="irqloop-docs-") as work:
+        for rel in docs:
+            examples = parse(os.path.join(a.source, rel), rel)
+            for e in examples:
+                classify(e)
+                counts[e.kind] += 1
+            if not examples:
+                continue
+            try:
+                text = run_doc(examples, work, env, 600)
+            except subprocess.TimeoutExpired:
+                print("FAIL %s: timed out" % rel)
+                failures += 1
+                continue
+            to_update = []
+            for e in examples:
+                if e.kind not in ("run", "refusal", "hardware"):
+                    continue
+                if e.kind == "hardware" and not re.match(r"\s*irqloop(-responder)?\s", e.command):
+                    continue
+                problems = check(e, text if e.command.rstrip().endswith("&") else "")
+                if a.verbose or problems:
+                    print("%s %s:%d: %s" % ("FAIL" if problems else "ok", e.doc, e.line,
+                                            e.command.split("\n")[0][:100]))
+                for p in problems:
+                    print("    " + p)
+                if problems and a.verbose:
+                    print("    printed:\n      " + "\n      ".join(e.actual.split("\n")[:15]))
+                if problems:
+                    failures += 1
+                    if a.update and e.kind == "run" and e.output is not None:
+                        to_update.append(e)
+            for e in sorted(to_update, key=lambda x: -x.line):  # bottom up: lines stay put
+                update(e, a.source)
+    print("doc examples: %d executed (%d of them refusals of a hardware spec), %d hardware "
+          "examples parsed only, %d synopses parsed, %d skipped by a marker; %d failed" %
+          (counts["run"] + counts["refusal"], counts["refusal"], counts["hardware"],
+           counts["synopsis"], counts["skip"], failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
