@@ -95,7 +95,7 @@ TEST_CASE("run: a dead wire is refused after the first 100 stimuli: exit 4, stor
         INFO(w.hw << ": " << r.out << r.err);
         CHECK(r.status == 4);
         CHECK(r.seconds < 10);
-        CHECK_THAT(r.err, StartsWith("irqloop: run: no answer: the first "));
+        CHECK_THAT(r.err, ContainsSubstring("irqloop: run: no answer: the first "));
         CHECK_THAT(r.err, ContainsSubstring(" stimuli on STIM timed out"));
         CHECK_THAT(r.err, ContainsSubstring("waiting for RESP"));
         CHECK_THAT(r.err, ContainsSubstring("(backend '" + w.hw.substr(0, 4)));
