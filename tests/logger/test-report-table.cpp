@@ -67,7 +67,7 @@ TEST_CASE("latencies, percentages and times format the same way everywhere", "[r
     CHECK(format_latency(7706.0, latency_unit::us, 1) == "7.7");
     CHECK(format_latency(-0.2, latency_unit::ns) == "0"); // never "-0"
     CHECK(format_latency(-10.0, latency_unit::ns) == "-10");
-    CHECK(format_latency(std::nullopt, latency_unit::us) == "-");
+    CHECK(format_latency(std::nullopt, latency_unit::us) == absent_value); // "—", never 0
     CHECK(format_percent(0.153528) == "0.153528");
     CHECK(format_percent(11.1111111) == "11.111111");
     CHECK(format_percent(0) == "0");
