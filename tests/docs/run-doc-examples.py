@@ -8,9 +8,12 @@ The rules, for whoever writes docs:
     to the next "$ " line, are its pasted output. A ```sh block with no "$ " is one command
     with no pasted output (it must exit 0).
   * A ```sh block without a prompt is set-up: it runs before the document's other examples.
-  * Every example runs, in one scratch directory shared by all documents (docs/commands/report.md
-    first: it makes demo.db), with the build's irqloop and irqloop-responder first on PATH.
-    Sample counts above 5000 and durations above 2 s are cut down to keep the test short.
+  * The examples of a document run in its order, in one shell and a scratch directory of its
+    own (docs/commands/report.md first: it makes demo.db, copied to the others), with the
+    build's irqloop and irqloop-responder first on PATH. Blocks marked
+    <!-- doc-test: setup --> on the line above the fence run before the others.
+    A run longer than about 3 s (samples x --interval, or --duration) is cut to about 3 s; a
+    shorter one runs as written, so its output keeps the documented shape.
   * The pasted output is checked for structure, not noise: every pasted line, with numbers,
     times, uuids and column padding normalised, must appear in what the command printed
     (stdout and stderr together). A row of three or more figures depends on the data: it passes
@@ -23,12 +26,15 @@ The rules, for whoever writes docs:
     A hardware example whose pasted output is a spec refusal (unknown key, bad value) runs for
     real: the refusal comes before any hardware is touched.
   * Synopses (lines with [--option] or <placeholder>) are parsed, never run.
---update rewrites the pasted outputs of executed examples with what the tools print now.
+--update rewrites the pasted output of every executed example that fails its check with what
+the tools print now (tests/docs/regenerate-doc-outputs.sh: at the documented size, --full; the
+sim board's models and --jitter are seeded, so only the machine's timing differs).
 """
 import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +54,20 @@ class Example:
         self.kind = None  # run | hardware | skip | synopsis
         self.actual = ""
         self.status = None
+
+
+def incomplete(cmd):
+    """True while @p cmd continues on the next line: a trailing backslash or an open quote."""
+    if cmd.endswith("\\"):
+        return True
+    try:
+        shlex.split(cmd, comments=True)
+    except ValueError:
+        return True
+    return False
+
+
+COMPOUND = re.compile(r"^\s*(case|if|for|while|until|function)\b|\{\s*(#.*)?$|^\s*\}")
 
 
 def parse(doc_path, rel):
@@ -77,13 +97,13 @@ def parse(doc_path, rel):
         if not prompts:
             if lang not in ("sh", "bash", "shell") or not any(l.strip() for l in body):
                 continue
-            if any("{" in l for l in body):  # a shell function: the block is one example
+            if any(COMPOUND.search(l) for l in body):  # a function, case, loop: one example
                 out.append(Example(rel, start + 1, "\n".join(body), None, marker))
                 continue
             k = 0
             while k < len(body):  # one example a command, continuation lines joined
                 first, cmd = k, body[k]
-                while cmd.endswith("\\") and k + 1 < len(body):
+                while incomplete(cmd) and k + 1 < len(body):
                     k += 1
                     cmd += "\n" + body[k]
                 k += 1
@@ -94,7 +114,7 @@ def parse(doc_path, rel):
         while k < len(body):
             cmd = body[k][2:]
             first = k
-            while cmd.endswith("\\") and k + 1 < len(body):
+            while incomplete(cmd) and k + 1 < len(body):
                 k += 1
                 cmd = cmd + "\n" + body[k]
             k += 1
@@ -106,45 +126,81 @@ def parse(doc_path, rel):
     return out
 
 
+HW_PATHS = re.compile(r"/sys/(module|class|bus|kernel/debug)|/proc/(ioports|sys/dev)|/dev/(gpio|parport|mem|cpu/)|"
+                      r"\blspci\b|\bcd target-responder|\bpinctrl\b|\braspi-gpio\b|\bpinctrl\b")
+
+
 def needs_hardware(cmd):
     for m in re.finditer(r"--hw[ =]['\"]?([a-z]+):?([^ '\"]*)", cmd):
         backend, keys = m.group(1), m.group(2)
-        if backend in ("gpiod", "gpiomem"):
+        if backend in ("gpiod", "gpiomem") and "sim=" not in keys:
             return True
         if backend in ("parport", "ftdi") and "sim=" not in keys:
             return True
     if re.search(r"(^|[;&|]\s*|\n)\s*(" + "|".join(re.escape(t) for t in HW_TOOLS) + ")", cmd):
         return True
-    return False
+    return bool(HW_PATHS.search(cmd))
 
 
-def classify(e):
+def files_written(cmd):
+    """The files a command writes that later examples read (--db, -o, > redirections)."""
+    return set(re.findall(r"(?:--db|-o|--output|>)[ =]?['\"]?([\w./-]+\.(?:db|csv|json|xml|prom|log|svg|png))",
+                          cmd))
+
+
+def classify(e, hw_files):
+    mentions_hw_file = any(re.search(r"(^|[\s'\"=/])" + re.escape(f) + r"\b", e.command)
+                           for f in hw_files)
     if e.marker.startswith("skip"):
         e.kind = "skip"
     elif re.search(r"\[--|<[A-Za-z][^>]*>|\.\.\.", e.command):
         e.kind = "synopsis"
-    elif e.marker.startswith("hardware") or needs_hardware(e.command):
+    elif e.marker.startswith("hardware") or needs_hardware(e.command) or mentions_hw_file:
         refusal = e.output and any(SPEC_REFUSAL.search(l) for l in e.output)
         e.kind = "refusal" if refusal else "hardware"
+        if e.kind == "hardware":
+            hw_files |= files_written(e.command)  # what reads them needs the hardware too
     else:
         e.kind = "run"
 
 
+MAX_RUN_S = 3.0  # a run example is cut to about this long (samples x interval, or duration)
+
+
+def seconds(text):
+    m = re.match(r"^(\d+(?:\.\d+)?)(ns|us|ms|s|m|h|d)?$", text)
+    if not m:
+        return None
+    mult = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 1e-9}
+    return float(m.group(1)) * mult[m.group(2)]
+
+
 def shorten(cmd):
-    def cap_count(m):
-        n = m.group(2)
-        mult = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(n[-1:], 1)
-        v = float(n.rstrip("kKMG")) * mult
-        return m.group(1) + (n if v <= 5000 else "5000")
+    """Cut long runs to about MAX_RUN_S: a sample count to what fits at the example's own
+    --interval (100us when not given), a duration to MAX_RUN_S. Shorter runs are left alone,
+    so that their output keeps the documented shape (windows, timeline rows)."""
+    out = []
+    for line in cmd.split("\n"):
+        iv = re.search(r"(?:--interval|-i)[ =](\S+)", line)
+        interval = seconds(iv.group(1)) if iv else 100e-6
+        interval = max(interval or 100e-6, 1e-6)
 
-    cmd = re.sub(r"((?:--samples|-n)[ =])(\d+(?:\.\d+)?[kKMG]?)\b", cap_count, cmd)
+        def cap_count(m):
+            n = m.group(2)
+            mult = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(n[-1:], 1)
+            v = float(n.rstrip("kKMG")) * mult
+            most = max(1000, int(MAX_RUN_S / interval))
+            return m.group(1) + (n if v <= most else str(most))
 
-    def cap_dur(m):
-        v, u = float(m.group(2)), m.group(3)
-        secs = v * {"ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}[u]
-        return m.group(1) + (m.group(2) + u if secs <= 2 else "2s")
+        line = re.sub(r"((?:--samples|-n)[ =])(\d+(?:\.\d+)?[kKMG]?)(?=\s|$|[;'\"])", cap_count, line)
 
-    return re.sub(r"((?:--duration|-D)[ =])(\d+(?:\.\d+)?)(ms|s|m|h|d)\b", cap_dur, cmd)
+        def cap_dur(m):
+            secs = seconds(m.group(2))
+            return m.group(1) + (m.group(2) if secs is None or secs <= MAX_RUN_S else "%gs" % MAX_RUN_S)
+
+        line = re.sub(r"((?:--duration|-D)[ =])(\d+(?:\.\d+)?(?:ns|us|ms|s|m|h|d)?)(?=\s|$|[;'\"])", cap_dur, line)
+        out.append(line)
+    return "\n".join(out)
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -166,15 +222,19 @@ def normalise(line):
     return s
 
 
-def run_doc(examples, work, env, timeout):
-    script = ["exec 2>&1", "cd " + shlex.quote(work)]
-    # Set-up first: ```sh blocks without a prompt (they make the files the others read).
-    order = [n for n, e in enumerate(examples) if e.output is None]
-    order += [n for n, e in enumerate(examples) if e.output is not None]
+def run_doc(examples, work, env, timeout, full=False):
+    # One shell per document, so that cd, files and background jobs carry from one example to
+    # the next. Each example is a function defined through eval: a syntax error in one is that
+    # example's failure, and `exit` in an example ends the example, not the document.
+    script = ["exec 2>&1", "cd " + shlex.quote(work), "exit() { return \"${1:-0}\"; }"]
+    # Blocks marked <!-- doc-test: setup --> run first (they make the files the others read);
+    # the rest in the document's order.
+    order = [n for n, e in enumerate(examples) if e.marker.startswith("setup")]
+    order += [n for n, e in enumerate(examples) if not e.marker.startswith("setup")]
     for n in order:
         e = examples[n]
         if e.kind == "run" or e.kind == "refusal":
-            body = shorten(e.command)
+            body = e.command if full else shorten(e.command)
         elif e.kind == "hardware" and re.match(r"\s*irqloop(-responder)?\s", e.command):
             # Parsed only: the option names, through the program's own parser.
             body = re.sub(r"\s+#.*$", "", e.command, flags=re.M)
@@ -182,9 +242,13 @@ def run_doc(examples, work, env, timeout):
         else:
             continue
         script.append("printf '\\n@@DOCTEST BEGIN %d@@\\n'" % n)
-        script.append(body)
-        script.append("__s=$?; printf '\\n@@DOCTEST END %d %%d@@\\n' $__s; (exit $__s)" % n)
-    script.append("wait")
+        script.append("__body=$(cat <<'@@DOCTEST_EOF@@'\n%s\n@@DOCTEST_EOF@@\n)" % body)
+        script.append('if eval "__ex() {\n$__body\n}"; then __ex </dev/null; __s=$?; else __s=2; fi')
+        script.append("printf '\\n@@DOCTEST END %d %%d@@\\n' $__s" % n)
+        if body.rstrip().endswith("&"):
+            script.append("sleep 0.5")  # a background responder: let it map the segment
+    # Background jobs (a responder) end with the document.
+    script.append("kill $(jobs -p) 2>/dev/null; wait")
     p = subprocess.run(["bash", "-c", "\n".join(script)], env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=timeout)
     text = p.stdout.decode("utf-8", "replace")
@@ -237,10 +301,18 @@ def check(e, doc_text):
         return problems
     printed_rows = {columns(l) for l in e.actual.split("\n") if is_data_row(l)}
     for l in e.output:
+        st = re.match(r"^\s*\(exit status (\d+)\)\s*$", l)
+        if st:  # "(exit status 2)" under a refusal: the status is checked
+            if int(st.group(1)) != e.status:
+                problems.append("exit status %d, the doc says %s" % (e.status, st.group(1)))
+            continue
         n = normalise(l)
         if not n or n in ("...", "…"):
             continue
         if n in actual or n in everywhere:
+            continue
+        part = re.match(r"^(\.\.\.|…)\s*(.*?)\s*(\.\.\.|…)?$", n)
+        if part and any(part.group(2) in a for a in actual):  # "... lost 4 late 0": a part
             continue
         # A row of figures (a histogram bucket, a worst sample) depends on the data: it passes
         # when the command printed a row of figures with the same columns.
@@ -264,7 +336,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
     ap.add_argument("--bin", action="append", required=True, help="directory put first on PATH")
-    ap.add_argument("--update", action="store_true")
+    ap.add_argument("--update", action="store_true",
+                    help="rewrite the pasted output of every executed example that fails its check")
+    ap.add_argument("--full", action="store_true",
+                    help="run every example at its documented size (no cut to about 3 s)")
     ap.add_argument("--only", help="one document, e.g. docs/commands/run.md")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
@@ -287,13 +362,21 @@ def main():
     with tempfile.TemporaryDirectory(prefix="irqloop-docs-") as work:
         for rel in docs:
             examples = parse(os.path.join(a.source, rel), rel)
+            hw_files = set()
             for e in examples:
-                classify(e)
+                classify(e, hw_files)
                 counts[e.kind] += 1
             if not examples:
                 continue
+            # A scratch directory per document (a run without --db writes irqloop.db there), with
+            # report.md's demo.db, which the other command pages read.
+            here = os.path.join(work, re.sub(r"[^\w.-]", "_", rel))
+            os.makedirs(here)
+            demo = os.path.join(work, "docs_commands_report.md", "demo.db")
+            if os.path.exists(demo):
+                shutil.copy(demo, here)
             try:
-                text = run_doc(examples, work, env, 600)
+                text = run_doc(examples, here, env, 3600 if a.full else 600, a.full)
             except subprocess.TimeoutExpired:
                 print("FAIL %s: timed out" % rel)
                 failures += 1
