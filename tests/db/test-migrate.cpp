@@ -55,17 +55,18 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 
 } // namespace
 
-TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms) and 0004 (SMI "
-          "counts): version 4",
+TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
+          "counts) and 0005 (worst_cases kind): version 5",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 3);
+    REQUIRE(shipped_migrations().size() == 4);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
     CHECK(std::string(shipped_migrations()[2].name) == "0004-smi-count");
-    CHECK(latest_version(shipped_migrations()) == 4);
-    CHECK(store::schema_version() == 4);
+    CHECK(std::string(shipped_migrations()[3].name) == "0005-worst-cases-kind");
+    CHECK(latest_version(shipped_migrations()) == 5);
+    CHECK(store::schema_version() == 5);
 }
 
 namespace
@@ -335,7 +336,7 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
     // The first write upgrades it; the old run keeps every row and its NULL SMI counts.
     {
         store s(path);
-        CHECK(s.file_version() == 4);
+        CHECK(s.file_version() == store::schema_version());
         const auto id = s.begin_run(sample_run("uuid-v4", "new", t_start));
         auto c = simple_commit(0, t_start);
         c.interval.smi_count = 3;
@@ -343,7 +344,7 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
         s.commit_interval(id, c.view());
         s.finish_run(id, run_status::complete, t_start + 1);
     }
-    CHECK(scalar(path, "PRAGMA user_version") == 4);
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM interval_histograms WHERE run_id = 1") == 62);
     CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1 AND smi_count IS NULL") ==
@@ -352,4 +353,108 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
     CHECK(scalar(path, "SELECT smi_count FROM interval_maxima WHERE run_id = 2") == 3);
     CHECK(scalar(path, "SELECT smi_count FROM run_summary WHERE id = 2") == 3);
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
+}
+
+namespace
+{
+
+/** Every row of @p q as text, one line a row, columns joined by '|': a snapshot to compare. */
+std::string rows_text(const std::string& path, const std::string& q)
+{
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    SQLite::Statement s(d, q);
+    std::string out;
+    while (s.executeStep()) {
+        for (int c = 0; c < s.getColumnCount(); ++c)
+            out += (c ? "|" : "") + s.getColumn(c).getString();
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases gains kind, "
+          "which tells the floor run from the measurements",
+          "[db]")
+{
+    // Written by the build before step 0005 (schema 4, the tree of commit f172cf7):
+    //   irqloop merge --db v4-sim.db src.db smi.db
+    // src.db: a floor run ('loopback', irqloop calibrate) and a measurement ('credit2,
+    // vwfi=native') on the sim board, recorded by the schema-3 build as docs/commands/report.md's
+    // demo.db commands do (the other runs deleted); smi.db: a schema-4 sim run whose SMI counter
+    // was a fake MSR file that never moved (--preflight-root). Every run keeps the top 1000.
+    temp_dir dir;
+    const auto path = dir.file("v4-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v4-sim.db", path);
+    REQUIRE(scalar(path, "PRAGMA user_version") == 4);
+    const std::string kind_column =
+        "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = 'kind'";
+    CHECK(scalar(path, kind_column) == 0); // version 4 could not tell them apart
+    const std::string common = "SELECT run_id, label, rank, seq, time_utc, latency_ns, "
+                               "disturbed, warmup, lower_ns FROM worst_cases ORDER BY run_id, rank";
+    const auto before = rows_text(path, common);
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 3);
+        auto by_id = [&](std::int64_t id) -> const run_record& {
+            for (const auto& r : cat.runs())
+                if (r.id == id)
+                    return r;
+            FAIL("no run " << id);
+            throw;
+        };
+        const auto& floor = by_id(1);
+        CHECK(floor.meta.kind == run_kind::floor);
+        CHECK(floor.meta.label == "loopback");
+        CHECK(floor.summary.samples == 4820);
+        CHECK(by_id(2).meta.kind == run_kind::measure);
+        CHECK(by_id(2).meta.label == "credit2, vwfi=native");
+        CHECK(by_id(2).summary.samples == 4812);
+        CHECK_FALSE(by_id(2).summary.smi_count); // recorded before version 4: n/a
+        CHECK(by_id(3).meta.kind == run_kind::measure);
+        CHECK(by_id(3).summary.samples == 2831);
+        REQUIRE(by_id(3).summary.smi_count); // counted, none came: 0, not n/a
+        CHECK(*by_id(3).summary.smi_count == 0);
+        // What `irqloop worst` reads without --run: the two measure runs (by start time), not
+        // the floor.
+        const auto picked = cat.select({});
+        REQUIRE(picked.size() == 2);
+        CHECK(picked[0]->id == 3);
+        CHECK(picked[1]->id == 2);
+        CHECK(cat.worst(floor).size() == 1000);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 4); // reading never upgrades
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases") == 3000);
+    // The floor run's worst samples rank among the measurements' in the version-4 view.
+    const std::string top_run = "SELECT run_id FROM worst_cases ORDER BY latency_ns DESC LIMIT 1";
+    CHECK(scalar(path, top_run) == 1);
+    {
+        store s(path);
+        CHECK(s.file_version() == 5);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 5);
+    CHECK(integrity(path) == "ok");
+    CHECK(scalar(path, kind_column) == 1);
+    CHECK(rows_text(path, common) == before); // the same rows and values, one column more
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor'") == 1000);
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor' AND run_id = 1") ==
+          1000);
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'measure' AND run_id IN "
+                       "(2, 3)") == 2000);
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases") == 3000);
+    // WHERE kind = 'measure' ORDER BY rank_ns is what `irqloop worst` ranks: the measurements'
+    // worst rank 1 (run 3's clean 9.987 ms; disturbed samples of run 2 have larger upper bounds
+    // and smaller lower bounds), never the floor's.
+    CHECK(scalar(path, "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = "
+                       "'rank_ns'") == 1);
+    CHECK(scalar(path, "SELECT run_id FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
+                       "DESC, latency_ns DESC LIMIT 1") == 3);
+    CHECK(scalar(path, "SELECT rank FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
+                       "DESC, latency_ns DESC LIMIT 1") == 1);
+    CHECK(scalar(path, "SELECT max(rank_ns) FROM worst_cases WHERE kind = 'measure'") == 9'987'431);
+    CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE rank_ns != CASE WHEN disturbed "
+                       "THEN lower_ns ELSE latency_ns END") == 0);
+    CHECK(scalar(path, "SELECT smi_count FROM run_summary WHERE id = 3") == 0);
+    CHECK(scalar(path, "SELECT smi_count IS NULL FROM run_summary WHERE id = 2") == 1);
 }
