@@ -175,6 +175,18 @@ background_process::background_process(const std::vector<std::string>& argv,
 background_process::~background_process()
 {
     if (!reaped_ && pid_ > 0) {
+        // A test that failed before it waited: ask first, so that an irqloop run stops its
+        // --load-cmd group (a SIGKILL here once left a test's load looping, orphaned, for half
+        // an hour), and kill only if it has not ended within 5 s.
+        kill(pid_, SIGTERM);
+        int status = 0;
+        for (int i = 0; i < 100; ++i) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                reaped_ = true;
+                return;
+            }
+            usleep(50'000);
+        }
         kill(pid_, SIGKILL);
         wait();
     }
