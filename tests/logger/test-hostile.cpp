@@ -209,7 +209,10 @@ TEST_CASE("hostile 2: a run ends promptly at its end and on SIGINT/SIGTERM/SIGHU
     {
         const auto r =
             cli("run -n 200 --timeout 1ms --hw sim:model=normal,mean=8us,sd=1h -q --no-db");
-        CHECK(r.status == 0);
+        // Most draws are far past the 1 ms timeout, so the first 100 stimuli may all be lost:
+        // then the dead-wire check ends the run with 4 ("no answer"). Either way it ends.
+        INFO(r.out << r.err);
+        CHECK((r.status == 0 || r.status == irqloop::exit_no_answer));
         CHECK(r.seconds < 5);
     }
     // Each signal, sent once the run is under way; the run must end within the bound
