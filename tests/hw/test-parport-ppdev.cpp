@@ -168,9 +168,10 @@ TEST_CASE("parport ppdev on QEMU: strobed bytes reach the chardev, each pulse ra
     bool set_by_handler = false;
     while (!set_by_handler && tries < 3) {
         ++tries;
+        // No control write here: on QEMU's port it raises an interrupt of its own, which
+        // would take the armed response.
         while (io->wait_irq(300'000'000) > 0) {
         }
-        REQUIRE(io->write_control(0x0c) == 0);
         REQUIRE(io->arm_control_on_irq(0x0e) == 0);
         REQUIRE(io->write_data('!') == 0);
         strobe(*io);
