@@ -16,6 +16,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace irqloop::logger
@@ -327,38 +328,46 @@ std::vector<chosen_column> parse_columns(const std::string& spec, latency_unit u
     return out;
 }
 
-double sort_value(const group& g, const std::string& key)
+/** @brief The figure --sort orders by; none when the group has no such figure (no sample, or no
+ *  sample after the warm-up for warm_max): such rows go last, whichever the direction. */
+std::optional<double> sort_value(const group& g, const std::string& key)
 {
     const auto& s = g.s;
+    std::optional<double> v;
     if (key == "min")
-        return double(s.min_ns);
-    if (key == "avg")
-        return s.mean_ns;
-    if (key == "max")
-        return double(s.max_ns);
-    if (key == "warm_max")
-        return double(s.warm_max_ns);
-    if (key == "stddev")
-        return s.stddev_ns;
-    if (key == "p50")
-        return double(s.p50_ns);
-    if (key == "p99")
-        return double(s.p99_ns);
-    if (key == "p999")
-        return double(s.p999_ns);
-    if (key == "p9999")
-        return double(s.p9999_ns);
-    if (key == "p999999")
-        return double(s.p999999_ns);
-    if (key == "samples")
+        v = double(s.min_ns);
+    else if (key == "avg")
+        v = s.mean_ns;
+    else if (key == "max")
+        v = double(s.max_ns);
+    else if (key == "warm_max")
+        v = double(s.warm_max_ns);
+    else if (key == "stddev")
+        v = s.stddev_ns;
+    else if (key == "p50")
+        v = double(s.p50_ns);
+    else if (key == "p99")
+        v = double(s.p99_ns);
+    else if (key == "p999")
+        v = double(s.p999_ns);
+    else if (key == "p9999")
+        v = double(s.p9999_ns);
+    else if (key == "p999999")
+        v = double(s.p999999_ns);
+    else if (key == "samples")
         return double(s.samples);
-    if (key == "lost")
+    else if (key == "lost")
         return double(s.lost);
-    if (key == "pct_above")
-        return db::pct_above(s) / 100.0;
-    throw error("bad --sort", "cannot sort by '" + key + "'",
-                "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost or "
-                "pct_above, with a leading - for descending");
+    else if (key == "pct_above")
+        v = db::pct_above(s) / 100.0;
+    else
+        throw error(
+            "bad --sort", "cannot sort by '" + key + "'",
+            "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost "
+            "or pct_above, with a leading - for descending");
+    if (!g.has_stats || (key == "warm_max" && !s.has_warm_max))
+        return std::nullopt; // shown "—": no figure to rank
+    return v;
 }
 
 /** @brief rt_eval: the per-window lines of the Zephyr/Linux rt_eval apps, as a table. */
@@ -502,8 +511,10 @@ int compare_command(int argc, char** argv)
         else {
             sort_value(groups.front(), key); // validates the key even for one row
             std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
-                return desc_order ? sort_value(a, key) > sort_value(b, key)
-                                  : sort_value(a, key) < sort_value(b, key);
+                const auto va = sort_value(a, key), vb = sort_value(b, key);
+                if (!va || !vb) // an absent figure sorts last (NULLS LAST), either direction
+                    return va.has_value() && !vb.has_value();
+                return desc_order ? *va > *vb : *va < *vb;
             });
         }
     }

@@ -249,3 +249,37 @@ TEST_CASE("compare lays out three labelled runs of the real sim board as the TBM
         CHECK(std::stoll(rows[i + 1][1]) <= std::stoll(rows[i + 1][3]));
     }
 }
+
+TEST_CASE("compare --sort puts a run without the figure last in either direction", "[report]")
+{
+    // A run shorter than its warm-up has no warm max (stored NULL, shown "—"): it is no
+    // run with a warm max of 0, so it never leads an ascending sort nor ends up
+    // between runs that have one (NULLS LAST, either direction).
+    temp_dir dir;
+    const std::string db = dir.file("warm.db");
+    {
+        irqloop::db::store st(db);
+        run_spec slow = numbered_spec(501, "slow", 2000);
+        slow.m.min_ns = 20'000;
+        run_spec cold = numbered_spec(502, "cold", 50); // 50 samples, warm-up 100
+        cold.start_unix_ns += 60'000'000'000;
+        run_spec fast = numbered_spec(503, "fast", 2000);
+        fast.m.min_ns = 5'000;
+        fast.start_unix_ns += 120'000'000'000;
+        record_run(st, slow);
+        record_run(st, cold);
+        record_run(st, fast);
+    }
+    const auto labels = [&](const char* sort) {
+        auto c = run_cmd(compare_command, {"compare", "--db", db, "--columns", "label,warm_max",
+                                           "--sort", sort, "--format", "csv"});
+        INFO(c.err << c.out);
+        REQUIRE(c.status == 0);
+        const auto rows = parse_csv(c.out);
+        REQUIRE(rows.size() == 4);
+        CHECK(rows[3][1].empty()); // absent (CSV leaves the cell empty; text prints —)
+        return std::vector<std::string>{rows[1][0], rows[2][0], rows[3][0]};
+    };
+    CHECK(labels("warm_max") == std::vector<std::string>{"fast", "slow", "cold"});
+    CHECK(labels("-warm_max") == std::vector<std::string>{"slow", "fast", "cold"});
+}
