@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 namespace irqloop::base
@@ -46,27 +47,55 @@ rt_session::~rt_session()
         munlockall();
 }
 
-void rt_session::apply_to_this_thread() noexcept
+namespace
 {
-    if (req_.priority > 0) {
+
+// Priority and affinity of the calling thread; what was not obtained goes to @p misses.
+void set_thread(const rt_request& req, bool& sched_ok, bool& cpu_ok,
+                std::vector<std::string>& misses) noexcept
+{
+    if (req.priority > 0) {
         sched_param sp{};
-        sp.sched_priority = req_.priority;
+        sp.sched_priority = req.priority;
         int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-        sched_ok_ = err == 0;
+        sched_ok = err == 0;
         if (err)
-            misses_.push_back(std::string("SCHED_FIFO priority ") + std::to_string(req_.priority) +
-                              ": " + std::strerror(err) + " (run as root or set RLIMIT_RTPRIO)");
+            misses.push_back(std::string("SCHED_FIFO priority ") + std::to_string(req.priority) +
+                             ": " + std::strerror(err) + " (run as root or set RLIMIT_RTPRIO)");
     }
-    if (req_.cpu >= 0) {
+    if (req.cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
-        CPU_SET(req_.cpu, &set);
+        CPU_SET(req.cpu, &set);
         int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-        cpu_ok_ = err == 0;
+        cpu_ok = err == 0;
         if (err)
-            misses_.push_back("pin to CPU " + std::to_string(req_.cpu) + ": " + std::strerror(err) +
-                              " (check the CPU exists and is in this cpuset)");
+            misses.push_back("pin to CPU " + std::to_string(req.cpu) + ": " + std::strerror(err) +
+                             " (check the CPU exists and is in this cpuset)");
     }
+}
+
+} // namespace
+
+void rt_session::apply_to_this_thread() noexcept
+{
+    set_thread(req_, sched_ok_, cpu_ok_, misses_);
+}
+
+void rt_session::check_strict_early() const
+{
+    if (!req_.strict)
+        return;
+    check_strict();
+    // The thread settings, tried on a thread that ends at once: the sampler's own thread
+    // gets them only after the wire has started.
+    bool sched_ok = false, cpu_ok = false;
+    std::vector<std::string> misses;
+    std::thread probe([&] { set_thread(req_, sched_ok, cpu_ok, misses); });
+    probe.join();
+    if (!misses.empty())
+        throw error("set up real-time scheduling (--strict-rt)", misses.front(),
+                    "drop --strict-rt to run with what can be obtained");
 }
 
 void rt_session::check_strict() const

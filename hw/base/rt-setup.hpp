@@ -37,6 +37,12 @@ public:
 
     /** @brief After apply: throws if strict and anything was missed. */
     void check_strict() const;
+    /**
+     * @brief Before anything is started: with strict, throws as check_strict() would when a
+     * process-wide setting was missed or when the thread settings, tried on a short-lived
+     * thread of their own, are refused. Without strict it does nothing.
+     */
+    void check_strict_early() const;
 
     /** @brief e.g. "sched=fifo:80 cpu=1 mlockall=yes cpu_dma_latency=0" (stored with the run). */
     std::string summary() const;

@@ -172,7 +172,6 @@ private:
     transition trans_[transition_slots];
     std::size_t trans_count_ = 0;
     bool resp_level_ = false;
-    std::int64_t resp_applied_ = 0;
     // Chip-to-host FIFO and the packets on the way to (or waiting in) the host.
     std::vector<std::uint8_t> fifo_;
     std::size_t fifo_head_ = 0, fifo_count_ = 0, flush_pending_ = 0;
@@ -180,7 +179,6 @@ private:
     static constexpr std::size_t packet_slots = 256;
     std::vector<packet> usb_;
     std::size_t usb_head_ = 0, usb_count_ = 0;
-    std::int64_t last_packet_ = 0;
 
     std::mt19937_64 rng_;
     std::uniform_real_distribution<double> unit_{0.0, 1.0};

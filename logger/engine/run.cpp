@@ -366,6 +366,8 @@ void set_up(run_context& c)
                     "backend '" + c.wire.describe() + "' has no trigger line",
                     "use a gpiod backend, or drop --trigger-line");
     c.rt.emplace(c.opt.rt);
+    // --strict-rt refuses before the wire starts (a shm segment this run made goes again).
+    c.rt->check_strict_early();
     c.started.emplace(c.wire);
     calibrate_loop(c);
     // After a loss, the response must stay still this long before the next stimulus.

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -474,6 +475,29 @@ TEST_CASE("hostile 6: refused specs and full disks leave nothing; 0, cpu=99, SIG
             CHECK(r.status == 2);
             CHECK_FALSE(std::filesystem::exists(seg));
         }
+        ::unlink(seg.c_str());
+    }
+    SECTION("run --strict-rt refused for SCHED_FIFO leaves no segment either")
+    {
+        // The sampler thread's priority refused: RLIMIT_RTPRIO 0, and for root no
+        // CAP_SYS_NICE (setpriv). The preflight tree passes, so only that setting is missed.
+        if (std::system("command -v prlimit >/dev/null && command -v setpriv >/dev/null") != 0)
+            SKIP("needs prlimit and setpriv (util-linux)");
+        const std::string name = "hostile-strict-" + std::to_string(::getpid());
+        const std::string seg = "/dev/shm/irqloop-" + name;
+        ::unlink(seg.c_str());
+        const std::string drop =
+            ::geteuid() == 0 ? "setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice " : "";
+        const auto r = run_shell("prlimit --rtprio=0:0 " + drop + IRQLOOP_BIN +
+                                 " run -n 10 --timeout 1ms --no-db --no-mlock --no-dma-latency "
+                                 "--strict-rt --preflight-root " IRQLOOP_SOURCE_DIR
+                                 "/tests/logger/doctor-trees/rt-logger --hw shm:name=" +
+                                 name);
+        INFO(r.out);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.out, ContainsSubstring("irqloop: set up real-time scheduling (--strict-rt): "
+                                            "SCHED_FIFO priority 80"));
+        CHECK_FALSE(std::filesystem::exists(seg));
         ::unlink(seg.c_str());
     }
     SECTION("--gap-limit 0 is refused (it would flag every sample); 1ns is the least")
