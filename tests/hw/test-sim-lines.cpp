@@ -56,6 +56,11 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
     cfg.both_edges = wire->far_end_answers_both_edges();
     cfg.far_end_follows = cfg.both_edges && wire->far_end_follows();
     sim_run r;
+    // The far end is started from this (SCHED_OTHER) thread, as `irqloop run` starts it from
+    // its main thread: a thread inherits its creator's policy and CPU, and one started from the
+    // SCHED_FIFO sampler thread below would spin at its priority on its CPU. Under TSan,
+    // whose pthread_create waits until the new thread runs, the creator then never ran again.
+    wire->start();
     std::thread t([&] {
         if (two_cpus) {
             cpu_set_t set;
@@ -66,7 +71,6 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
             sp.sched_priority = 71;
             pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); // best effort
         }
-        wire->start();
         wire->drive(false); // as run's calibration: drive() measured without an edge
         cfg.gap_limit_cycles = std::max({clk.from_ns(1000), 20 * logger::measure_poll_cycles(*wire),
                                          4 * logger::measure_drive_cycles(*wire, false)});
