@@ -2,6 +2,7 @@
 #include "export-ci.hpp"
 
 #include "error.hpp"
+#include "table.hpp"
 #include "version.hpp"
 
 #if IRQLOOP_HAVE_PUGIXML
@@ -18,11 +19,10 @@ namespace irqloop::logger
 namespace
 {
 
+// Microseconds with 3 decimals, as every table prints them.
 std::string us3(double ns)
 {
-    char b[48];
-    std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
-    return b;
+    return format_latency(ns, latency_unit::us, 3);
 }
 
 std::string run_name(const db::run_record& r)

@@ -4,6 +4,7 @@
 #include "error.hpp"
 #include "histogram.hpp"
 #include "store.hpp"
+#include "table.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -21,11 +22,10 @@ namespace irqloop::logger
 namespace
 {
 
+// Microseconds with 3 decimals, as every table prints them.
 std::string us3(double ns)
 {
-    char b[48];
-    std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
-    return b;
+    return format_latency(ns, latency_unit::us, 3);
 }
 
 // The five percentiles every run stores; others come from its histogram.

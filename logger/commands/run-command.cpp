@@ -133,11 +133,7 @@ void print_summary(const run_outcome& r, const run_options& opt)
     // No sample, no statistics: absent figures print "—" (and are stored NULL), never 0.
     const bool have = s.samples > 0;
     auto us = [have](double ns) {
-        if (!have)
-            return std::string(absent_value);
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
-        return std::string(b);
+        return format_latency(have ? std::optional<double>(ns) : std::nullopt, latency_unit::us, 3);
     };
     std::printf("run %s%s: %s, %llu samples", r.run_id ? std::to_string(r.run_id).c_str() : "-",
                 opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(),
