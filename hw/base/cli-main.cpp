@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <boost/program_options/errors.hpp>
+#include <boost/program_options/parsers.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -101,6 +102,17 @@ int run_main(int (*main)(int, char**), int argc, char** argv, std::string_view c
 void print_version()
 {
     std::printf("%s %s\n", program_name().c_str(), irqloop::version);
+}
+
+boost::program_options::variables_map
+parse_options(int argc, char** argv, const boost::program_options::options_description& options,
+              const boost::program_options::positional_options_description& positional)
+{
+    namespace po = boost::program_options;
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(),
+              vm);
+    return vm;
 }
 
 } // namespace irqloop::base

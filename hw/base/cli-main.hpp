@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/variables_map.hpp>
+
 #include <string_view>
 
 namespace irqloop::base
@@ -39,6 +43,15 @@ void options_parsed();
 
 /** @brief Turn the parse-only mode of options_parsed() on or off (off by default). */
 void stop_after_parsing(bool on) noexcept;
+
+/**
+ * @brief Parse a command line against @p options. Bare words go to @p positional; with the
+ * default (none), a stray bare word (`run --label rt idle`) is refused as a
+ * Boost.Program_options error, never dropped. po::notify() is left to the caller.
+ */
+boost::program_options::variables_map
+parse_options(int argc, char** argv, const boost::program_options::options_description& options,
+              const boost::program_options::positional_options_description& positional = {});
 
 /** @brief Print `NAME VERSION` to stdout, for --version. */
 void print_version();

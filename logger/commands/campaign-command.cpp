@@ -88,8 +88,7 @@ int campaign_command(int argc, char** argv)
     // clang-format on
     po::positional_options_description pos;
     pos.add("file", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(d).positional(pos).run(), vm);
+    auto vm = base::parse_options(argc, argv, d, pos);
     if (vm.count("help")) {
         std::cout
             << d

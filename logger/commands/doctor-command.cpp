@@ -29,13 +29,8 @@ int doctor_command(int argc, char** argv)
         ("root", po::value(&o.root)->default_value(o.root), "read sys/, proc/ and dev/ below this directory (a saved or fake tree)")
         ("busy-window", po::value(&o.busy_window_ms)->default_value(o.busy_window_ms), "ms to watch an SMT sibling for load");
     // clang-format on
-    po::variables_map vm;
     // No bare words: a stray one is refused, never dropped.
-    po::store(po::command_line_parser(argc, argv)
-                  .options(d)
-                  .positional(po::positional_options_description())
-                  .run(),
-              vm);
+    auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
         std::cout
             << d

@@ -51,8 +51,7 @@ int merge_command(int argc, char** argv)
         "source file(s), also accepted as positional arguments; never written");
     po::positional_options_description pos;
     pos.add("from", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    auto vm = base::parse_options(argc, argv, desc, pos);
     if (vm.count("help")) {
         print_command_help(
             "irqloop merge [--db irqloop.db] SOURCE.db ...",

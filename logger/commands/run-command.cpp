@@ -202,13 +202,8 @@ int run_like(int argc, char** argv, bool floor)
         o.interval = "10us";
     }
     auto desc = describe_options(o, floor);
-    po::variables_map vm;
     // No bare words: a stray one (run --label rt idle) is refused, never dropped.
-    po::store(po::command_line_parser(argc, argv)
-                  .options(desc)
-                  .positional(po::positional_options_description())
-                  .run(),
-              vm);
+    auto vm = base::parse_options(argc, argv, desc);
     if (vm.count("help")) {
         std::cout
             << desc << "\nbackends:\n"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "selection.hpp"
 
+#include "cli-main.hpp"
 #include "error.hpp"
 
 #include <boost/program_options.hpp>
@@ -44,8 +45,7 @@ parse_reading_command(int argc, char** argv,
     po::positional_options_description pos;
     if (bare == bare_arguments::db_files)
         pos.add("db", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    auto vm = base::parse_options(argc, argv, desc, pos);
     if (vm.count("help")) {
         print_command_help(usage.c_str(), about.c_str(), desc);
         return std::nullopt;

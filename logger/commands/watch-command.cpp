@@ -57,13 +57,8 @@ int watch_command(int argc, char** argv)
         ("count", po::value(&count)->default_value(count), "stop after this many views; 0 = until the run ends or SIGINT")
         ("top", po::value(&top_text)->default_value(top_text), "worst samples shown (0 to 1000)");
     // clang-format on
-    po::variables_map vm;
     // No bare words: a stray one is refused, never dropped.
-    po::store(po::command_line_parser(argc, argv)
-                  .options(d)
-                  .positional(po::positional_options_description())
-                  .run(),
-              vm);
+    auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
         std::cout << d << "\nDocs: docs/commands/watch.md\n";
         return 0;

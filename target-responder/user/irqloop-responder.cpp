@@ -248,13 +248,8 @@ int responder_main(int argc, char** argv)
         ("split-file", po::value(&split_file), "event mode: at exit, write the IRQ -> wake-up -> response split (CSV, ns) to this file")
         ("quiet,q", po::bool_switch(&quiet), "print only errors");
     // clang-format on
-    po::variables_map vm;
     // No bare words: a stray one is refused, never dropped.
-    po::store(po::command_line_parser(argc, argv)
-                  .options(d)
-                  .positional(po::positional_options_description())
-                  .run(),
-              vm);
+    auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
         std::cout << d << "\nbackends:\n"
                   << hw::backends_help(hw::role::responder) << "\nDocs: docs/responder.md\n";
