@@ -22,22 +22,31 @@ The rules, for whoever writes docs:
     ftdi without sim=) or by their tool (insmod, dkms, dtc, su, gpioset, chmod, ctest, cmake,
     bench programs); mark others on the line above the fence with
         <!-- doc-test: hardware -->   only parsed: irqloop's option names are checked (--help)
+        <!-- doc-test: parse REASON --> the same, for what cannot end here (a responder that
+                                        runs until stopped)
         <!-- doc-test: skip REASON --> not executed at all (say why)
     A hardware example whose pasted output is a spec refusal (unknown key, bad value) runs for
     real: the refusal comes before any hardware is touched.
   * Synopses (lines with [--option] or <placeholder>) are parsed, never run.
+  * What a background job (a responder started with &) prints between two examples counts as
+    the next example's output. A document gets --doc-timeout seconds (240); what still runs
+    then is ended with the document's process group, as are its jobs when it ends.
 --update rewrites the pasted output of every executed example that fails its check with what
-the tools print now (tests/docs/regenerate-doc-outputs.sh: at the documented size, --full; the
-sim board's models and --jitter are seeded, so only the machine's timing differs).
+the tools print now (tests/docs/regenerate-doc-outputs.sh: at the documented size, --full, up
+to 120 s a run; the sim board's models and --jitter are seeded, so only the machine's timing
+differs). A run cut shorter than documented, and a pasted output cut on purpose ('...'), are
+left to a human: the runner says which.
 """
 import argparse
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HW_TOOLS = ("insmod", "rmmod", "modprobe", "dkms", "dtc", "su ", "sudo", "gpioset", "gpioget",
             "chmod", "ctest", "cmake", "apt", "dpkg", "/usr/bin/time", "build/", "irqloop-bench",
@@ -54,17 +63,31 @@ class Example:
         self.kind = None  # run | hardware | skip | synopsis
         self.actual = ""
         self.status = None
+        self.timed_out = None
+        self.cut = False  # run shorter than documented
 
 
 def incomplete(cmd):
-    """True while @p cmd continues on the next line: a trailing backslash or an open quote."""
+    """True while @p cmd continues on the next line: a trailing backslash, or what bash itself
+    calls unfinished (an open quote, also one inside $( ), an open case/if/loop/function)."""
     if cmd.endswith("\\"):
         return True
-    try:
-        shlex.split(cmd, comments=True)
-    except ValueError:
-        return True
-    return False
+    p = subprocess.run(["bash", "-n", "-c", cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return re.search(rb"unexpected (EOF|end of file)|here-document .* delimited by end-of-file",
+                     p.stderr) is not None
+
+
+def logical(body):
+    """The lines of @p body joined into whole commands (continuations, open quotes, compounds)."""
+    out, k = [], 0
+    while k < len(body):
+        cmd = body[k]
+        while incomplete(cmd) and k + 1 < len(body):
+            k += 1
+            cmd += "\n" + body[k]
+        k += 1
+        out.append(cmd)
+    return out
 
 
 COMPOUND = re.compile(r"^\s*(case|if|for|while|until|function)\b|\{\s*(#.*)?$|^\s*\}")
@@ -126,7 +149,7 @@ def parse(doc_path, rel):
     return out
 
 
-HW_PATHS = re.compile(r"/sys/(module|class|bus|kernel/debug)|/proc/(ioports|sys/dev)|/dev/(gpio|parport|mem|cpu/)|"
+HW_PATHS = re.compile(r"/sys/|/proc/(ioports|sys/dev)|/dev/(gpio|parport|mem|cpu/)|"
                       r"\blspci\b|\bcd target-responder|\bpinctrl\b|\braspi-gpio\b|\bpinctrl\b")
 
 
@@ -155,7 +178,8 @@ def classify(e, hw_files):
         e.kind = "skip"
     elif re.search(r"\[--|<[A-Za-z][^>]*>|\.\.\.", e.command):
         e.kind = "synopsis"
-    elif e.marker.startswith("hardware") or needs_hardware(e.command) or mentions_hw_file:
+    elif (e.marker.startswith("hardware") or e.marker.startswith("parse") or
+          needs_hardware(e.command) or mentions_hw_file):
         refusal = e.output and any(SPEC_REFUSAL.search(l) for l in e.output)
         e.kind = "refusal" if refusal else "hardware"
         if e.kind == "hardware":
@@ -164,7 +188,16 @@ def classify(e, hw_files):
         e.kind = "run"
 
 
+IRQLOOP_CMD = re.compile(r"\s*irqloop(-responder)?\s")
+
+
+def parsed_only(e):
+    """A hardware example with an irqloop command in it: those commands' options are parsed."""
+    return any(IRQLOOP_CMD.match(c) for c in logical(e.command.split("\n")))
+
+
 MAX_RUN_S = 3.0  # a run example is cut to about this long (samples x interval, or duration)
+FULL_MAX_RUN_S = 120.0  # --full: the documented size, up to this (README's 8 h soak is cut)
 
 
 def seconds(text):
@@ -175,7 +208,7 @@ def seconds(text):
     return float(m.group(1)) * mult[m.group(2)]
 
 
-def shorten(cmd):
+def shorten(cmd, max_s=MAX_RUN_S):
     """Cut long runs to about MAX_RUN_S: a sample count to what fits at the example's own
     --interval (100us when not given), a duration to MAX_RUN_S. Shorter runs are left alone,
     so that their output keeps the documented shape (windows, timeline rows)."""
@@ -189,14 +222,14 @@ def shorten(cmd):
             n = m.group(2)
             mult = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(n[-1:], 1)
             v = float(n.rstrip("kKMG")) * mult
-            most = max(1000, int(MAX_RUN_S / interval))
+            most = max(1000, int(max_s / interval))
             return m.group(1) + (n if v <= most else str(most))
 
         line = re.sub(r"((?:--samples|-n)[ =])(\d+(?:\.\d+)?[kKMG]?)(?=\s|$|[;'\"])", cap_count, line)
 
         def cap_dur(m):
             secs = seconds(m.group(2))
-            return m.group(1) + (m.group(2) if secs is None or secs <= MAX_RUN_S else "%gs" % MAX_RUN_S)
+            return m.group(1) + (m.group(2) if secs is None or secs <= max_s else "%gs" % max_s)
 
         line = re.sub(r"((?:--duration|-D)[ =])(\d+(?:\.\d+)?(?:ns|us|ms|s|m|h|d)?)(?=\s|$|[;'\"])", cap_dur, line)
         out.append(line)
@@ -234,11 +267,13 @@ def run_doc(examples, work, env, timeout, full=False):
     for n in order:
         e = examples[n]
         if e.kind == "run" or e.kind == "refusal":
-            body = e.command if full else shorten(e.command)
-        elif e.kind == "hardware" and re.match(r"\s*irqloop(-responder)?\s", e.command):
+            body = shorten(e.command, FULL_MAX_RUN_S if full else MAX_RUN_S)
+            e.cut = body != e.command
+        elif e.kind == "hardware" and parsed_only(e):
             # Parsed only: the option names, through the program's own parser.
-            body = re.sub(r"\s+#.*$", "", e.command, flags=re.M)
-            body = re.sub(r"\s*&\s*$", "", body) + " --help >/dev/null"
+            cmds = [re.sub(r"\s*&\s*$", "", re.sub(r"\s+#.*$", "", c, flags=re.M))
+                    for c in logical(e.command.split("\n")) if IRQLOOP_CMD.match(c)]
+            body = "\n".join(c + " --help >/dev/null || return" for c in cmds)
         else:
             continue
         script.append("printf '\\n@@DOCTEST BEGIN %d@@\\n'" % n)
@@ -249,27 +284,63 @@ def run_doc(examples, work, env, timeout, full=False):
             script.append("sleep 0.5")  # a background responder: let it map the segment
     # Background jobs (a responder) end with the document.
     script.append("kill $(jobs -p) 2>/dev/null; wait")
-    p = subprocess.run(["bash", "-c", "\n".join(script)], env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=timeout)
-    text = p.stdout.decode("utf-8", "replace")
+    # The document's shell leads a process group of its own: whatever it leaves behind (a
+    # responder that never ends, a job started in a subshell) ends with it, also on a timeout.
+    p = subprocess.Popen(["bash", "-c", "\n".join(script)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    timed_out = False
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        end_group(p.pid, signal.SIGTERM)
+        try:
+            out, _ = p.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            end_group(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+    end_group(p.pid, signal.SIGKILL)
+    text = out.decode("utf-8", "replace")
     cur = None
     buf = {}
+    between = []  # printed between two examples: a background job's (a responder's banner)
     for line in text.split("\n"):
         m = re.match(r"^@@DOCTEST (BEGIN|END) (\d+)(?: (\d+))?@@$", line)
         if m:
             n = int(m.group(2))
             if m.group(1) == "BEGIN":
                 cur = n
-                buf[n] = []
+                buf[n] = [l for l in between if l.strip()]  # the next example's, as a reader sees it
+                between = []
             else:
                 examples[n].status = int(m.group(3))
                 cur = None
             continue
         if cur is not None:
             buf[cur].append(line)
+        else:
+            between.append(line)
     for n, b in buf.items():
         examples[n].actual = "\n".join(b).strip("\n")
+    if timed_out and cur is not None:
+        examples[cur].status = None
+        examples[cur].timed_out = timeout
     return text
+
+
+def remove(paths):
+    for f in paths:
+        try:
+            os.unlink(f)
+        except FileNotFoundError:
+            pass
+
+
+def end_group(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def is_data_row(line):
@@ -288,8 +359,11 @@ def columns(line):
 
 def check(e, doc_text):
     problems = []
+    if e.timed_out:
+        return ["still running after the document's %d s: ended (a command that runs until "
+                "stopped? mark it <!-- doc-test: parse REASON -->)" % e.timed_out]
     if e.status is None:
-        return ["did not finish (timeout, or the shell exited)"]
+        return ["did not run (the document timed out, or its shell exited, before it)"]
     if e.kind == "hardware":
         return [] if e.status == 0 else ["options refused: " + e.actual[-300:]]
     actual = {normalise(l) for l in e.actual.split("\n")}
@@ -323,13 +397,23 @@ def check(e, doc_text):
 
 
 def update(e, root):
-    """Replace the pasted output of @p e with what was printed."""
+    """Replace the pasted output of @p e with what was printed; False when it is left to a
+    human: a pasted output cut on purpose ('...' lines) is not replaced by the whole, nor the
+    output of a run cut shorter than documented."""
+    if e.cut or any(re.match(r"^\s*(\.\.\.|…)", l) for l in e.output):
+        return False
     path = os.path.join(root, e.doc)
     lines = open(path, encoding="utf-8").read().split("\n")
     start = e.line - 1 + e.command.count("\n") + 1
     end = start + len(e.output)
-    lines[start:end] = e.actual.split("\n") if e.actual else []
+    indent = re.match(r"^\s*", lines[e.line - 1]).group(0)
+    new = [indent + l if l else l for l in e.actual.split("\n")] if e.actual else []
+    # The documented exit status stays, with the status the command exited with now.
+    if any(re.match(r"^\s*\(exit status \d+\)\s*$", l) for l in e.output):
+        new.append("%s(exit status %d)" % (indent, e.status))
+    lines[start:end] = new
     open(path, "w", encoding="utf-8").write("\n".join(lines))
+    return True
 
 
 def main():
@@ -340,8 +424,14 @@ def main():
                     help="rewrite the pasted output of every executed example that fails its check")
     ap.add_argument("--full", action="store_true",
                     help="run every example at its documented size (no cut to about 3 s)")
-    ap.add_argument("--only", help="one document, e.g. docs/commands/run.md")
+    ap.add_argument("--only", action="append",
+                    help="a document to run (repeat for more), e.g. docs/commands/run.md; "
+                         "docs/commands/report.md runs too, first, when another reads demo.db")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--doc-timeout", type=int, default=240,
+                    help="seconds one document may take (without --full); what still runs then is ended")
+    ap.add_argument("--classify", action="store_true",
+                    help="print each example's class (run, refusal, hardware, synopsis, skip); run nothing")
     a = ap.parse_args()
 
     docs = ["docs/commands/report.md", "README.md"]
@@ -352,8 +442,14 @@ def main():
                 if rel not in docs:
                     docs.append(rel)
     if a.only:
-        docs = [d for d in docs if d == a.only or (a.only != "docs/commands/report.md" and
-                                                   d == "docs/commands/report.md")]
+        unknown = [d for d in a.only if d not in docs]
+        if unknown:
+            print("run-doc-examples: no such document: %s" % ", ".join(unknown))
+            return 2
+        wanted = set(a.only)
+        if any("demo.db" in open(os.path.join(a.source, d), encoding="utf-8").read() for d in wanted):
+            wanted.add("docs/commands/report.md")  # it makes demo.db
+        docs = [d for d in docs if d in wanted]
     env = dict(os.environ)
     env["PATH"] = ":".join(os.path.abspath(b) for b in a.bin) + ":" + env.get("PATH", "")
     env["LC_ALL"] = "C.UTF-8"
@@ -366,26 +462,37 @@ def main():
             for e in examples:
                 classify(e, hw_files)
                 counts[e.kind] += 1
+            if a.classify:
+                for e in examples:
+                    print("%-8s %s:%d: %s" % (e.kind, e.doc, e.line, e.command.split("\n")[0][:90]))
+                continue
             if not examples:
                 continue
             # A scratch directory per document (a run without --db writes irqloop.db there), with
             # report.md's demo.db, which the other command pages read.
             here = os.path.join(work, re.sub(r"[^\w.-]", "_", rel))
             os.makedirs(here)
+            # Examples name files of the source tree by relative path (tests/logger/doctor-trees,
+            # tests/db/fixtures, docs/examples), as a reader in a checkout would.
+            for sub in ("tests", "docs"):
+                os.symlink(os.path.abspath(os.path.join(a.source, sub)), os.path.join(here, sub))
             demo = os.path.join(work, "docs_commands_report.md", "demo.db")
             if os.path.exists(demo):
                 shutil.copy(demo, here)
-            try:
-                text = run_doc(examples, here, env, 3600 if a.full else 600, a.full)
-            except subprocess.TimeoutExpired:
-                print("FAIL %s: timed out" % rel)
-                failures += 1
-                continue
+            # The shared-memory wires a document names live in /dev/shm, not in its scratch
+            # directory: it starts without them (as its examples expect) and leaves none.
+            segments = {"/dev/shm/irqloop-" + n for e in examples
+                        for n in re.findall(r"shm:name=([\w.-]+)", e.command)}
+            remove(segments)
+            t0 = time.monotonic()
+            text = run_doc(examples, here, env, 3600 if a.full else a.doc_timeout, a.full)
+            print("%s: %.1f s" % (rel, time.monotonic() - t0), flush=True)
+            remove(segments)
             to_update = []
             for e in examples:
                 if e.kind not in ("run", "refusal", "hardware"):
                     continue
-                if e.kind == "hardware" and not re.match(r"\s*irqloop(-responder)?\s", e.command):
+                if e.kind == "hardware" and not parsed_only(e):
                     continue
                 problems = check(e, text if e.command.rstrip().endswith("&") else "")
                 if a.verbose or problems:
@@ -400,7 +507,9 @@ def main():
                     if a.update and e.kind == "run" and e.output is not None:
                         to_update.append(e)
             for e in sorted(to_update, key=lambda x: -x.line):  # bottom up: lines stay put
-                update(e, a.source)
+                print("%s %s:%d" % ("updated" if update(e, a.source) else
+                                    "NOT updated (the run was cut, or its pasted output is: edit by hand)",
+                                    e.doc, e.line))
     print("doc examples: %d executed (%d of them refusals of a hardware spec), %d hardware "
           "examples parsed only, %d synopses parsed, %d skipped by a marker; %d failed" %
           (counts["run"] + counts["refusal"], counts["refusal"], counts["hardware"],
