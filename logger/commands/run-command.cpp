@@ -100,7 +100,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
         ("target", po::value(&o.target), "free text: the target board, kernel and config")
         ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000' (default: the --load-cmd)")
-        ("load-cmd", po::value(&o.load_cmd), "start this /bin/sh command once the warm-up is done, in its own process group; stopped when the run ends (its start, exit status and output tail are events)")
+        ("load-cmd", po::value(&o.load_cmd), "start this /bin/sh command once the warm-up is done, in its own process group; stopped when the run ends, and by its guard (irqloop-load-guard) when irqloop dies (its start, exit status and output tail are events)")
         ("load-required", po::bool_switch(&o.load_required), "end the run when the --load-cmd load exits by itself")
         ("load-grace", po::value(&o.load_grace)->default_value(o.load_grace), "SIGTERM to the load's group, then SIGKILL after this long")
         ("on-threshold", po::value(&o.on_threshold)->composing(), "on a sample above --threshold: shell,command=CMD | signal,pid=N,num=S | stop | trace (raise --trigger-line); repeatable")
@@ -433,11 +433,12 @@ int run_like(int argc, char** argv, bool floor)
                                                            " as run " + std::to_string(r.run_id);
     if (r.status == db::run_status::interrupted && r.load_died && opt.load_required &&
         !signals.signal()) {
+        const bool never = r.load_end.rfind("not started", 0) == 0;
         std::fprintf(stderr,
-                     "irqloop: run: the load exited by itself (%s) and --load-required is set: "
+                     "irqloop: run: the load %s (%s) and --load-required is set: "
                      "stopped after %llu stimuli (run marked interrupted%s)\n",
-                     r.load_end.c_str(), static_cast<unsigned long long>(r.summary.stimuli),
-                     where_db.c_str());
+                     never ? "could not be started" : "exited by itself", r.load_end.c_str(),
+                     static_cast<unsigned long long>(r.summary.stimuli), where_db.c_str());
         return exit_failure;
     }
     if (r.summary.samples == 0 && r.status != db::run_status::interrupted)

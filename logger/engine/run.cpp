@@ -567,7 +567,8 @@ void service_load(run_context& c)
         } catch (const error& e) {
             c.load_reported = true;
             c.out.load_died = true;
-            c.post({unix_now_ns(), stimuli, "load", -1, "not started: " + e.message()});
+            c.out.load_end = "not started: " + e.message();
+            c.post({unix_now_ns(), stimuli, "load", -1, c.out.load_end});
             if (c.opt.load_required) {
                 c.load_stop.store(true);
                 c.sampling->halt();
@@ -576,7 +577,8 @@ void service_load(run_context& c)
         }
         c.post({unix_now_ns(), stimuli, "load", 0,
                 "started after " + std::to_string(stimuli) + " samples (process group " +
-                    std::to_string(c.load->pgid()) + "): " + c.opt.load_cmd});
+                    std::to_string(c.load->pgid()) + ", guard " +
+                    std::to_string(c.load->guard_pid()) + "): " + c.opt.load_cmd});
         return;
     }
     if (c.load->exited() && !c.sampling->done()) {

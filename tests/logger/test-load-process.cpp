@@ -1,19 +1,35 @@
 // SPDX-License-Identifier: MIT
 // The load lifecycle with real processes (/bin/sh loops and sleeps): its own process group,
 // SIGTERM then SIGKILL after the grace, exit status and output tail, early death, and no
-// process of the group left behind.
+// process of the group left behind; the guard (irqloop-load-guard) that does it, alone: its
+// owner's end of the control socket closing is what an owner's SIGKILL looks like to it.
 #include "error.hpp"
 #include "load-process.hpp"
+#include "run-process.hpp"
+#include "temp-dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <poll.h>
+#include <spawn.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+
+extern char** environ;
 
 using namespace irqloop::logger;
 using Catch::Matchers::ContainsSubstring;
@@ -25,6 +41,21 @@ namespace
 bool group_alive(int pgid)
 {
     return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+// The parent pid in /proc/PID/stat (fields after the last ')'); -1 when there is none.
+int parent_of(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const auto rp = s.rfind(')');
+    if (rp == std::string::npos)
+        return -1;
+    std::istringstream f(s.substr(rp + 1));
+    char state = 0;
+    int ppid = -1;
+    f >> state >> ppid;
+    return ppid;
 }
 
 bool wait_for(const std::function<bool()>& cond, double seconds)
@@ -50,6 +81,11 @@ TEST_CASE(
     REQUIRE(pg > 0);
     CHECK(getpgid(pg) == pg);        // the shell leads a group of its own
     CHECK(getpgid(pg) != getpgrp()); // not ours: a terminal's SIGINT does not reach it
+    const int guard = lp.guard_pid();
+    REQUIRE(guard > 0);
+    CHECK(guard != pg);
+    CHECK(getpgid(guard) == guard); // the guard leads another, also not ours
+    CHECK(parent_of(pg) == guard);  // the shell is the guard's child, not ours
     REQUIRE(wait_for([&] { return lp.tail() == "started\n"; }, 5));
     CHECK_FALSE(lp.exited());
     const auto r = lp.stop();
@@ -61,7 +97,8 @@ TEST_CASE(
     CHECK(r.describe() == "killed by SIGTERM");
     CHECK(r.tail == "started\n");
     CHECK_FALSE(group_alive(pg));
-    CHECK(lp.stop().signal == SIGTERM); // idempotent
+    CHECK_FALSE(group_alive(lp.guard_pid())); // the guard leads a group of its own, also gone
+    CHECK(lp.stop().signal == SIGTERM);       // idempotent
 }
 
 TEST_CASE("load: a load that ignores SIGTERM is killed after the grace period", "[soak]")
@@ -146,4 +183,234 @@ TEST_CASE("load: only the last tail_bytes of a long output are kept", "[soak]")
     CHECK(r.status == 0);
     CHECK(r.tail.size() == 64);
     CHECK_THAT(r.tail, EndsWith("199999\n200000\n"));
+}
+
+namespace
+{
+
+// Processes that still run (zombies do not) and belong to one of @p groups or are one of
+// @p pids.
+std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
+{
+    std::vector<int> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(e.path() / "stat");
+        std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        const auto rp = s.rfind(')');
+        if (rp == std::string::npos)
+            continue;
+        std::istringstream f(s.substr(rp + 1));
+        char state = 0;
+        int ppid = 0, pgrp = 0;
+        f >> state >> ppid >> pgrp;
+        const int pid = std::stoi(name);
+        if (state == 'Z' || state == 'X')
+            continue;
+        if (std::find(groups.begin(), groups.end(), pgrp) != groups.end() ||
+            std::find(pids.begin(), pids.end(), pid) != pids.end())
+            out.push_back(pid);
+    }
+    return out;
+}
+
+std::string cmdline_of(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::replace(s.begin(), s.end(), '\0', ' ');
+    return s;
+}
+
+int read_pid(const std::string& path)
+{
+    std::ifstream in(path);
+    int pid = -1;
+    in >> pid;
+    return pid;
+}
+
+// The guard started by hand, as load_process starts it: its own group, fd 3 the control
+// socket. The owner's end is ours; closing it is what the owner's death does.
+struct guard_run {
+    int pid = -1, pgid = -1, ctl = -1;
+    std::vector<int> escapees; // set by the test: pids of processes in sessions of their own
+    std::string reports;
+
+    guard_run(const std::string& command, std::int64_t grace_ns)
+    {
+        int sv[2];
+        REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t at;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawnattr_init(&at);
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+        posix_spawnattr_setpgroup(&at, 0);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+        const std::string grace = std::to_string(grace_ns);
+        const char* argv[] = {IRQLOOP_LOAD_GUARD_BIN, grace.c_str(), "/bin/sh", "-c",
+                              command.c_str(),        nullptr};
+        const int rc = posix_spawn(&pid, IRQLOOP_LOAD_GUARD_BIN, &fa, &at,
+                                   const_cast<char* const*>(argv), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&at);
+        close(sv[1]);
+        ctl = sv[0];
+        REQUIRE(rc == 0);
+        REQUIRE(
+            wait_for([&] { return read_some(100) && reports.find('\n') != std::string::npos; }, 5));
+        REQUIRE(std::sscanf(reports.c_str(), "group %d", &pgid) == 1);
+    }
+
+    // What the guard said within @p ms; false once it has closed its end.
+    bool read_some(int ms)
+    {
+        pollfd p{ctl, POLLIN, 0};
+        if (ctl < 0 || poll(&p, 1, ms) <= 0)
+            return true;
+        char buf[256];
+        const ssize_t n = read(ctl, buf, sizeof buf);
+        if (n > 0)
+            reports.append(buf, static_cast<std::size_t>(n));
+        return n > 0;
+    }
+
+    std::vector<int> left() const { return live_members({pid, pgid}, escapees); }
+
+    // A failed test leaves nothing running: the two groups, and the escapees (checked by
+    // their command line, so that a recycled pid is never hit).
+    ~guard_run()
+    {
+        kill(-pgid, SIGKILL);
+        kill(-pid, SIGKILL);
+        for (int e : escapees)
+            if (e > 0 && cmdline_of(e).find("soak-escapee") != std::string::npos)
+                kill(e, SIGKILL);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (ctl >= 0)
+            close(ctl);
+    }
+};
+
+} // namespace
+
+TEST_CASE("load guard: when its owner dies, the guard ends the load within the grace + 1 s: "
+          "loops, a loop that ignores SIGTERM, children in new sessions",
+          "[soak]")
+{
+    const std::int64_t grace_ns = 500'000'000;
+    struct load {
+        const char* name;
+        std::string command;
+        bool ignores_term;
+    };
+    irqloop::test::temp_dir dir;
+    const std::string f1 = dir / "escapee1", f2 = dir / "escapee2";
+    const std::vector<load> loads = {
+        {"a loop", "while :; do sleep 0.05; done", false},
+        {"a loop that ignores SIGTERM", "trap '' TERM; while :; do sleep 0.05; done", true},
+        {"children in new sessions, one of them orphaned, all ignoring SIGTERM",
+         "setsid sh -c ': soak-escapee; echo $$ > " + f1 +
+             "; trap \"\" TERM; while :; do sleep 0.05; done' & "
+             "(setsid sh -c ': soak-escapee; echo $$ > " +
+             f2 +
+             "; trap \"\" TERM; while :; do sleep 0.05; done' &); "
+             "trap '' TERM; while :; do sleep 0.05; done",
+         true},
+    };
+    for (const auto& l : loads) {
+        DYNAMIC_SECTION(l.name)
+        {
+            guard_run g(l.command, grace_ns);
+            if (l.command.find("setsid") != std::string::npos) {
+                REQUIRE(wait_for([&] { return read_pid(f1) > 0 && read_pid(f2) > 0; }, 5));
+                g.escapees = {read_pid(f1), read_pid(f2)};
+                for (int e : g.escapees) {
+                    CHECK(getsid(e) == e); // a session (and a group) of its own
+                    CHECK(getpgid(e) != g.pgid);
+                }
+                // The orphaned one was reparented to the guard (a child subreaper), not init.
+                CHECK(wait_for([&] { return parent_of(g.escapees[1]) == g.pid; }, 5));
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            REQUIRE(g.left().size() >= 2); // the guard, the shell (and more)
+            const auto t0 = std::chrono::steady_clock::now();
+            close(g.ctl); // the owner's end closes: all a SIGKILL of the owner does here
+            g.ctl = -1;
+            const bool gone = wait_for([&] { return g.left().empty(); }, 1.0 + grace_ns / 1e9);
+            const double took =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            INFO("left: " << g.left().size() << " processes after " << took << " s");
+            CHECK(gone);
+            if (l.ignores_term)
+                CHECK(took >= grace_ns / 1e9); // SIGKILL only after the grace
+            else
+                CHECK(took < grace_ns / 1e9); // SIGTERM did it
+        }
+    }
+}
+
+TEST_CASE("load guard: the shell's exit is reported at once; the guard waits for its orphans",
+          "[soak]")
+{
+    guard_run g("sleep 60 & exit 3", 500'000'000);
+    REQUIRE(wait_for(
+        [&] { return g.read_some(20) && g.reports.find("exit ") != std::string::npos; }, 5));
+    int st = -1;
+    REQUIRE(std::sscanf(g.reports.c_str() + g.reports.find("exit "), "exit %d", &st) == 1);
+    CHECK(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 3);
+    // The sleep, orphaned, is the guard's now; the guard stays while it runs.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(kill(g.pid, 0) == 0);
+    CHECK(live_members({g.pgid}, {}).size() == 1);
+    close(g.ctl);
+    g.ctl = -1;
+    CHECK(wait_for([&] { return g.left().empty(); }, 1.5));
+}
+
+TEST_CASE("load guard: refuses to run without its control socket", "[soak]")
+{
+    const auto r = irqloop::test::run_process({IRQLOOP_LOAD_GUARD_BIN, "1000", "/bin/true"});
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, ContainsSubstring("irqloop-load-guard: fd 3 is not a stream socket"));
+}
+
+TEST_CASE("load: stop() also ends a child in a new session that holds the output pipe, and "
+          "returns within the grace",
+          "[soak]")
+{
+    // Before the guard, such a child was out of reach, and the monitor's last read of the
+    // pipe waited for it to end (300 s here).
+    irqloop::test::temp_dir dir;
+    const std::string f = dir / "escapee";
+    load_process lp({"setsid sh -c ': soak-escapee; echo $$ > " + f +
+                         "; exec sleep 300' & while :; do sleep 0.05; done",
+                     500'000'000, 1024});
+    lp.start();
+    REQUIRE(wait_for([&] { return read_pid(f) > 0; }, 5));
+    const int escapee = read_pid(f);
+    struct cleanup {
+        int pid;
+        ~cleanup()
+        {
+            if (cmdline_of(pid).find("sleep 300") != std::string::npos)
+                kill(pid, SIGKILL);
+        }
+    } clean{escapee};
+    CHECK(getsid(escapee) == escapee);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = lp.stop();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(took < 1.5);
+    CHECK(r.signal == SIGTERM);
+    CHECK(live_members({}, {escapee}).empty());
 }

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <thread>
 
 using namespace irqloop::test;
@@ -57,9 +58,63 @@ int load_pgid(const std::string& db)
     return std::stoi(d.substr(at + 14));
 }
 
+// The guard's pid named in the same event.
+int load_guard(const std::string& db)
+{
+    const auto d =
+        query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'started%'");
+    const auto at = d.find(", guard ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(d.substr(at + 8));
+}
+
 bool group_alive(int pgid)
 {
     return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+// Processes that still run (zombies do not: an orphan's parent may be slow to reap) and
+// belong to one of @p groups or are one of @p pids.
+std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
+{
+    std::vector<int> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream in(e.path() / "stat");
+        std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        const auto rp = s.rfind(')');
+        if (rp == std::string::npos)
+            continue;
+        std::istringstream f(s.substr(rp + 1));
+        char state = 0;
+        int ppid = 0, pgrp = 0;
+        f >> state >> ppid >> pgrp;
+        const int pid = std::stoi(name);
+        if (state == 'Z' || state == 'X')
+            continue;
+        if (std::find(groups.begin(), groups.end(), pgrp) != groups.end() ||
+            std::find(pids.begin(), pids.end(), pid) != pids.end())
+            out.push_back(pid);
+    }
+    return out;
+}
+
+std::string cmdline_of(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::replace(s.begin(), s.end(), '\0', ' ');
+    return s;
+}
+
+int read_pid(const std::string& path)
+{
+    std::ifstream in(path);
+    int pid = -1;
+    in >> pid;
+    return pid;
 }
 
 bool wait_for_load_start(const std::string& db, double seconds)
@@ -177,6 +232,144 @@ TEST_CASE(
                   128 + SIGTERM);
             CHECK_FALSE(group_alive(pg));
         }
+    }
+}
+
+TEST_CASE("run: SIGKILL of irqloop leaves nothing of the load: its guard ends the group, "
+          "orphans and children in new sessions within the grace + 1 s",
+          "[run][cli][load][signal]")
+{
+    const double grace = 1.0;
+    struct load {
+        const char* name;
+        std::string command;
+        bool ignores_term;
+    };
+    temp_dir dir;
+    const std::string f1 = dir / "escapee1", f2 = dir / "escapee2";
+    const std::vector<load> loads = {
+        {"a loop", "while :; do sleep 0.05; done", false},
+        {"a loop that ignores SIGTERM", "trap '' TERM; while :; do sleep 0.05; done", true},
+        {"children in new sessions, one orphaned at once, all ignoring SIGTERM",
+         "setsid sh -c ': soak-escapee; echo $$ > " + f1 +
+             "; trap \"\" TERM; while :; do sleep 0.05; done' & "
+             "(setsid sh -c ': soak-escapee; echo $$ > " +
+             f2 +
+             "; trap \"\" TERM; while :; do sleep 0.05; done' &); "
+             "trap '' TERM; while :; do sleep 0.05; done",
+         true},
+    };
+    int n = 0;
+    for (const auto& l : loads) {
+        ++n;
+        DYNAMIC_SECTION(l.name)
+        {
+            const std::string db = dir / ("kill9-" + std::to_string(n) + ".db");
+            std::vector<int> groups, escapees;
+            // Whatever happens below, nothing of this load is left running.
+            struct cleanup {
+                std::vector<int>&groups, &escapees;
+                ~cleanup()
+                {
+                    for (int g : groups)
+                        kill(-g, SIGKILL);
+                    for (int e : escapees)
+                        if (e > 0 && cmdline_of(e).find("soak-escapee") != std::string::npos)
+                            kill(e, SIGKILL);
+                }
+            } clean{groups, escapees};
+            background_process p(with({irqloop_bin, "run", "--db", db, "--warmup", "100",
+                                       "--load-grace", "1s", "--load-cmd", l.command},
+                                      sim_args),
+                                 dir / "log");
+            REQUIRE(wait_for_load_start(db, 20));
+            const int pg = load_pgid(db), guard = load_guard(db);
+            groups = {pg, guard};
+            if (l.command.find("setsid") != std::string::npos) {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while ((read_pid(f1) <= 0 || read_pid(f2) <= 0) &&
+                       std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                escapees = {read_pid(f1), read_pid(f2)};
+                REQUIRE(escapees[0] > 0);
+                REQUIRE(escapees[1] > 0);
+                CHECK(getpgid(escapees[0]) != pg);
+                CHECK(getpgid(escapees[1]) != pg);
+            }
+            CHECK(group_alive(pg));
+            CHECK(group_alive(guard));
+            p.signal(SIGKILL);
+            const auto t0 = std::chrono::steady_clock::now();
+            CHECK(p.wait() == 128 + SIGKILL);
+            double took = 0;
+            std::vector<int> left;
+            do {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                left = live_members(groups, escapees);
+                took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            } while (!left.empty() && took < grace + 1.0);
+            INFO(left.size() << " processes of the load left " << took << " s after the SIGKILL");
+            CHECK(left.empty());
+            if (l.ignores_term)
+                CHECK(took >= grace); // they needed the SIGKILL at the end of the grace
+            else
+                CHECK(took < grace);
+        }
+    }
+}
+
+TEST_CASE("run: the guard is found next to irqloop, or in ../libexec/irqloop as installed; "
+          "a missing guard means the load is not started",
+          "[run][cli][load]")
+{
+    temp_dir dir;
+    const std::string load = "echo guarded; while :; do sleep 0.05; done";
+    auto run_env = [&](const std::string& env, const std::string& bin, const std::string& db,
+                       const std::string& more) {
+        return run_shell("env " + env + " " + shell_program(bin) + " run --db '" + db +
+                         "' --hw sim:model=fixed,value=5us --interval 100us --samples 3000 "
+                         "--warmup 100 --progress none --load-cmd '" +
+                         load + "' " + more);
+    };
+    SECTION("beside irqloop (the build tree), without IRQLOOP_LOAD_GUARD")
+    {
+        const std::string db = dir / "beside.db";
+        const auto r = run_env("-u IRQLOOP_LOAD_GUARD", irqloop_bin, db, "");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        CHECK(load_guard(db) > 0);
+        CHECK_THAT(r.out, ContainsSubstring("load: killed by SIGTERM"));
+    }
+    SECTION("in ../libexec/irqloop from a copy of irqloop in bin/ (the installed layout)")
+    {
+        std::filesystem::create_directories(dir / "usr/bin");
+        std::filesystem::create_directories(dir / "usr/libexec/irqloop");
+        std::filesystem::copy_file(irqloop_bin, dir / "usr/bin/irqloop");
+        std::filesystem::copy_file(IRQLOOP_LOAD_GUARD_BIN,
+                                   dir / "usr/libexec/irqloop/irqloop-load-guard");
+        const std::string db = dir / "installed.db";
+        const auto r = run_env("-u IRQLOOP_LOAD_GUARD", dir / "usr/bin/irqloop", db, "");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        CHECK(load_guard(db) > 0);
+        CHECK_THAT(r.out, ContainsSubstring("load: killed by SIGTERM"));
+    }
+    SECTION("no guard: the load is not started; --load-required then ends the run")
+    {
+        const std::string db = dir / "none.db";
+        auto r = run_env("IRQLOOP_LOAD_GUARD=/nonexistent/guard", irqloop_bin, db, "");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(query_text(db, "SELECT detail FROM events WHERE kind = 'load'"),
+                   StartsWith("not started: ") &&
+                       ContainsSubstring("start load: IRQLOOP_LOAD_GUARD=/nonexistent/guard is "
+                                         "not an executable file"));
+        const std::string db2 = dir / "none-required.db";
+        r = run_env("IRQLOOP_LOAD_GUARD=/nonexistent/guard", irqloop_bin, db2, "--load-required");
+        CHECK(r.status == 1);
+        CHECK_THAT(r.out, ContainsSubstring("irqloop: run: the load could not be started "
+                                            "(not started: "));
+        CHECK(query_text(db2, "SELECT status FROM runs") == "interrupted");
     }
 }
 
