@@ -107,7 +107,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("action-holdoff", po::value(&o.action_holdoff)->default_value(o.action_holdoff), "after the actions fire, samples above --threshold within this long fire none (counted)")
         ("max-events", po::value(&o.max_events)->default_value(o.max_events), "cap on stored lost/disturbed/overflow events (the rest are counted)")
         ("metrics-file", po::value(&o.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
-        ("preflight-root", po::value(&o.preflight_root)->default_value(o.preflight_root), "read the preflight checks' sys/ and proc/ below this directory (as doctor --root)");
+        ("preflight-root", po::value(&o.preflight_root)->default_value(o.preflight_root), "read the preflight checks' sys/ and proc/, and the SMI counter's dev/cpu/N/msr, below this directory (as doctor --root)");
     if (!floor)
         d.add_options()
             ("fail-above", po::value(&o.fail_above), "gate: exit 3 when the max (the upper bound of the highest-ranking sample) is above this, e.g. 100us")
