@@ -354,7 +354,10 @@ def columns(line):
         return ("|", t.count("|"))
     if "," in t and "  " not in t:
         return (",", len(t.split(",")))
-    return (" ", len(re.split(r"\s{2,}", t)))
+    cells = re.split(r"\s{2,}", t)
+    while len(cells) > 1 and not re.search(r"\d", cells[-1]):
+        cells.pop()  # trailing words (a sample's flags, a row's marks) are data too, or absent
+    return (" ", len(cells))
 
 
 def check(e, doc_text):
