@@ -194,31 +194,77 @@ TEST_CASE("sim: lost responses with p=1e-3 are counted exactly and within binomi
     const std::uint64_t n = test::scaled(30'000);
     constexpr double p = 1e-3;
     auto r = run_sim("model=fixed,value=2us,loss_p=1e-3,seed=11", n, 5'000, 200e3);
-    // Within 5 standard deviations of Binomial(n, 1e-3): for n = 30000, 30 +- 27, so 3..57.
+    const auto& clk = hw::process_clock(true);
     // Each loss adds one re-arm edge; a re-arm that lands while the target is still busy
     // collapses into the next edge (as an IRQ's pending bit would).
     CHECK(r.edges_seen >= n);
     CHECK(r.edges_seen <= n + r.lost);
-    const double mean = double(n) * p, sd = std::sqrt(double(n) * p * (1 - p));
-    CHECK(double(r.lost) >= mean - 5 * sd);
-    CHECK(double(r.lost) <= mean + 5 * sd);
-    // A following target that lost an answer is brought back in step by one unmeasured
-    // edge, which the simulation also sees: skip it when pairing samples with the truth.
-    std::uint64_t flagged = 0, truth_lost = 0;
+    // Each sample pairs with the target's events by time and level. The events the target saw
+    // between this sample's t0 and the next one's belong to this sample: the first at the
+    // stimulus's level is its answer or loss (edges the target saw together collapse into one
+    // event at the line's present level); the others are the unmeasured edges the logger
+    // drives after a loss to bring a following target back in step, at the other level.
+    // A sample with no such event: the target did not poll in the whole window (preempted),
+    // and its edge collapsed into a later event.
+    std::uint64_t flagged = 0, injected = 0, timed_out = 0, unstalled = 0, absent = 0,
+                  absent_measured = 0;
+    double latest_ns = 0; // the latest answer the logger counted lost, after its stimulus
     std::size_t ti = 0;
-    for (std::size_t i = 0; i < r.samples.size(); ++i, ++ti) {
-        REQUIRE(ti < r.truth.size());
-        bool lost_flag = r.samples[i].flags & db::flag_lost;
+    for (std::size_t i = 0; i < r.samples.size(); ++i) {
+        const auto& s = r.samples[i];
+        const std::uint64_t end =
+            i + 1 < r.samples.size() ? r.samples[i + 1].t0_cycles : UINT64_MAX;
+        const bool rising = s.flags & db::flag_rising;
+        const bool lost_flag = s.flags & db::flag_lost;
         flagged += lost_flag;
-        CHECK(lost_flag == r.truth[ti].lost);
-        if (r.truth[ti].lost) {
-            ++truth_lost;
+        while (ti < r.truth.size() && r.truth[ti].seen_cycles < s.t0_cycles)
             ++ti;
+        std::size_t k = ti;
+        while (k < r.truth.size() && r.truth[k].seen_cycles < end && r.truth[k].rising != rising)
+            ++k;
+        if (k == r.truth.size() || r.truth[k].seen_cycles >= end) {
+            ++absent;
+            absent_measured += !lost_flag;
+            continue;
+        }
+        const auto& t = r.truth[k];
+        injected += t.lost;
+        // The truth, on any machine: an injected loss is never measured.
+        if (t.lost)
+            CHECK(lost_flag);
+        // An answer the target did send may come after the logger's 200 us timeout (the
+        // target's thread was late); the logger counts that one lost.
+        if (lost_flag && !t.lost) {
+            ++timed_out;
+            latest_ns = std::max(latest_ns, clk.ns(t.answer_cycles - s.t0_cycles));
+            // A 2 us answer 200 us late: the target's thread stalled (a poll gap above the gap
+            // limit before it saw the edge or while it answered), as the simulation records.
+            unstalled += t.max_gap_cycles <= r.gap_limit_cycles;
         }
     }
-    CHECK(truth_lost == r.lost);
     CHECK(flagged == r.lost);
     CHECK(r.samples.size() == n);
+    // Within 5 standard deviations of Binomial(n, 1e-3): for n = 30000, 30 +- 27, so 3..57.
+    const double mean = double(n) * p, sd = std::sqrt(double(n) * p * (1 - p));
+    CHECK(double(injected) >= mean - 5 * sd);
+    CHECK(double(injected) <= mean + 5 * sd);
+    WARN("lost: " << r.lost << " (injected " << injected << ", answered after the timeout "
+                  << timed_out << ", the latest " << latest_ns << " ns after its stimulus, "
+                  << unstalled << " of them with no stall of the target's thread; " << absent
+                  << " samples the target saw no edge for, " << absent_measured
+                  << " of them measured)");
+    // The target answering within the timeout whenever its thread was not stalled is a claim
+    // about a native machine's speed: an emulated thread is slow without a single long gap.
+    // Where the machine stalled the simulated target's thread past the 200 us timeout (seen
+    // natively on this project's loaded 2-core VM: 664 us), the logger rightly counts the late
+    // answer lost; that is the machine, recorded in the truth, not a miscount.
+    if (const auto& why = test::emulated(); !why.empty())
+        SKIP("timing claim not checked (" << why << "): every answer of a target thread that "
+                                          << "did not stall within the 200 us timeout (here "
+                                          << unstalled << " were not); checked: every "
+                                          << "injected loss counted lost, counts, binomial "
+                                          << "bounds");
+    CHECK(unstalled == 0);
 }
 
 TEST_CASE("sim: a single-edge target is re-armed on the falling edge without measuring it", "[sim]")
@@ -280,6 +326,10 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     rc.clock = clk;
     rc.threshold_ns = 250'000;
     rc.warmup_samples = 0;
+    // Windows start at the first stimulus, as in a run. Left at 0, the recorder would cut
+    // every empty 10 s window since the counter's zero: since boot on a TSC, but since 1970
+    // on qemu-user's cntvct_el0 (1.8e8 windows; the emulated test spun there for minutes).
+    rc.anchor_cycles = r.samples.front().t0_cycles;
     logger::recorder rec(rc, nullptr, 0);
     rec.add(r.samples);
     rec.finish(r.samples.back().t0_cycles + 1);
