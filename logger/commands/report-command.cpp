@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -109,7 +110,18 @@ void print_metadata(const db::run_record& r, const db::run_record* floor, const 
                          (m.jitter_ns ? " + up to " + ns_text(m.jitter_ns) + " jitter" : "")});
     t.add_row({"timeout", ns_text(m.timeout_ns)});
     t.add_row({"threshold", ns_text(m.threshold_ns)});
-    t.add_row({"gap limit", ns_text(m.gap_limit_ns)});
+    // Where the cycle counter's step set the automatic limit, it says so (run metadata).
+    std::string gap = ns_text(m.gap_limit_ns), rule, step;
+    for (const auto& [k, v] : m.metadata) {
+        if (k == "logger.gap_limit_rule")
+            rule = v;
+        else if (k == "logger.clock_step_ns")
+            step = v;
+    }
+    const double step_ns = step.empty() ? 0.0 : std::strtod(step.c_str(), nullptr);
+    if (rule == "auto: 3 x clock step" && step_ns > 0 && step_ns < 3.6e12)
+        gap += " (3 x clock step " + format_duration(step_ns) + ")";
+    t.add_row({"gap limit", gap});
     t.add_row({"stats interval", ns_text(m.stats_interval_ns)});
     t.add_row({"warm-up", format_count(m.warmup_samples) + " samples"});
     if (m.samples_requested)

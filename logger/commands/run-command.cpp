@@ -90,7 +90,7 @@ po::options_description describe_options(raw_options& o, bool floor)
         ("threshold", po::value(&o.threshold)->default_value(o.threshold), "samples above this are exceedances (kept, counted as % above)")
         ("warmup", po::value(&o.warmup)->default_value(o.warmup), "first N samples excluded from WARM MAX")
         ("stats-interval", po::value(&o.stats_interval)->default_value(o.stats_interval), "length of one statistics window (one database commit)")
-        ("gap-limit", po::value(&o.gap_limit)->default_value(o.gap_limit), "a sample whose bracket (drive() plus the polls around its answer) is wider than this is flagged disturbed; auto = max(1us, 20 x median poll period, 4 x median drive())")
+        ("gap-limit", po::value(&o.gap_limit)->default_value(o.gap_limit), "a sample whose bracket (drive() plus the polls around its answer) is wider than this is flagged disturbed; auto = max(1us, 20 x median poll period, 4 x median drive(), 3 x the cycle counter's step)")
         ("keep-disturbed", po::bool_switch(&o.keep_disturbed), "count disturbed samples in the statistics (they are always counted and flagged)")
         ("top-k", po::value(&o.top_k)->default_value(o.top_k), "number of worst samples kept")
         ("max-exceedances", po::value(&o.max_exceedances)->default_value(o.max_exceedances), "cap on stored samples above --threshold (the rest are counted)")
@@ -164,10 +164,14 @@ void print_summary(const run_outcome& r, const run_options& opt)
                 static_cast<unsigned long long>(s.disturbed),
                 static_cast<unsigned long long>(s.overflows),
                 static_cast<unsigned long long>(s.interruptions));
-    std::printf("  edges: rising %llu falling %llu | poll %.0f ns, gap limit %s | %s\n",
+    // The counter's step is named only where it set the limit (qemu-user's 1 us cntvct_el0).
+    const std::string step = r.gap_limit_rule == "auto: 3 x clock step"
+                                 ? " (3 x clock step " + format_duration(r.clock_step_ns) + ")"
+                                 : "";
+    std::printf("  edges: rising %llu falling %llu | poll %.0f ns, gap limit %s%s | %s\n",
                 static_cast<unsigned long long>(s.rising),
                 static_cast<unsigned long long>(s.falling), r.poll_ns,
-                format_duration(static_cast<double>(r.gap_limit_ns)).c_str(),
+                format_duration(static_cast<double>(r.gap_limit_ns)).c_str(), step.c_str(),
                 r.rt_settings.c_str());
 }
 

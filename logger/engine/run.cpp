@@ -220,19 +220,26 @@ void calibrate_loop(run_context& c)
     const bool device = c.wire.device_timed();
     c.out.drive_ns = device ? 0 : clk.ns(measure_drive_cycles(c.wire, false));
     c.out.poll_ns = device ? 0 : clk.ns(measure_poll_cycles(c.wire));
+    // The counter's own step: a few ns on a TSC, 1 us on qemu-user's cntvct_el0, where it also
+    // reads the poll and drive() above as 0.
+    c.out.clock_step_ns = device ? 0 : measure_clock_step_cycles() * 1e9 / clk.hz;
     // A sample's bracket spans drive() and the two polls around the answer. A quiet loop
-    // keeps it within a few of each: 20 poll periods, 4 drive() costs, and at least 1 us.
-    // More means something else ran on this CPU (an interrupt, an SMI, another task)
-    // exactly there. (drive() is measured without an edge, so the far end sees nothing; a
-    // backend whose edge costs far more, the event-mode shm wire's futex wake, needs an
-    // explicit --gap-limit.) A device-timed backend: at least the widest bracket its own
-    // clock gives (a slow TCK, the syncbb tick's uncertainty); wider ones are the host's.
-    c.out.gap_limit_ns =
-        c.opt.gap_limit_ns >= 0
-            ? c.opt.gap_limit_ns
-            : std::max({std::int64_t{1000}, static_cast<std::int64_t>(20 * c.out.poll_ns),
-                        static_cast<std::int64_t>(4 * c.out.drive_ns),
-                        device ? c.wire.device_bracket_ns() : std::int64_t{0}});
+    // keeps it within a few of each: 20 poll periods, 4 drive() costs, at least 1 us, and at
+    // least 3 steps of the counter (auto_gap_limit). More means something else ran on this
+    // CPU (an interrupt, an SMI, another task) exactly there. (drive() is measured without an
+    // edge, so the far end sees nothing; a backend whose edge costs far more, the event-mode
+    // shm wire's futex wake, needs an explicit --gap-limit.) A device-timed backend: at least
+    // the widest bracket its own clock gives (a slow TCK, the syncbb tick's uncertainty);
+    // wider ones are the host's.
+    if (c.opt.gap_limit_ns >= 0) {
+        c.out.gap_limit_ns = c.opt.gap_limit_ns;
+        c.out.gap_limit_rule = "--gap-limit";
+    } else {
+        const auto a = auto_gap_limit(c.out.poll_ns, c.out.drive_ns, c.out.clock_step_ns,
+                                      device ? c.wire.device_bracket_ns() : 0);
+        c.out.gap_limit_ns = a.ns;
+        c.out.gap_limit_rule = std::string("auto: ") + a.rule;
+    }
 }
 
 sampler_config make_sampler_config(const run_context& c)
@@ -293,6 +300,8 @@ db::run_row make_run_row(const run_context& c)
     };
     meta("logger.poll_ns", std::to_string(c.out.poll_ns));
     meta("logger.drive_ns", std::to_string(c.out.drive_ns));
+    meta("logger.clock_step_ns", std::to_string(c.out.clock_step_ns));
+    meta("logger.gap_limit_rule", c.out.gap_limit_rule);
     meta("logger.quiet_ns", std::to_string(c.quiet_ns));
     meta("logger.both_edges", c.sc.both_edges ? "yes" : "no");
     meta("logger.answer", c.sc.far_end_follows ? "follow" : "toggle");

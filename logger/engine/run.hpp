@@ -78,9 +78,11 @@ struct run_outcome final {
     hw::line_error line_failure;
     db::summary_row summary;
     hw::clock_info clock;
-    double poll_ns = 0;  ///< median gap between two polls
-    double drive_ns = 0; ///< median cost of one drive() that changes nothing
+    double poll_ns = 0;       ///< median gap between two polls
+    double drive_ns = 0;      ///< median cost of one drive() that changes nothing
+    double clock_step_ns = 0; ///< the cycle counter's step (measure_clock_step_cycles)
     std::int64_t gap_limit_ns = 0;
+    std::string gap_limit_rule; ///< "--gap-limit", or "auto: " and the term that set it
     std::string rt_settings;
     std::vector<std::string> rt_misses;
     std::uint64_t intervals = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "cycle-clock.hpp"
 #include "lines.hpp"
 #include "sample.hpp"
 #include "spsc-ring.hpp"
@@ -106,5 +107,39 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls = 20000) noexcept;
  * the level it already has so that the far end sees no edge.
  */
 std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives = 2000) noexcept;
+
+/**
+ * @brief Measure the cycle counter's step: the smallest interval at which two successive
+ * reads of @p read can differ, in counts. Each of 32 tries starts at a change of the counter
+ * and takes the mean step over the next 16 changes; the smallest mean is kept, so that a
+ * preemption inside a try does not count.
+ *
+ * A few tens of counts on a TSC (each read differs from the last by the read's own cost); a
+ * tick or two on a Raspberry Pi's 54 MHz cntvct_el0; 62.5 counts, 1 us, on qemu-user's
+ * cntvct_el0, which QEMU 7.2 derives from gettimeofday(). 0 when the counter did not move
+ * within a million reads.
+ */
+double measure_clock_step_cycles(std::uint64_t (*read)() noexcept = hw::cycles) noexcept;
+
+/** @brief The automatic gap limit (`irqloop run --gap-limit auto`) and the term that set it. */
+struct gap_limit_choice final {
+    std::int64_t ns = 0;
+    const char* rule = ""; ///< "1 us", "20 x poll", "4 x drive()", "3 x clock step", "device"
+};
+
+/**
+ * @brief The automatic gap limit: max(1 us, 20 x @p poll_ns, 4 x @p drive_ns, 3 x
+ * @p clock_step_ns rounded up, @p device_bracket_ns); on a tie the earlier term names the
+ * rule.
+ *
+ * A quiet sample's bracket spans drive() and the two polls around the answer: a few of each,
+ * and at least 1 us. A counter that steps coarsely reads a span up to one step longer than it
+ * was (its two ends fall in different steps), and reads a poll or drive() shorter than a step
+ * as 0. So below 3 steps the limit would flag quiet brackets: at a 1 us step (qemu-user) a
+ * bracket of the rule's own 1 us reads as up to 2 steps, and the steps themselves are 62 or
+ * 63 ticks. On a TSC or a Pi's counter the step is tens of ns and never sets the limit.
+ */
+gap_limit_choice auto_gap_limit(double poll_ns, double drive_ns, double clock_step_ns,
+                                std::int64_t device_bracket_ns = 0) noexcept;
 
 } // namespace irqloop::logger

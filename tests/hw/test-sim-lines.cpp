@@ -28,10 +28,11 @@ struct sim_run {
     std::vector<hw::sim_lines::truth> truth;
     std::uint64_t stimuli = 0, lost = 0, edges_seen = 0, edges_lost = 0;
     int wire_errno = 0;
-    /** The sampler's gap limit, as 'irqloop run' sets it by default: max(1 us, 20 x the
-     * median poll period, 4 x the median drive()), measured on the sampler's thread. 1 us
-     * on a native build (polls of tens of ns); wider under emulation (qemu-aarch64), where
-     * each poll and clock read is translated code. Also the limit for the target's gaps. */
+    /** The sampler's gap limit, as 'irqloop run' sets it by default (logger::auto_gap_limit:
+     * max(1 us, 20 x the median poll period, 4 x the median drive(), 3 x the counter's
+     * step)), measured on the sampler's thread. 1 us on a native build (polls of tens of ns);
+     * 3 us under qemu-aarch64, whose cntvct_el0 steps in 1 us. Also the limit for the
+     * target's gaps. */
     std::uint64_t gap_limit_cycles = 0;
 };
 
@@ -72,8 +73,11 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
             pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); // best effort
         }
         wire->drive(false); // as run's calibration: drive() measured without an edge
-        cfg.gap_limit_cycles = std::max({clk.from_ns(1000), 20 * logger::measure_poll_cycles(*wire),
-                                         4 * logger::measure_drive_cycles(*wire, false)});
+        const auto limit =
+            logger::auto_gap_limit(clk.ns(logger::measure_poll_cycles(*wire)),
+                                   clk.ns(logger::measure_drive_cycles(*wire, false)),
+                                   clk.ns(1) * logger::measure_clock_step_cycles());
+        cfg.gap_limit_cycles = clk.from_ns(static_cast<double>(limit.ns));
         r.gap_limit_cycles = cfg.gap_limit_cycles;
         std::atomic<bool> stop{false};
         logger::sampler s(*wire, ring, cfg);
