@@ -244,6 +244,8 @@ NUM = re.compile(r"[-+]?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][-+]?\d+)?)")
 def normalise(line):
     s = line.replace("\r", "").rstrip()
     s = re.sub(r"/tmp/[^\s'\"]*", "<path>", s)
+    # " (bracket 47.129)" follows a max that a disturbed sample holds: the data's, not the format's
+    s = re.sub(r" \(bracket [^()]*\)", "", s)
     s = UUID.sub("<uuid>", s)
     s = TIME.sub("<time>", s)
     s = NUM.sub("N", s)
