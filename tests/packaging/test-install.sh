@@ -2,7 +2,8 @@
 # The amd64 packages in a clean Debian 12 root (mmdebstrap minbase + man-db):
 #  - apt installs irqloop and irqloop-responder with what their Depends pull in (nothing else);
 #  - 'irqloop run --samples 10K' and 'irqloop report' work from /usr/bin, 'man irqloop' shows
-#    the page, every packaged man page renders;
+#    the page, every packaged man page renders; a --load-cmd load starts and stops under its
+#    guard (/usr/libexec/irqloop/irqloop-load-guard), for root's irqloop and alice's irqloop-rt;
 #  - least privilege: after 'irqloop-rt-access enable', a user in group irqloop (not root) runs
 #    'irqloop-rt run' and the run stores the real-time settings as obtained; the results and
 #    lock files are the user's, mode 0644 at most; a user outside the group cannot start
@@ -33,9 +34,14 @@ grep -E '^(Setting up|Unpacking) ' "$cache/install-test-apt.log" | sed 's/^/  /'
 in_root irqloop --version || fail "irqloop --version"
 in_root irqloop-responder --version || fail "irqloop-responder --version"
 
-say "== irqloop run --samples 10K (root, sim board)"
+say "== irqloop run --samples 10K (root, sim board), with a --load-cmd load under its guard"
 in_root irqloop run --samples 10K --interval 100us --label install-test --db /root/install.db \
-  --progress none || fail "irqloop run as root"
+  --progress none --load-cmd 'sleep 60' --load-required >"$cache/install-test-run.txt" 2>&1 ||
+  { cat "$cache/install-test-run.txt"; fail "irqloop run as root"; }
+cat "$cache/install-test-run.txt"
+# The guard came in the package, in /usr/libexec/irqloop, and was found from /usr/bin.
+grep -q 'load: killed by SIGTERM' "$cache/install-test-run.txt" ||
+  fail "the --load-cmd load was not started and stopped (irqloop-load-guard not found?)"
 say "== irqloop report --last"
 in_root irqloop report --db /root/install.db --last >"$cache/install-test-report.txt" ||
   fail "irqloop report"
@@ -69,10 +75,15 @@ if [[ -c $root/dev/cpu_dma_latency ]]; then
   in_root chgrp "$group" /dev/cpu_dma_latency && in_root chmod "$mode" /dev/cpu_dma_latency
 fi
 in_root runuser -u alice -- sh -c 'cd && id && irqloop-rt run --samples 10K --interval 100us \
-  --label alice-rt --db rt.db --progress none' >"$cache/install-test-alice.txt" 2>&1
+  --label alice-rt --db rt.db --progress none --load-cmd "sleep 60" --load-required' \
+  >"$cache/install-test-alice.txt" 2>&1
 rc=$?
 cat "$cache/install-test-alice.txt"
 [[ $rc -eq 0 ]] || fail "alice's run failed (exit $rc)"
+# irqloop-rt has file capabilities (secure_getenv ignores IRQLOOP_LOAD_GUARD): the guard is
+# found in ../libexec/irqloop from /usr/bin.
+grep -q 'load: killed by SIGTERM' "$cache/install-test-alice.txt" ||
+  fail "alice's --load-cmd load was not started and stopped under irqloop-rt"
 # The report's 'rt settings' row, whole: a refused setting reads e.g. 'sched=other(fifo refused)'.
 rt_row() { sed -n 's/^rt settings  *//p' | head -1; }
 settings=$(in_root runuser -u alice -- sh -c 'cd && irqloop report --db rt.db --last' | rt_row)
