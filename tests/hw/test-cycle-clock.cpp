@@ -50,15 +50,23 @@ TEST_CASE("the cycle counter never goes backwards on one thread", "[clock]")
 namespace
 {
 
-// Coarse counters made from CLOCK_MONOTONIC_RAW: one that counts ns in 1 us steps, and one
-// like qemu-user's cntvct_el0 (62.5 MHz from a microsecond clock: steps of 62 and 63).
+// Coarse counters driven by the number of reads, not by time, so that their step holds on
+// any machine: made from CLOCK_MONOTONIC_RAW, they read 5 steps per change in a fresh-clone
+// CI run under ASan, where one clock read took about 5 us.
+// - a counter of ns in 1 us steps, moving every 4th read. Its first 400 reads move 5 steps at
+//   a time, as a try that is preempted or read slowly sees: the smallest mean is kept;
+// - one like qemu-user's cntvct_el0 (62.5 MHz from a microsecond clock: steps of 62 and 63),
+//   its microsecond moving every 3rd read.
+std::uint64_t reads_us = 0, reads_qemu = 0;
 std::uint64_t microsecond_clock() noexcept
 {
-    return static_cast<std::uint64_t>(monotonic_raw_ns()) / 1000 * 1000;
+    const std::uint64_t r = ++reads_us;
+    const std::uint64_t steps = r < 400 ? 5 * (r / 4) : 500 + (r - 400) / 4;
+    return steps * 1000;
 }
 std::uint64_t qemu_like_counter() noexcept
 {
-    return static_cast<std::uint64_t>(monotonic_raw_ns()) / 1000 * 125 / 2;
+    return ++reads_qemu / 3 * 125 / 2;
 }
 
 } // namespace
@@ -69,7 +77,9 @@ TEST_CASE("the counter's step is measured, and a coarse one sets the automatic g
     using irqloop::logger::auto_gap_limit;
     using irqloop::logger::measure_clock_step_cycles;
     // Whole steps: a try that was preempted reads a longer mean step, the smallest is kept.
+    reads_us = reads_qemu = 0;
     CHECK(measure_clock_step_cycles(microsecond_clock) == 1000.0);
+    CHECK(reads_us > 400); // the slow tries were among those measured
     CHECK(measure_clock_step_cycles(qemu_like_counter) == 62.5); // 1000 ticks per 16 us
     // On such a counter the poll and drive() read 0 ns: the step sets the limit, 3 steps.
     auto coarse = auto_gap_limit(0, 0, 1e9 / 62.5e6 * 62.5);
