@@ -346,7 +346,10 @@ def end_group(pgid, sig):
 
 
 def is_data_row(line):
-    return len(NUM.findall(UUID.sub("", TIME.sub("", line)))) >= 3
+    """At least three figures: numbers, and the times a row of the data carries (an events
+    row 'lost  1  1  FIRST  LAST' is there only when the run had a lost answer)."""
+    figures = len(TIME.findall(line)) + len(NUM.findall(UUID.sub("", TIME.sub("", line))))
+    return figures >= 3
 
 
 def columns(line):
