@@ -5,6 +5,7 @@
 // owner's end of the control socket closing is what an owner's SIGKILL looks like to it.
 #include "error.hpp"
 #include "load-process.hpp"
+#include "proc-scan.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
 
@@ -34,6 +35,9 @@ extern char** environ;
 using namespace irqloop::logger;
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::EndsWith;
+using irqloop::test::cmdline_of;
+using irqloop::test::live_members;
+using irqloop::test::read_pid;
 
 namespace
 {
@@ -187,50 +191,6 @@ TEST_CASE("load: only the last tail_bytes of a long output are kept", "[soak]")
 
 namespace
 {
-
-// Processes that still run (zombies do not) and belong to one of @p groups or are one of
-// @p pids.
-std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
-{
-    std::vector<int> out;
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-        const std::string name = e.path().filename();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        std::ifstream in(e.path() / "stat");
-        std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-        const auto rp = s.rfind(')');
-        if (rp == std::string::npos)
-            continue;
-        std::istringstream f(s.substr(rp + 1));
-        char state = 0;
-        int ppid = 0, pgrp = 0;
-        f >> state >> ppid >> pgrp;
-        const int pid = std::stoi(name);
-        if (state == 'Z' || state == 'X')
-            continue;
-        if (std::find(groups.begin(), groups.end(), pgrp) != groups.end() ||
-            std::find(pids.begin(), pids.end(), pid) != pids.end())
-            out.push_back(pid);
-    }
-    return out;
-}
-
-std::string cmdline_of(int pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    std::replace(s.begin(), s.end(), '\0', ' ');
-    return s;
-}
-
-int read_pid(const std::string& path)
-{
-    std::ifstream in(path);
-    int pid = -1;
-    in >> pid;
-    return pid;
-}
 
 // The guard started by hand, as load_process starts it: its own group, fd 3 the control
 // socket. The owner's end is ours; closing it is what the owner's death does.

@@ -2,6 +2,7 @@
 // `irqloop run` on the sim board with the soak machinery: the preflight stored and enforced,
 // a real load process (started after warm-up, stopped on every kind of end, no process of its
 // group left), --on-threshold actions with their holdoff, and the events cap.
+#include "proc-scan.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
 
@@ -71,50 +72,6 @@ int load_guard(const std::string& db)
 bool group_alive(int pgid)
 {
     return kill(-pgid, 0) == 0 || errno != ESRCH;
-}
-
-// Processes that still run (zombies do not: an orphan's parent may be slow to reap) and
-// belong to one of @p groups or are one of @p pids.
-std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
-{
-    std::vector<int> out;
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-        const std::string name = e.path().filename();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        std::ifstream in(e.path() / "stat");
-        std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-        const auto rp = s.rfind(')');
-        if (rp == std::string::npos)
-            continue;
-        std::istringstream f(s.substr(rp + 1));
-        char state = 0;
-        int ppid = 0, pgrp = 0;
-        f >> state >> ppid >> pgrp;
-        const int pid = std::stoi(name);
-        if (state == 'Z' || state == 'X')
-            continue;
-        if (std::find(groups.begin(), groups.end(), pgrp) != groups.end() ||
-            std::find(pids.begin(), pids.end(), pid) != pids.end())
-            out.push_back(pid);
-    }
-    return out;
-}
-
-std::string cmdline_of(int pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    std::replace(s.begin(), s.end(), '\0', ' ');
-    return s;
-}
-
-int read_pid(const std::string& path)
-{
-    std::ifstream in(path);
-    int pid = -1;
-    in >> pid;
-    return pid;
 }
 
 bool wait_for_load_start(const std::string& db, double seconds)
