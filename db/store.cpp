@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <thread>
 #include <type_traits>
@@ -27,6 +28,7 @@ namespace
 {
 
 constexpr int busy_timeout_ms = 5000;
+constexpr std::chrono::milliseconds open_busy_budget{10'000};
 
 // A refused file is the user's to fix: exit status 2 (docs/commands/exit-status.md).
 [[noreturn]] void refuse(const std::string& path, const std::string& why, const std::string& hint,
@@ -141,6 +143,11 @@ SQLite::Database open_read_only(const std::string& path)
     return SQLite::Database(path, SQLite::OPEN_READONLY, busy_timeout_ms);
 }
 
+/** Another connection held a lock the open needed (SQLITE_BUSY or SQLITE_LOCKED). */
+struct open_busy final : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 /** Removes the empty -wal and the -shm the probe created, unless the file is accepted. */
 struct probe_side_files {
     std::string wal, shm;
@@ -174,6 +181,9 @@ probe_result probe(const std::string& path, bool check_pages)
         SQLite::Database db = open_read_only(path);
         sqlite3* h = db.getHandle();
         probe_result r;
+        // One read transaction: another logger creating the file at this moment must not be
+        // seen half way (its schema already there, its application_id not yet).
+        sql::exec(h, "BEGIN");
         r.application_id = sql::scalar_int(h, "PRAGMA application_id");
         r.user_version = sql::scalar_int(h, "PRAGMA user_version");
         r.objects = sql::scalar_int(h, "SELECT count(*) FROM sqlite_schema");
@@ -201,8 +211,7 @@ probe_result probe(const std::string& path, bool check_pages)
                    "keep a copy; `sqlite3 " + path +
                        " .recover` may rescue its rows into a new file");
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-            refuse(path, std::string("locked by another program (") + e.what() + ")",
-                   "try again when it is done");
+            throw open_busy(e.what());
         refuse(path, e.what(), "check the file and its directory");
     }
 }
@@ -383,13 +392,41 @@ store::store(const std::string& path, mode m, std::span<const migration> steps)
 
 store::store(const std::string& path, mode m, std::span<const migration> steps, pages check)
 {
+    // Loggers started together may create or upgrade one file at the same moment. A lock one
+    // of them holds only for that moment (SQLite's busy handler does not cover every case,
+    // e.g. switching a new file to WAL) makes the whole open start again, waiting 20 ms
+    // doubling to 500 ms between tries, for up to open_busy_budget; then it fails.
+    const auto first = std::chrono::steady_clock::now();
+    auto pause = std::chrono::milliseconds(20);
+    bool created_here = false;
+    while (true) {
+        const bool last = std::chrono::steady_clock::now() - first + pause >= open_busy_budget;
+        if (try_open(path, m, steps, check, last, created_here))
+            return;
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(500));
+    }
+}
+
+bool store::try_open(const std::string& path, mode m, std::span<const migration> steps,
+                     pages check, bool last_try, bool& created_here)
+{
     const bool rw = m == mode::read_write;
     const int target = latest_version(steps);
     verdict v = check_path(path, m);
     probe_side_files sides{path + "-wal", path + "-shm"};
     int file_version = target;
     if (v == verdict::open) {
-        probe_result p = probe(path, check == pages::check);
+        probe_result p;
+        try {
+            p = probe(path, check == pages::check);
+        } catch (const open_busy& e) {
+            sides.keep = true; // another connection is using the file: its -wal is not ours
+            if (!last_try)
+                return false;
+            refuse(path, std::string("locked by another program (") + e.what() + ")",
+                   "try again when it is done");
+        }
         if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
             if (!rw)
                 refuse(path, "an SQLite database without irqloop data",
@@ -428,7 +465,18 @@ store::store(const std::string& path, mode m, std::span<const migration> steps, 
             for (const auto& p : {path, path + "-wal", path + "-shm", store::lock_path(path)})
                 ::unlink(p.c_str());
         }
-    } created{path, rw && v == verdict::create && ::access(path.c_str(), F_OK) != 0};
+    } created{path, false};
+    // Only the logger that made the file removes it: O_EXCL picks exactly one of several
+    // creating it at once, and the others may already be writing into it.
+    if (rw && v == verdict::create && !created_here) {
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            ::close(fd);
+            created_here = true;
+        }
+        // EEXIST: another logger made it first. Any other failure is SQLite's to report.
+    }
+    created.armed = created_here;
 
     try {
         impl_ = std::make_unique<impl>(path, m);
@@ -457,6 +505,11 @@ store::store(const std::string& path, mode m, std::span<const migration> steps, 
         impl_->opened_version = file_version;
     } catch (const SQLite::Exception& e) {
         impl_.reset();
+        const int busy = e.getErrorCode() & 0xff;
+        if (!last_try && (busy == SQLITE_BUSY || busy == SQLITE_LOCKED)) {
+            created.armed = false; // tried again: the file stays for the next try
+            return false;
+        }
         try {
             throw_store_error("open database '" + path + "'", e, nullptr);
         } catch (const error& x) {
@@ -473,6 +526,7 @@ store::store(const std::string& path, mode m, std::span<const migration> steps, 
         throw;
     }
     created.armed = false;
+    return true;
 }
 
 store::~store() = default;

@@ -150,6 +150,10 @@ public:
 private:
     struct impl;
     std::unique_ptr<impl> impl_;
+
+    /** One try of the open; false: another connection held a lock briefly, try again. */
+    bool try_open(const std::string& path, mode m, std::span<const migration> steps, pages p,
+                  bool last_try, bool& created_here);
 };
 
 /**

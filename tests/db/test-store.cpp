@@ -6,6 +6,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -756,7 +757,11 @@ TEST_CASE("loggers creating the same new file at once all get it, with one schem
                     s.begin_run(sample_run("uuid-race-" + std::to_string(k), "race", t_start));
                 s.commit_interval(id, simple_commit(0, t_start).view());
                 s.finish_run(id, run_status::complete, t_start + 1);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "writer %d: %s\n", k, e.what());
+                rc = 3;
             } catch (...) {
+                std::fprintf(stderr, "writer %d: an exception that is not std::exception\n", k);
                 rc = 3;
             }
             ::_exit(rc);
