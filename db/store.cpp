@@ -408,8 +408,8 @@ store::store(const std::string& path, mode m, std::span<const migration> steps, 
     }
 }
 
-bool store::try_open(const std::string& path, mode m, std::span<const migration> steps,
-                     pages check, bool last_try, bool& created_here)
+bool store::try_open(const std::string& path, mode m, std::span<const migration> steps, pages check,
+                     bool last_try, bool& created_here)
 {
     const bool rw = m == mode::read_write;
     const int target = latest_version(steps);
