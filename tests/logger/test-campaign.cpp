@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `irqloop campaign`: three phases on the sim board give three labelled runs and the compare
 // table; killed during phase 2, a re-run resumes at phase 2 without repeating phase 1.
+#include "db-query.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
 
@@ -16,17 +17,6 @@
 
 using namespace irqloop::test;
 using Catch::Matchers::ContainsSubstring;
-
-namespace
-{
-
-std::int64_t query_int(const std::string& db, const std::string& sql)
-{
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    return d.execAndGet(sql).getInt64();
-}
-
-} // namespace
 
 TEST_CASE("campaign: three phases into one file, and a kill during phase 2 resumes at phase 2",
           "[run][cli][campaign]")

@@ -36,16 +36,13 @@ using namespace irqloop::logger;
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::EndsWith;
 using irqloop::test::cmdline_of;
+using irqloop::test::group_alive;
+using irqloop::test::kill_escapees;
 using irqloop::test::live_members;
 using irqloop::test::read_pid;
 
 namespace
 {
-
-bool group_alive(int pgid)
-{
-    return kill(-pgid, 0) == 0 || errno != ESRCH;
-}
 
 // The parent pid in /proc/PID/stat (fields after the last ')'); -1 when there is none.
 int parent_of(int pid)
@@ -249,9 +246,7 @@ struct guard_run {
     {
         kill(-pgid, SIGKILL);
         kill(-pid, SIGKILL);
-        for (int e : escapees)
-            if (e > 0 && cmdline_of(e).find("soak-escapee") != std::string::npos)
-                kill(e, SIGKILL);
+        kill_escapees(escapees);
         int st = 0;
         waitpid(pid, &st, 0);
         if (ctl >= 0)
@@ -266,25 +261,9 @@ TEST_CASE("load guard: when its owner dies, the guard ends the load within the g
           "[soak]")
 {
     const std::int64_t grace_ns = 500'000'000;
-    struct load {
-        const char* name;
-        std::string command;
-        bool ignores_term;
-    };
     irqloop::test::temp_dir dir;
     const std::string f1 = dir / "escapee1", f2 = dir / "escapee2";
-    const std::vector<load> loads = {
-        {"a loop", "while :; do sleep 0.05; done", false},
-        {"a loop that ignores SIGTERM", "trap '' TERM; while :; do sleep 0.05; done", true},
-        {"children in new sessions, one of them orphaned, all ignoring SIGTERM",
-         "setsid sh -c ': soak-escapee; echo $$ > " + f1 +
-             "; trap \"\" TERM; while :; do sleep 0.05; done' & "
-             "(setsid sh -c ': soak-escapee; echo $$ > " +
-             f2 +
-             "; trap \"\" TERM; while :; do sleep 0.05; done' &); "
-             "trap '' TERM; while :; do sleep 0.05; done",
-         true},
-    };
+    const auto loads = irqloop::test::endless_loads(f1, f2);
     for (const auto& l : loads) {
         DYNAMIC_SECTION(l.name)
         {

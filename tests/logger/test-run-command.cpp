@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `irqloop run` end to end through the real binary: bounds, bad input, lost responses,
 // signals, and the shm wire to a separate irqloop-responder process.
+#include "db-query.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
 
-#include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <chrono>
@@ -23,24 +23,6 @@ namespace
 
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string responder_bin = IRQLOOP_RESPONDER_BIN;
-
-process_result run_irqloop(std::vector<std::string> args)
-{
-    args.insert(args.begin(), irqloop_bin);
-    return run_process(args);
-}
-
-std::int64_t query_int(const std::string& db, const std::string& sql)
-{
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    return d.execAndGet(sql).getInt64();
-}
-
-std::string query_text(const std::string& db, const std::string& sql)
-{
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    return d.execAndGet(sql).getString();
-}
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // `irqloop run` on the sim board with the soak machinery: the preflight stored and enforced,
 // a real load process (started after warm-up, stopped on every kind of end, no process of its
 // group left), --on-threshold actions with their holdoff, and the events cap.
+#include "db-query.hpp"
 #include "proc-scan.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
@@ -31,24 +32,6 @@ namespace
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string trees = std::string(IRQLOOP_SOURCE_DIR) + "/tests/logger/doctor-trees/";
 
-process_result run_irqloop(std::vector<std::string> args)
-{
-    args.insert(args.begin(), irqloop_bin);
-    return run_process(args);
-}
-
-std::int64_t query_int(const std::string& db, const std::string& sql)
-{
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    return d.execAndGet(sql).getInt64();
-}
-
-std::string query_text(const std::string& db, const std::string& sql)
-{
-    SQLite::Database d(db, SQLite::OPEN_READONLY);
-    return d.execAndGet(sql).getString();
-}
-
 // The process group named in the "load started" event.
 int load_pgid(const std::string& db)
 {
@@ -67,11 +50,6 @@ int load_guard(const std::string& db)
     const auto at = d.find(", guard ");
     REQUIRE(at != std::string::npos);
     return std::stoi(d.substr(at + 8));
-}
-
-bool group_alive(int pgid)
-{
-    return kill(-pgid, 0) == 0 || errno != ESRCH;
 }
 
 bool wait_for_load_start(const std::string& db, double seconds)
@@ -197,25 +175,9 @@ TEST_CASE("run: SIGKILL of irqloop leaves nothing of the load: its guard ends th
           "[run][cli][load][signal]")
 {
     const double grace = 1.0;
-    struct load {
-        const char* name;
-        std::string command;
-        bool ignores_term;
-    };
     temp_dir dir;
     const std::string f1 = dir / "escapee1", f2 = dir / "escapee2";
-    const std::vector<load> loads = {
-        {"a loop", "while :; do sleep 0.05; done", false},
-        {"a loop that ignores SIGTERM", "trap '' TERM; while :; do sleep 0.05; done", true},
-        {"children in new sessions, one orphaned at once, all ignoring SIGTERM",
-         "setsid sh -c ': soak-escapee; echo $$ > " + f1 +
-             "; trap \"\" TERM; while :; do sleep 0.05; done' & "
-             "(setsid sh -c ': soak-escapee; echo $$ > " +
-             f2 +
-             "; trap \"\" TERM; while :; do sleep 0.05; done' &); "
-             "trap '' TERM; while :; do sleep 0.05; done",
-         true},
-    };
+    const auto loads = endless_loads(f1, f2);
     int n = 0;
     for (const auto& l : loads) {
         ++n;
@@ -230,9 +192,7 @@ TEST_CASE("run: SIGKILL of irqloop leaves nothing of the load: its guard ends th
                 {
                     for (int g : groups)
                         kill(-g, SIGKILL);
-                    for (int e : escapees)
-                        if (e > 0 && cmdline_of(e).find("soak-escapee") != std::string::npos)
-                            kill(e, SIGKILL);
+                    kill_escapees(escapees);
                 }
             } clean{groups, escapees};
             background_process p(with({irqloop_bin, "run", "--db", db, "--warmup", "100",

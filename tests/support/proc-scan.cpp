@@ -2,6 +2,8 @@
 #include "proc-scan.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -50,6 +52,38 @@ int read_pid(const std::string& path)
     int pid = -1;
     in >> pid;
     return pid;
+}
+
+bool group_alive(int pgid)
+{
+    return kill(-pgid, 0) == 0 || errno != ESRCH;
+}
+
+namespace
+{
+const std::string escapee_mark = "soak-escapee";
+}
+
+std::vector<endless_load> endless_loads(const std::string& pid_file1, const std::string& pid_file2)
+{
+    const std::string loop = "while :; do sleep 0.05; done";
+    const auto escapee = [&](const std::string& pid_file) {
+        return "setsid sh -c ': " + escapee_mark + "; echo $$ > " + pid_file +
+               "; trap \"\" TERM; " + loop + "'";
+    };
+    return {
+        {"a loop", loop, false},
+        {"a loop that ignores SIGTERM", "trap '' TERM; " + loop, true},
+        {"children in new sessions, one orphaned at once, all ignoring SIGTERM",
+         escapee(pid_file1) + " & (" + escapee(pid_file2) + " &); trap '' TERM; " + loop, true},
+    };
+}
+
+void kill_escapees(const std::vector<int>& pids)
+{
+    for (int e : pids)
+        if (e > 0 && cmdline_of(e).find(escapee_mark) != std::string::npos)
+            kill(e, SIGKILL);
 }
 
 } // namespace irqloop::test

@@ -21,4 +21,28 @@ std::string cmdline_of(int pid);
 /** @brief The pid a process wrote into @p path, or -1 while the file is missing or empty. */
 int read_pid(const std::string& path);
 
+/** @brief Whether any process of group @p pgid is still there (zombies included). */
+bool group_alive(int pgid);
+
+/** @brief A load command that runs until it is stopped, and how it takes SIGTERM. */
+struct endless_load {
+    const char* name; ///< a section name
+    std::string command;
+    bool ignores_term; ///< only the SIGKILL at the end of the grace ends it
+};
+
+/**
+ * @brief The three endless loads of the tests that check nothing of a load is left: a loop, a
+ * loop that ignores SIGTERM, and one whose two children start sessions of their own (one of
+ * them orphaned at once, all ignoring SIGTERM); those children write their pids into
+ * @p pid_file1 and @p pid_file2 and carry the mark kill_escapees() looks for.
+ */
+std::vector<endless_load> endless_loads(const std::string& pid_file1, const std::string& pid_file2);
+
+/**
+ * @brief SIGKILL to each of @p pids that is still one of endless_loads()' escaped children
+ * (checked by its command line, so that a recycled pid is never hit).
+ */
+void kill_escapees(const std::vector<int>& pids);
+
 } // namespace irqloop::test

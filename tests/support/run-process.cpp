@@ -150,6 +150,12 @@ process_result run_process(const std::vector<std::string>& argv)
     return run(argv, false);
 }
 
+process_result run_irqloop(std::vector<std::string> args)
+{
+    args.insert(args.begin(), IRQLOOP_BIN);
+    return run_process(args);
+}
+
 process_result run_shell(const std::string& command_line)
 {
     return run({"/bin/sh", "-c", command_line}, true);

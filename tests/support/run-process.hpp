@@ -35,6 +35,9 @@ std::string shell_program(const std::string& path);
  * through exec_prefix() when there is one. */
 process_result run_process(const std::vector<std::string>& argv);
 
+/** @brief run_process() of the irqloop binary this build made, with the words @p args. */
+process_result run_irqloop(std::vector<std::string> args);
+
 /**
  * @brief Run @p command_line with /bin/sh -c to completion; standard error goes into `out`
  * with standard output, in the order written. For redirections, pipes and tools on PATH.
