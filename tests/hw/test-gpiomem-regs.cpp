@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gpiomem backend's register layer: the offsets and bits of every supported SoC, the
 // register simulator, and gpiomem_lines on it (active-low, self-loop, the open checks).
+#include "error-status.hpp"
 #include "error.hpp"
 #include "gpiomem/gpiomem-lines.hpp"
 #include "gpiomem/gpiomem-sim.hpp"
@@ -14,6 +15,7 @@
 
 using namespace irqloop;
 using namespace irqloop::hw;
+using irqloop::test::status_of;
 
 namespace
 {
@@ -39,17 +41,6 @@ gpiomem_lines open_on(const std::shared_ptr<gpiomem_sim>& sim, unsigned out, uns
     w.in = in;
     w.active_low = active_low;
     return gpiomem_lines(make_gpiomem_sim_regs(sim), w, nullptr);
-}
-
-int status_of(const std::function<void()>& f, std::string& message)
-{
-    try {
-        f();
-    } catch (const error& e) {
-        message = e.message();
-        return e.status();
-    }
-    return 0;
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // The gpiomem backend's spec and open path: keys read with the gpiod backend's parser, the
 // refusals before any hardware is touched, the SoC from the device tree and soc=, and the
 // register simulator through the registry (sim=), in both roles.
+#include "error-status.hpp"
 #include "error.hpp"
 #include "gpiomem/gpiomem-lines.hpp"
 #include "gpiomem/gpiomem-open.hpp"
@@ -19,20 +20,10 @@
 
 using namespace irqloop;
 using namespace irqloop::hw;
+using irqloop::test::status_of;
 
 namespace
 {
-
-int status_of(const std::function<void()>& f, std::string& message)
-{
-    try {
-        f();
-    } catch (const error& e) {
-        message = e.message();
-        return e.status();
-    }
-    return 0;
-}
 
 gpiomem_options options(const std::string& text, role r = role::logger)
 {

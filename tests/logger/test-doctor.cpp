@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `irqloop doctor` on fake /sys and /proc trees (tests/logger/doctor-trees/, written by
 // make-trees.sh there): golden outputs, exit statuses, and the busy-sibling window.
+#include "golden.hpp"
 #include "preflight.hpp"
 #include "run-process.hpp"
 #include "temp-dir.hpp"
@@ -31,14 +32,9 @@ std::string slurp(const std::string& path)
 
 void check_golden(const std::string& name, const std::string& actual)
 {
-    const std::string path = std::string(IRQLOOP_SOURCE_DIR) + "/tests/golden/doctor/" + name;
-    const char* update = std::getenv("IRQLOOP_UPDATE_GOLDEN");
-    if (update && std::string(update) == "1") {
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        std::ofstream(path, std::ios::binary) << actual;
-        WARN("rewrote golden file " << path << ": review it with git diff");
+    const std::string path = golden_path("doctor", name);
+    if (rewrite_golden(path, actual))
         return;
-    }
     INFO("golden file " << path
                         << " (regenerate: IRQLOOP_UPDATE_GOLDEN=1 irqloop-tests '[doctor]')");
     REQUIRE(std::filesystem::exists(path));

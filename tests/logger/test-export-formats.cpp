@@ -25,11 +25,6 @@ namespace
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string source_dir = IRQLOOP_SOURCE_DIR;
 
-bool have(const std::string& tool)
-{
-    return run_shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
-}
-
 std::string slurp(const std::string& path)
 {
     std::ifstream f(path, std::ios::binary);

@@ -93,11 +93,6 @@ std::vector<data_row> read_heatmap_data(const std::string& path)
     return out;
 }
 
-bool have(const char* tool)
-{
-    return run_shell(std::string("command -v ") + tool + " >/dev/null").status == 0;
-}
-
 /** run_cmd with what the command wrote to std::cerr (its notes) added to err. */
 process_result run_cmd_err(int (*fn)(int, char**), std::vector<std::string> args)
 {
@@ -183,10 +178,7 @@ TEST_CASE("per-window histograms: each window's buckets sum to its samples; the 
 TEST_CASE("heatmap: a seeded spike burst in window k shows in column k, and the SVG parses",
           "[report]")
 {
-    if (find_gnuplot().empty())
-        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
-    if (!have("xmllint"))
-        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    skip_without_gnuplot_and_xmllint();
     temp_dir dir;
     const auto path = dir.file("h.db");
     {
@@ -231,10 +223,7 @@ TEST_CASE("heatmap: a seeded spike burst in window k shows in column k, and the 
 TEST_CASE("heatmap of a run recorded before schema version 3 says so instead of failing",
           "[report][db]")
 {
-    if (find_gnuplot().empty())
-        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
-    if (!have("xmllint"))
-        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    skip_without_gnuplot_and_xmllint();
     temp_dir dir;
     const auto path = dir.file("v2-sim.db");
     std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v2-sim.db", path);
@@ -257,10 +246,7 @@ TEST_CASE("heatmap of a run recorded before schema version 3 says so instead of 
 
 TEST_CASE("long-term: every window's max over the runs of one label, in time order", "[report]")
 {
-    if (find_gnuplot().empty())
-        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
-    if (!have("xmllint"))
-        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    skip_without_gnuplot_and_xmllint();
     temp_dir dir;
     const auto path = dir.file("nights.db");
     {

@@ -6,6 +6,8 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "golden.hpp"
+#include "plot.hpp"
 #include "recorder.hpp"
 #include "run-process.hpp"
 #include "store.hpp"
@@ -298,6 +300,21 @@ inline process_result run_cmd(int (*fn)(int, char**), std::vector<std::string> a
     return c;
 }
 
+/** @brief Whether @p tool is on PATH. */
+inline bool have(const std::string& tool)
+{
+    return irqloop::test::run_shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
+}
+
+/** @brief SKIP the test unless gnuplot and xmllint (which checks its SVG) are installed. */
+inline void skip_without_gnuplot_and_xmllint()
+{
+    if (find_gnuplot().empty())
+        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
+    if (!have("xmllint"))
+        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+}
+
 /** @brief Replace every occurrence of @p from in @p s. */
 inline std::string replace_all(std::string s, const std::string& from, const std::string& to)
 {
@@ -313,14 +330,9 @@ inline std::string replace_all(std::string s, const std::string& from, const std
  */
 inline void check_golden(const std::string& name, const std::string& actual)
 {
-    const std::string path = std::string(IRQLOOP_SOURCE_DIR) + "/tests/golden/report/" + name;
-    const char* update = std::getenv("IRQLOOP_UPDATE_GOLDEN");
-    if (update && std::string(update) == "1") {
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        std::ofstream(path, std::ios::binary) << actual;
-        WARN("rewrote golden file " << path << ": review it with git diff");
+    const std::string path = irqloop::test::golden_path("report", name);
+    if (irqloop::test::rewrite_golden(path, actual))
         return;
-    }
     std::ifstream in(path, std::ios::binary);
     INFO("golden file " << path
                         << " (regenerate: IRQLOOP_UPDATE_GOLDEN=1 irqloop-tests '[report]')");

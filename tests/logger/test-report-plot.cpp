@@ -45,11 +45,6 @@ std::vector<std::string> svg_titles(const std::string& svg)
     return out;
 }
 
-bool have(const char* tool)
-{
-    return run_shell(std::string("command -v ") + tool + " >/dev/null").status == 0;
-}
-
 bool contains(const std::vector<std::string>& v, const std::string& s)
 {
     return std::find(v.begin(), v.end(), s) != v.end();
@@ -60,10 +55,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s)
 TEST_CASE("plot draws SVG histograms, timelines and CDFs that parse as XML with one series per run",
           "[report]")
 {
-    if (find_gnuplot().empty())
-        SKIP("gnuplot is not installed (apt-get install gnuplot-nox)");
-    if (!have("xmllint"))
-        SKIP("xmllint is not installed (apt-get install libxml2-utils)");
+    skip_without_gnuplot_and_xmllint();
     temp_dir dir;
     const std::string db = two_run_db(dir);
 
