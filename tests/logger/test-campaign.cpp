@@ -40,6 +40,7 @@ TEST_CASE("campaign: three phases into one file, and a kill during phase 2 resum
         } catch (const SQLite::Exception&) {
         }
     }
+    INFO("the first campaign's output so far:\n" << file_text(dir / "first.log"));
     REQUIRE(in_phase2);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     first.signal(SIGKILL);

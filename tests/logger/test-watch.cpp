@@ -29,6 +29,7 @@ TEST_CASE("watch: sees the counts of a running run grow, then ends cleanly with 
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     auto w = run_process({IRQLOOP_BIN, "watch", "--db", db, "--count", "3", "--refresh", "1s"});
     INFO(w.out << w.err);
+    INFO("the run's output so far:\n" << file_text(dir / "run.log"));
     REQUIRE(w.status == 0);
     std::vector<unsigned long long> samples;
     const std::regex re("samples ([0-9]+)  stimuli");

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <fstream>
 #include <poll.h>
 #include <sstream>
 #include <stdexcept>
@@ -209,6 +210,14 @@ int background_process::wait()
     waitpid(pid_, &status, 0);
     reaped_ = true;
     return decode(status);
+}
+
+std::string file_text(const std::string& path)
+{
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace irqloop::test

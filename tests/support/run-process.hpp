@@ -44,6 +44,9 @@ process_result run_irqloop(std::vector<std::string> args);
  */
 process_result run_shell(const std::string& command_line);
 
+/** @brief The whole text of @p path (a background_process's log), or "" when it cannot be read. */
+std::string file_text(const std::string& path);
+
 /** @brief A child left running in the background; killed (SIGKILL) and reaped on destruction. */
 class background_process final
 {
