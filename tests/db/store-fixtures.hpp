@@ -106,6 +106,9 @@ inline void check_refusal(const irqloop::error& e, const std::string& path)
     CHECK(e.status() == irqloop::exit_usage); // every refused file: docs/commands/exit-status.md
 }
 
+/** @brief The start of the hand-made runs: 2026-09-21, in ns since the epoch. */
+constexpr std::int64_t t_start = 1'790'000'000'000'000'000;
+
 /** @brief A run with every field set to something distinct. */
 inline run_row sample_run(const std::string& uuid, const std::string& label,
                           std::int64_t start_unix_ns, run_kind kind = run_kind::measure)

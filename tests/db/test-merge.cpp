@@ -14,8 +14,6 @@ using Catch::Matchers::ContainsSubstring;
 namespace
 {
 
-constexpr std::int64_t t_start = 1'790'000'000'000'000'000;
-
 /** A run with @p n intervals, raw samples, metadata and events, finished. */
 std::int64_t add_run(store& s, const std::string& uuid, const std::string& label, int n,
                      std::int64_t start)

@@ -19,8 +19,6 @@ using Catch::Matchers::ContainsSubstring;
 namespace
 {
 
-constexpr std::int64_t t_start = 1'790'000'000'000'000'000;
-
 // Test-only steps: what a future 0002 and 0003 could look like. Never shipped.
 constexpr migration add_notes{2, "0002-test-add-notes",
                               "ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';"

@@ -19,8 +19,6 @@ using Catch::Matchers::ContainsSubstring;
 namespace
 {
 
-constexpr std::int64_t t_start = 1'790'000'000'000'000'000; // 2026-09-21
-
 std::int64_t scalar(store& s, const std::string& q)
 {
     return s.database().execAndGet(q).getInt64();

@@ -78,6 +78,17 @@ const db::run_record& only(db::catalog& cat, std::int64_t id)
     return *cat.select(s).front();
 }
 
+/** @brief A run of figures @p f alone in a fresh file, and the catalog that reads it. */
+struct lone_run {
+    temp_dir dir;
+    const std::string db = dir / "g.db";
+    const std::int64_t id;
+    db::catalog cat{std::vector<std::string>{db}};
+    const db::run_record& r = only(cat, id);
+
+    lone_run(const std::string& label, const fig& f) : id(add_run(db, label, f)) {}
+};
+
 std::string us(std::int64_t ns)
 {
     return std::to_string(ns) + "ns";
@@ -87,14 +98,12 @@ std::string us(std::int64_t ns)
 
 TEST_CASE("gates: each limit passes at its value and fails one step below it", "[gates]")
 {
-    temp_dir dir;
-    const std::string db = dir / "g.db";
     fig f;
     f.lost = 3;
     f.overflows = 2;
-    const auto id = add_run(db, "a", f);
-    db::catalog cat({db});
-    const auto& r = only(cat, id);
+    lone_run one("a", f);
+    auto& cat = one.cat;
+    const auto& r = one.r;
 
     logger::gate_limits at;
     at.max_ns = f.max_ns;
@@ -131,15 +140,13 @@ TEST_CASE("gates: each limit passes at its value and fails one step below it", "
 TEST_CASE("gates: a disturbed max fails by its upper bound; a proven lower bound is never hidden",
           "[gates]")
 {
-    temp_dir dir;
-    const std::string db = dir / "g.db";
     fig f;
     f.max_ns = 120'000; // upper bound of the highest-ranking sample, disturbed
     f.max_bracket_ns = 30'000;
     f.disturbed = 4;
-    const auto id = add_run(db, "d", f);
-    db::catalog cat({db});
-    const auto& r = only(cat, id);
+    lone_run one("d", f);
+    auto& cat = one.cat;
+    const auto& r = one.r;
     logger::gate_limits lim;
     // The lower bound (90 us) is under the limit, the upper bound is not: not proven under.
     lim.max_ns = 100'000;
@@ -162,17 +169,15 @@ TEST_CASE("gates: a disturbed max fails by its upper bound; a proven lower bound
 
 TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gates]")
 {
-    temp_dir dir;
-    const std::string db = dir / "g.db";
     fig f;
     f.samples = 0;
     f.lost = 100;
-    const auto id = add_run(db, "dead", f);
-    db::catalog cat({db});
+    lone_run one("dead", f);
+    auto& cat = one.cat;
     logger::gate_limits lim;
     lim.max_ns = 1'000'000'000;
     lim.percentiles = {{99.99, 1'000'000'000}};
-    const auto g = logger::evaluate_gates(cat, only(cat, id), lim);
+    const auto g = logger::evaluate_gates(cat, one.r, lim);
     REQUIRE(g.lines.size() == 2);
     CHECK(g.failed() == 2);
     CHECK_THAT(logger::format_gate_lines(g), ContainsSubstring("n/a"));
@@ -181,8 +186,6 @@ TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gate
 TEST_CASE("gates: a percentile that is not stored comes from the histogram by the same rule",
           "[gates]")
 {
-    temp_dir dir;
-    const std::string db = dir / "g.db";
     fig f;
     // 900 samples at 5 us, 90 at 10 us, 10 at 20 us (exact buckets: 1 ns wide below 2048 ns,
     // so use the real bucket bounds of a histogram for the larger values).
@@ -190,9 +193,9 @@ TEST_CASE("gates: a percentile that is not stored comes from the histogram by th
     f.min_ns = 1000;
     f.max_ns = 1900;
     f.buckets = {{1000, 1001, 900}, {1500, 1501, 90}, {1900, 1901, 10}};
-    const auto id = add_run(db, "h", f);
-    db::catalog cat({db});
-    const auto& r = only(cat, id);
+    lone_run one("h", f);
+    auto& cat = one.cat;
+    const auto& r = one.r;
     logger::gate_limits lim;
     lim.percentiles = {{90, 1000}, {90.1, 1499}, {99.5, 1900}, {99, 1500}};
     const auto g = logger::evaluate_gates(cat, r, lim);

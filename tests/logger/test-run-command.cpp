@@ -24,6 +24,18 @@ namespace
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string responder_bin = IRQLOOP_RESPONDER_BIN;
 
+// A run that only a signal ends (50 us stimuli, 500 ms intervals, into @p db), sent @p sig after
+// @p ms; its exit status.
+int signalled_run(const temp_dir& dir, const std::string& db, const char* label, int ms, int sig)
+{
+    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms",
+                          "--db", db, "--progress", "none", "--label", label},
+                         dir / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    p.signal(sig);
+    return p.wait();
+}
+
 } // namespace
 
 TEST_CASE(
@@ -185,12 +197,7 @@ TEST_CASE("run: SIGINT stops cleanly, commits the open interval and marks the ru
 {
     temp_dir dir;
     const std::string db = dir / "int.db";
-    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms",
-                          "--db", db, "--progress", "none", "--label", "sigint"},
-                         dir / "log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    p.signal(SIGINT);
-    int rc = p.wait();
+    int rc = signalled_run(dir, db, "sigint", 2500, SIGINT);
     CHECK(rc == 130);
     CHECK(query_text(db, "SELECT status FROM runs") == "interrupted");
     CHECK(query_int(db, "SELECT count(*) FROM intervals") >= 3);
@@ -207,12 +214,7 @@ TEST_CASE("run: after SIGKILL the file is intact, keeps committed intervals and 
 {
     temp_dir dir;
     const std::string db = dir / "kill.db";
-    background_process p({irqloop_bin, "run", "--interval", "50us", "--stats-interval", "500ms",
-                          "--db", db, "--progress", "none", "--label", "sigkill"},
-                         dir / "log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(2800));
-    p.signal(SIGKILL);
-    CHECK(p.wait() == 128 + SIGKILL);
+    CHECK(signalled_run(dir, db, "sigkill", 2800, SIGKILL) == 128 + SIGKILL);
     CHECK(query_text(db, "PRAGMA integrity_check") == "ok");
     auto intervals = query_int(db, "SELECT count(*) FROM intervals");
     CHECK(intervals >= 3);

@@ -32,24 +32,26 @@ namespace
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string trees = std::string(IRQLOOP_SOURCE_DIR) + "/tests/logger/doctor-trees/";
 
-// The process group named in the "load started" event.
-int load_pgid(const std::string& db)
+// The number after @p name in the "load started" event.
+int load_started(const std::string& db, const std::string& name)
 {
     const auto d =
         query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'started%'");
-    const auto at = d.find("process group ");
+    const auto at = d.find(name);
     REQUIRE(at != std::string::npos);
-    return std::stoi(d.substr(at + 14));
+    return std::stoi(d.substr(at + name.size()));
+}
+
+// The process group named in the "load started" event.
+int load_pgid(const std::string& db)
+{
+    return load_started(db, "process group ");
 }
 
 // The guard's pid named in the same event.
 int load_guard(const std::string& db)
 {
-    const auto d =
-        query_text(db, "SELECT detail FROM events WHERE kind = 'load' AND detail LIKE 'started%'");
-    const auto at = d.find(", guard ");
-    REQUIRE(at != std::string::npos);
-    return std::stoi(d.substr(at + 8));
+    return load_started(db, ", guard ");
 }
 
 bool wait_for_load_start(const std::string& db, double seconds)
@@ -76,6 +78,12 @@ const std::vector<std::string> sim_args = {"--hw",
                                            "100ms",
                                            "--progress",
                                            "none"};
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more)
 {
@@ -350,20 +358,22 @@ TEST_CASE(
     const std::string spikes = dir / "spikes.txt";
     const std::string cmd =
         "shell,command=echo $IRQLOOP_SEQ $IRQLOOP_LATENCY_NS >> '" + spikes + "'";
+    // 100 us stimuli with seeded 200..300 us spikes over a 150 us threshold, each action a line.
+    auto spike_run = [&](const std::string& db, const char* duration, const char* holdoff) {
+        return run_irqloop(
+            {"run", "--db", db, "--hw",
+             "sim:model=fixed,value=5us,spike_p=0.01,spike_min=200us,spike_max=300us,seed=7",
+             "--interval", "100us", "--duration", duration, "--threshold", "150us", "--progress",
+             "none", "--on-threshold", cmd, "--action-holdoff", holdoff});
+    };
     SECTION("a holdoff longer than the run: one action for many spikes")
     {
         const std::string db = dir / "once.db";
-        auto r = run_irqloop(
-            {"run", "--db", db, "--hw",
-             "sim:model=fixed,value=5us,spike_p=0.01,spike_min=200us,spike_max=300us,seed=7",
-             "--interval", "100us", "--duration", "2s", "--threshold", "150us", "--progress",
-             "none", "--on-threshold", cmd, "--action-holdoff", "1h"});
+        auto r = spike_run(db, "2s", "1h");
         INFO(r.err);
         REQUIRE(r.status == 0);
         CHECK(query_int(db, "SELECT above_threshold FROM runs") >= 2); // several spikes, one action
-        std::ifstream in(spikes);
-        const std::string text{std::istreambuf_iterator<char>(in),
-                               std::istreambuf_iterator<char>()};
+        const std::string text = slurp(spikes);
         CHECK(std::count(text.begin(), text.end(), '\n') == 1);
         CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'") == 1);
         CHECK(query_int(db, "SELECT value FROM events WHERE kind = 'action'") == 0);
@@ -378,16 +388,10 @@ TEST_CASE(
         "a 500 ms holdoff over 3 s: actions at least 500 ms of sample time apart, one line each")
     {
         const std::string db = dir / "holdoff.db";
-        auto r = run_irqloop(
-            {"run", "--db", db, "--hw",
-             "sim:model=fixed,value=5us,spike_p=0.01,spike_min=200us,spike_max=300us,seed=7",
-             "--interval", "100us", "--duration", "3s", "--threshold", "150us", "--progress",
-             "none", "--on-threshold", cmd, "--action-holdoff", "500ms"});
+        auto r = spike_run(db, "3s", "500ms");
         INFO(r.err);
         REQUIRE(r.status == 0);
-        std::ifstream in(spikes);
-        const std::string text{std::istreambuf_iterator<char>(in),
-                               std::istreambuf_iterator<char>()};
+        const std::string text = slurp(spikes);
         const auto lines = std::count(text.begin(), text.end(), '\n');
         const auto events = query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'");
         CHECK(lines == events);
