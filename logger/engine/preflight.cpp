@@ -120,6 +120,18 @@ preflight_check make(const char* key, check_level l, std::string value, std::str
             l == check_level::warn || l == check_level::fail ? std::move(hint) : ""};
 }
 
+// A CPU list the kernel takes at boot: ok when @p cpu is in @p set ("cpuN" + @p in), else a
+// warning ("cpuN" + @p out) whose hint is to boot with @p param followed by N, so that @p why.
+preflight_check in_boot_list(const char* key, int cpu, const cpu_set& set, const std::string& in,
+                             const std::string& out, const std::string& param,
+                             const std::string& why)
+{
+    if (set.count(cpu))
+        return make(key, check_level::ok, cpu_name(cpu) + in);
+    return make(key, check_level::warn, cpu_name(cpu) + out,
+                "boot with " + param + std::to_string(cpu) + why);
+}
+
 preflight_check check_isolated(const context& c)
 {
     if (c.cpu < 0)
@@ -127,13 +139,10 @@ preflight_check check_isolated(const context& c)
             "cpu.isolated", check_level::warn, "sampler not pinned (no --cpu)",
             "pick an isolated CPU and pass it: irqloop doctor --cpu N, irqloop run --cpu N");
     const auto iso = cpus_of(c.t, "/sys/devices/system/cpu/isolated");
-    if (iso.count(c.cpu))
-        return make("cpu.isolated", check_level::ok,
-                    cpu_name(c.cpu) + " isolated (isolated: " + cpu_list_text(iso) + ")");
-    return make("cpu.isolated", check_level::warn,
-                cpu_name(c.cpu) + " not isolated (isolated: " + cpu_list_text(iso) + ")",
-                "boot with isolcpus=" + std::to_string(c.cpu) +
-                    " (or a cpuset partition) so no other task runs there");
+    const auto list = cpu_list_text(iso);
+    return in_boot_list("cpu.isolated", c.cpu, iso, " isolated (isolated: " + list + ")",
+                        " not isolated (isolated: " + list + ")",
+                        "isolcpus=", " (or a cpuset partition) so no other task runs there");
 }
 
 preflight_check check_nohz(const context& c)
@@ -146,13 +155,10 @@ preflight_check check_nohz(const context& c)
             "cpu.nohz_full", check_level::warn, "kernel without NO_HZ_FULL (no nohz_full file)",
             "the tick interrupts the sampler CPU HZ times a second; use a NO_HZ_FULL kernel");
     const auto set = parse_cpu_list(*s).value_or(cpu_set{});
-    if (set.count(c.cpu))
-        return make("cpu.nohz_full", check_level::ok,
-                    cpu_name(c.cpu) + " in nohz_full (" + cpu_list_text(set) + ")");
-    return make("cpu.nohz_full", check_level::warn,
-                cpu_name(c.cpu) + " not in nohz_full (nohz_full: " + cpu_list_text(set) + ")",
-                "boot with nohz_full=" + std::to_string(c.cpu) +
-                    " so the tick stops while the sampler spins");
+    const auto list = cpu_list_text(set);
+    return in_boot_list("cpu.nohz_full", c.cpu, set, " in nohz_full (" + list + ")",
+                        " not in nohz_full (nohz_full: " + list + ")",
+                        "nohz_full=", " so the tick stops while the sampler spins");
 }
 
 preflight_check check_governor(const context& c)
