@@ -415,44 +415,47 @@ std::vector<std::string> check_parport_defaults(const table& t)
     return problems;
 }
 
-std::vector<std::string> check_gpiod_defaults(const table& t)
+/// What a defaults header says of a logger-side pin: its header pin and its name.
+struct logger_pin {
+    const char* signal;
+    unsigned header_pin;
+    std::string name;
+};
+
+/// The logger_pin and logger_name of each row of @p pins against @p header's defaults.
+std::vector<std::string> check_logger_pins(const table& t, const std::string& header,
+                                           const std::vector<logger_pin>& pins)
 {
     std::vector<std::string> problems;
-    auto expect = [&](const std::string& signal, unsigned header_pin,
-                      std::optional<unsigned> offset) {
-        const auto& r = find_row(t, signal);
-        if (r.at("logger_pin") != std::to_string(header_pin))
-            problems.push_back(signal + " logger_pin is '" + r.at("logger_pin") +
-                               "', gpiod-defaults.hpp says " + std::to_string(header_pin));
-        const auto name = offset ? "GPIO" + std::to_string(*offset) : std::string("GND");
-        if (r.at("logger_name") != name)
-            problems.push_back(signal + " logger_name is '" + r.at("logger_name") +
-                               "', gpiod-defaults.hpp says " + name);
-    };
-    expect("STIM", gd::out_header_pin, gd::out_offset);
-    expect("RESP", gd::in_header_pin, gd::in_offset);
-    expect("TRIG", gd::trigger_header_pin, gd::trigger_offset);
-    expect("GND", gd::ground_header_pin, std::nullopt);
+    for (const auto& p : pins) {
+        const auto& r = find_row(t, p.signal);
+        if (r.at("logger_pin") != std::to_string(p.header_pin))
+            problems.push_back(p.signal + std::string(" logger_pin is '") + r.at("logger_pin") +
+                               "', " + header + " says " + std::to_string(p.header_pin));
+        if (r.at("logger_name") != p.name)
+            problems.push_back(p.signal + std::string(" logger_name is '") + r.at("logger_name") +
+                               "', " + header + " says " + p.name);
+    }
     return problems;
+}
+
+std::vector<std::string> check_gpiod_defaults(const table& t)
+{
+    const auto gpio = [](unsigned offset) { return "GPIO" + std::to_string(offset); };
+    return check_logger_pins(t, "gpiod-defaults.hpp",
+                             {{"STIM", gd::out_header_pin, gpio(gd::out_offset)},
+                              {"RESP", gd::in_header_pin, gpio(gd::in_offset)},
+                              {"TRIG", gd::trigger_header_pin, gpio(gd::trigger_offset)},
+                              {"GND", gd::ground_header_pin, "GND"}});
 }
 
 std::vector<std::string> check_ftdi_defaults(const table& t)
 {
-    std::vector<std::string> problems;
-    auto expect = [&](const std::string& signal, unsigned header_pin, const std::string& name) {
-        const auto& r = find_row(t, signal);
-        if (r.at("logger_pin") != std::to_string(header_pin))
-            problems.push_back(signal + " logger_pin is '" + r.at("logger_pin") +
-                               "', ftdi-defaults.hpp says " + std::to_string(header_pin));
-        if (r.at("logger_name") != name)
-            problems.push_back(signal + " logger_name is '" + r.at("logger_name") +
-                               "', ftdi-defaults.hpp says " + name);
-    };
-    expect("STIM", fd::out_header_pin, fd::out_pin);
-    expect("RESP", fd::in_header_pin, fd::in_pin);
-    expect("TRIG", fd::trigger_header_pin, fd::trigger_pin);
-    expect("GND", fd::ground_header_pin, "GND");
-    return problems;
+    return check_logger_pins(t, "ftdi-defaults.hpp",
+                             {{"STIM", fd::out_header_pin, fd::out_pin},
+                              {"RESP", fd::in_header_pin, fd::in_pin},
+                              {"TRIG", fd::trigger_header_pin, fd::trigger_pin},
+                              {"GND", fd::ground_header_pin, "GND"}});
 }
 
 /// The README beside each pins.csv renders the table for people: each row must be there, with
