@@ -81,6 +81,16 @@ std::vector<std::string> series_names(const std::vector<const db::run_record*>& 
     return out;
 }
 
+// The plot command of the series $run0, $run1, ... (one per name), each drawn with @p style.
+void plot_runs(std::ostringstream& s, const std::vector<std::string>& names, const char* style)
+{
+    s << "plot ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with " << style
+          << " lw 1.5 title " << gnuplot_quote(names[i]);
+    s << '\n';
+}
+
 std::string preamble(const plot_options& o, const std::string& title)
 {
     std::ostringstream s;
@@ -140,11 +150,7 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
               << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
         s << "EOD\n";
     }
-    s << "plot ";
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with histeps lw 1.5 title "
-          << gnuplot_quote(names[i]);
-    s << '\n';
+    plot_runs(s, names, "histeps");
     return s.str();
 }
 
@@ -169,11 +175,7 @@ std::string cdf_script(db::catalog& cat, const std::vector<const db::run_record*
     if (!any)
         throw error("plot cdf", "the selected runs have no samples yet",
                     "plot a run that recorded at least one interval");
-    s << "plot ";
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with steps lw 1.5 title "
-          << gnuplot_quote(names[i]);
-    s << '\n';
+    plot_runs(s, names, "steps");
     return s.str();
 }
 
