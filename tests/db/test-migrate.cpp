@@ -8,6 +8,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,26 @@ std::int64_t scalar(const std::string& path, const std::string& q)
 {
     SQLite::Database d(path, SQLite::OPEN_READONLY);
     return d.execAndGet(q).getInt64();
+}
+
+/**
+ * The first write into an older file, which upgrades it (checked): a run "new" of one interval,
+ * simple_commit(0) as @p fill (if any) changes it, with @p window as its window histogram.
+ */
+void write_new_run(const std::string& path, const std::string& uuid,
+                   const std::function<void(commit_data&)>& fill = {},
+                   std::span<const window_bucket_row> window = {})
+{
+    store s(path);
+    CHECK(s.file_version() == store::schema_version());
+    const auto id = s.begin_run(sample_run(uuid, "new", t_start));
+    auto c = simple_commit(0, t_start);
+    if (fill)
+        fill(c);
+    auto view = c.view();
+    view.window_histogram = window;
+    s.commit_interval(id, view);
+    s.finish_run(id, run_status::complete, t_start + 1);
 }
 
 /** A copy of the version-1 file that irqloop 0.1 (schema 1, before brackets) wrote. */
@@ -109,18 +130,9 @@ TEST_CASE("a version-2 file is upgraded to 3 on the first write; old runs keep e
 {
     temp_dir dir;
     const auto path = v2_fixture(dir);
-    {
-        store s(path);
-        CHECK(s.file_version() == store::schema_version());
-        const auto id = s.begin_run(sample_run("uuid-v3", "new", t_start));
-        auto c = simple_commit(0, t_start);
-        const window_bucket_row wb[] = {{0, db::window_buckets::index_of(5'000), 7},
-                                        {0, db::window_buckets::index_of(90'000), 1}};
-        auto view = c.view();
-        view.window_histogram = wb;
-        s.commit_interval(id, view);
-        s.finish_run(id, run_status::complete, t_start + 1);
-    }
+    const window_bucket_row wb[] = {{0, db::window_buckets::index_of(5'000), 7},
+                                    {0, db::window_buckets::index_of(90'000), 1}};
+    write_new_run(path, "uuid-v3", {}, wb);
     CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
@@ -193,19 +205,12 @@ TEST_CASE("a version-1 file is upgraded to the current version on the first writ
 {
     temp_dir dir;
     const auto path = v1_fixture(dir);
-    {
-        store s(path);
-        CHECK(s.file_version() == store::schema_version());
-        // A new run goes into the upgraded file with its brackets.
-        const auto id = s.begin_run(sample_run("uuid-v2", "new", t_start));
-        sample_row w{1, t_start, 500'000, 100, flag_disturbed, 40'000};
-        auto c = simple_commit(0, t_start);
-        c.worst = {w};
+    // A new run goes into the upgraded file with its brackets.
+    write_new_run(path, "uuid-v2", [](commit_data& c) {
+        c.worst = {sample_row{1, t_start, 500'000, 100, flag_disturbed, 40'000}};
         c.summary.max_bracket_ns = 40'000;
         c.summary.interruptions = 7;
-        s.commit_interval(id, c.view());
-        s.finish_run(id, run_status::complete, t_start + 1);
-    }
+    });
     CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
@@ -332,16 +337,10 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
     }
     CHECK(scalar(path, "PRAGMA user_version") == 3);
     // The first write upgrades it; the old run keeps every row and its NULL SMI counts.
-    {
-        store s(path);
-        CHECK(s.file_version() == store::schema_version());
-        const auto id = s.begin_run(sample_run("uuid-v4", "new", t_start));
-        auto c = simple_commit(0, t_start);
+    write_new_run(path, "uuid-v4", [](commit_data& c) {
         c.interval.smi_count = 3;
         c.summary.smi_count = 3;
-        s.commit_interval(id, c.view());
-        s.finish_run(id, run_status::complete, t_start + 1);
-    }
+    });
     CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM interval_histograms WHERE run_id = 1") == 62);
