@@ -187,14 +187,6 @@ gpiod_line_id make_id(open_chip& c, unsigned offset)
     return id;
 }
 
-std::string id_text(const gpiod_line_id& id)
-{
-    std::string t = id.chip_name + ":" + std::to_string(id.offset);
-    if (!id.line_name.empty())
-        t += " (\"" + id.line_name + "\")";
-    return t;
-}
-
 int parse_bias(const std::string& v, const std::string& ctx)
 {
     if (v == "as-is")
@@ -230,6 +222,19 @@ const char* events_text(gpiod_events e)
 }
 
 } // namespace
+
+std::string gpiod_line_text(const gpiod_line_id& id)
+{
+    std::string t = id.chip_name + ":" + std::to_string(id.offset);
+    if (!id.line_name.empty())
+        t += " (\"" + id.line_name + "\")";
+    return t;
+}
+
+std::string gpiod_line_where(const gpiod_line_id& id)
+{
+    return gpiod_line_text(id) + " on " + id.path + " [" + id.chip_label + "]";
+}
 
 gpiod_line_id find_gpiod_line(const std::string& text, const std::string& default_chip,
                               const std::string& what)
@@ -276,7 +281,7 @@ gpiod_lines::gpiod_lines(gpiod_options o)
     in_ = find_gpiod_line(opt_.in, opt_.chip, "open gpiod line in=" + opt_.in);
     if (out_.path == in_.path && out_.offset == in_.offset)
         throw irqloop::error("open backend 'gpiod'",
-                             "out and in are the same line " + id_text(out_),
+                             "out and in are the same line " + gpiod_line_text(out_),
                              "the program drives one line and senses another");
 
     const bool events = opt_.events != gpiod_events::none;
@@ -304,7 +309,7 @@ gpiod_lines::request_ptr gpiod_lines::request_line(const gpiod_line_id& id, bool
 
 gpiod_request_ptr request_gpiod_line(const gpiod_line_id& id, const gpiod_request_args& a)
 {
-    const std::string ctx = a.what + "=" + id_text(id) + " [" + id.chip_label + "]";
+    const std::string ctx = a.what + "=" + gpiod_line_text(id) + " [" + id.chip_label + "]";
     const bool output = a.output;
     const gpiod_events edges = a.edges;
     const int bias = parse_bias(a.bias, a.what);
@@ -364,7 +369,7 @@ void gpiod_lines::measure_poll_cost()
         auto t0 = hw::monotonic_ns();
         for (int i = 0; i < reads; ++i)
             if (gpiod_line_request_get_value(in_request_.get(), in_.offset) < 0)
-                throw_from_errno(errno, "open gpiod line in=" + id_text(in_) + ": read");
+                throw_from_errno(errno, "open gpiod line in=" + gpiod_line_text(in_) + ": read");
         cost = static_cast<double>(hw::monotonic_ns() - t0) / reads;
     }
     std::nth_element(per_read.begin(), per_read.begin() + batches / 2, per_read.end());
@@ -466,20 +471,17 @@ std::string gpiod_lines::describe() const
 
 std::vector<metadata_item> gpiod_lines::metadata() const
 {
-    auto line = [](const gpiod_line_id& id) {
-        return id_text(id) + " on " + id.path + " [" + id.chip_label + "]";
-    };
     char cost[32];
     std::snprintf(cost, sizeof cost, "%.0f", poll_cost_ns_);
     std::vector<metadata_item> m = {
-        {"gpiod.out", line(out_)},
-        {"gpiod.in", line(in_)},
+        {"gpiod.out", gpiod_line_where(out_)},
+        {"gpiod.in", gpiod_line_where(in_)},
         {"gpiod.poll_cost_ns", cost},
         {"gpiod.events", events_text(opt_.events)},
         {"gpiod.libgpiod", gpiod_api_version()},
     };
     if (trigger_request_)
-        m.push_back({"gpiod.trigger", line(trigger_)});
+        m.push_back({"gpiod.trigger", gpiod_line_where(trigger_)});
     return m;
 }
 

@@ -28,6 +28,12 @@ struct gpiod_line_id final {
     std::string line_name;  ///< "GPIO17", empty when the chip names no lines
 };
 
+/** @brief A line as messages name it: `gpiochip0:17`, with ` ("GPIO17")` when it has a name. */
+std::string gpiod_line_text(const gpiod_line_id& id);
+
+/** @brief A line as run metadata names it: gpiod_line_text(), ` on PATH [CHIP LABEL]`. */
+std::string gpiod_line_where(const gpiod_line_id& id);
+
 /**
  * @brief Find a line from the backend's syntax: `[CHIP:]LINE`.
  *

@@ -40,14 +40,6 @@ std::optional<gpiomem_soc> take_soc(spec& s, const char* key)
     return soc;
 }
 
-std::string id_text(const gpiod_line_id& id)
-{
-    std::string t = id.chip_name + ":" + std::to_string(id.offset);
-    if (!id.line_name.empty())
-        t += " (\"" + id.line_name + "\")";
-    return t;
-}
-
 /** The libgpiod requests that hold the lines while the registers drive them. */
 class gpiod_claim final : public gpiomem_claim
 {
@@ -79,10 +71,7 @@ public:
     }
     std::vector<metadata_item> metadata() const override
     {
-        auto line = [](const gpiod_line_id& id) {
-            return id_text(id) + " on " + id.path + " [" + id.chip_label + "]";
-        };
-        return {{"gpiomem.out", line(out_)}, {"gpiomem.in", line(in_)}};
+        return {{"gpiomem.out", gpiod_line_where(out_)}, {"gpiomem.in", gpiod_line_where(in_)}};
     }
     void release_low() noexcept override
     {
@@ -233,7 +222,7 @@ std::unique_ptr<lines> open_gpiomem_lines_with(const gpiomem_options& o, const s
     auto in = find_gpiod_line(o.lines.in, chip, "open gpiomem line in=" + o.lines.in);
     for (const auto* id : {&out, &in})
         if (id->chip_label != info.chip_label)
-            throw error("open gpiomem line " + id_text(*id),
+            throw error("open gpiomem line " + gpiod_line_text(*id),
                         id->chip_name + " [" + id->chip_label + "] is not the " + info.name +
                             " GPIO block, whose chip is " + info.chip_label,
                         "gpiodetect lists the chips; the header's lines are on " +
