@@ -4,6 +4,7 @@
 #include "actions.hpp"
 #include "error.hpp"
 #include "load-process.hpp"
+#include "run-process.hpp"
 #include "temp-dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
@@ -17,16 +18,11 @@
 
 using namespace irqloop::logger;
 using Catch::Matchers::ContainsSubstring;
+using irqloop::test::file_text;
 using irqloop::test::temp_dir;
 
 namespace
 {
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 constexpr std::int64_t s = 1'000'000'000;
 
@@ -87,7 +83,7 @@ TEST_CASE("actions: a shell action writes its file exactly once per holdoff, and
         CHECK(r.suppressed() == 3);
         events = r.take_events();
     }
-    CHECK(slurp(log) == "10 50000\n13 80000\n15 99000\n");
+    CHECK(file_text(log) == "10 50000\n13 80000\n15 99000\n");
     REQUIRE(events.size() == 3);
     CHECK(events[0].kind == "action");
     CHECK(events[0].seq == 10);
@@ -109,7 +105,7 @@ TEST_CASE("actions: offer() returns while a shell action is still running", "[so
     CHECK_FALSE(std::filesystem::exists(done));
     std::ofstream(release) << "go";
     r.finish();
-    CHECK(slurp(done) == "x\nx\n");
+    CHECK(file_text(done) == "x\nx\n");
     const auto ev = r.take_events();
     REQUIRE(ev.size() == 2);
     CHECK(ev[0].value == 4);

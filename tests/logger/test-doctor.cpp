@@ -24,12 +24,6 @@ namespace
 
 const std::string trees = std::string(IRQLOOP_SOURCE_DIR) + "/tests/logger/doctor-trees/";
 
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void check_golden(const std::string& name, const std::string& actual)
 {
     const std::string path = golden_path("doctor", name);
@@ -38,7 +32,7 @@ void check_golden(const std::string& name, const std::string& actual)
     INFO("golden file " << path
                         << " (regenerate: IRQLOOP_UPDATE_GOLDEN=1 irqloop-tests '[doctor]')");
     REQUIRE(std::filesystem::exists(path));
-    CHECK(slurp(path) == actual);
+    CHECK(file_text(path) == actual);
 }
 
 } // namespace
@@ -114,7 +108,7 @@ TEST_CASE("doctor: an SMT sibling that gets busy during the window is a FAIL", "
     temp_dir dir;
     std::filesystem::copy(trees + "laptop", dir.path(), std::filesystem::copy_options::recursive);
     const std::string stat = dir / "proc/stat";
-    const std::string before = slurp(stat);
+    const std::string before = file_text(stat);
     std::thread writer([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(150));
         // cpu5 (the sibling of cpu1) spends 300 of the next 400 ticks busy.

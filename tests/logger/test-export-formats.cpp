@@ -17,6 +17,7 @@
 
 using namespace irqloop;
 using namespace irqloop::logger::report_test;
+using irqloop::test::file_text;
 using irqloop::test::run_process;
 
 namespace
@@ -24,14 +25,6 @@ namespace
 
 const std::string irqloop_bin = IRQLOOP_BIN;
 const std::string source_dir = IRQLOOP_SOURCE_DIR;
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 process_result irqloop_cmd(std::vector<std::string> args)
 {
@@ -235,7 +228,7 @@ bool real_cyclictest(const temp_dir& dir, int bins, std::string& why)
     auto r = run_shell("cd '" + dir.path() + "' && cyclictest -D 1 -q -i 1000 --histogram=" +
                        std::to_string(bins) + " --json=ct.json > ct-hist.txt 2> ct.err");
     if (r.status != 0) {
-        why = "cyclictest could not run here: " + slurp(dir / "ct.err");
+        why = "cyclictest could not run here: " + file_text(dir / "ct.err");
         return false;
     }
     return true;
@@ -316,7 +309,7 @@ TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and
     auto r = irqloop_cmd({"export", "--db", db, "--what", "all,raw", "-o", dir / "x.json"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
-    const std::string text = slurp(dir / "x.json");
+    const std::string text = file_text(dir / "x.json");
     CHECK(text.find("caf\xe9") == std::string::npos); // no raw Latin-1 byte passed through
     if (!have("python3"))
         SKIP("python3 is not installed");
@@ -346,7 +339,7 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     std::string why;
     if (!real_cyclictest(dir, 400, why))
         SKIP(why);
-    const std::string real = slurp(dir / "ct-hist.txt");
+    const std::string real = file_text(dir / "ct-hist.txt");
     const hist_text theirs = parse_hist(real, 400);
     INFO("cyclictest:\n" << real);
     REQUIRE(theirs.problems.empty());
@@ -354,7 +347,7 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     auto one = irqloop_cmd({"export", "--db", db, "--run", "1", "--format", "cyclictest-hist",
                             "--histogram", "50", "-o", dir / "one.txt"});
     REQUIRE(one.status == 0);
-    const std::string ours_text = slurp(dir / "one.txt");
+    const std::string ours_text = file_text(dir / "one.txt");
     const hist_text ours = parse_hist(ours_text, 50);
     INFO("irqloop:\n" << ours_text);
     for (const auto& p : ours.problems)
@@ -393,12 +386,12 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     auto two = irqloop_cmd({"export", "--db", db, "--format", "cyclictest-hist", "--histogram",
                             "50", "-o", dir / "two.txt"});
     REQUIRE(two.status == 0);
-    const hist_text both = parse_hist(slurp(dir / "two.txt"), 50);
+    const hist_text both = parse_hist(file_text(dir / "two.txt"), 50);
     for (const auto& p : both.problems)
         FAIL_CHECK(p);
     CHECK(both.columns == 2);
     // A bin line of two threads: "%06d %06lu\t%06lu".
-    CHECK(std::regex_match(lines_of(slurp(dir / "two.txt"))[5],
+    CHECK(std::regex_match(lines_of(file_text(dir / "two.txt"))[5],
                            std::regex(R"(^000000 [0-9]{6,}\t[0-9]{6,}$)")));
 
     // OSADL's plot recipe, unchanged, on both files.
@@ -424,12 +417,12 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     }
     REQUIRE(run_shell("cd '" + dir.path() + "' && sh '" + script + "' tiny.txt tiny.png").status ==
             0);
-    const std::size_t trivial = slurp(dir / "tiny.png").size();
+    const std::size_t trivial = file_text(dir / "tiny.png").size();
     for (const auto& [in, png] : plots) {
         auto p = run_shell("cd '" + dir.path() + "' && sh '" + script + "' " + in + " " + png);
         INFO(in << ": " << p.out);
         CHECK(p.status == 0);
-        const std::string img = slurp(dir / png);
+        const std::string img = file_text(dir / png);
         REQUIRE(img.size() > 24);
         CHECK(img.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
         CHECK(img.compare(12, 4, "IHDR") == 0);
@@ -445,7 +438,7 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
     std::string why;
     if (!real_cyclictest(dir, 1000, why))
         SKIP(why);
-    const auto theirs = nlohmann::json::parse(slurp(dir / "ct.json"));
+    const auto theirs = nlohmann::json::parse(file_text(dir / "ct.json"));
     std::map<std::string, std::string> want;
     key_types(theirs, "", want);
 
@@ -454,7 +447,7 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
                               "--histogram", "1000", "-o", dir / ("rt" + run + ".json")});
         INFO(r.out << r.err);
         REQUIRE(r.status == 0);
-        const auto ours = nlohmann::json::parse(slurp(dir / ("rt" + run + ".json")));
+        const auto ours = nlohmann::json::parse(file_text(dir / ("rt" + run + ".json")));
         std::map<std::string, std::string> got;
         key_types(ours, "", got);
         // The real histogram may be empty on a slow machine; ours never is.
@@ -486,7 +479,7 @@ TEST_CASE("export prometheus: promtool check metrics passes; units, counters, hi
     auto r = irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o", dir / "x.prom"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
-    const std::string text = slurp(dir / "x.prom");
+    const std::string text = file_text(dir / "x.prom");
     INFO(text);
     const prom_text p = parse_prom(text);
     for (const auto& x : p.problems)
@@ -559,7 +552,7 @@ TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while t
     REQUIRE(r.status == 0);
     const auto n = std::stoi(r.out.substr(r.out.rfind("live-checks ") + 12));
     CHECK(n >= 2);
-    const std::string text = slurp(prom);
+    const std::string text = file_text(prom);
     INFO(text);
     CHECK(text.find("irqloop_run_active{label=\"live\",") != std::string::npos);
     CHECK(std::regex_search(text, std::regex(R"(\nirqloop_run_active\{[^}]*\} 0\n)")));
@@ -618,7 +611,7 @@ TEST_CASE("export prometheus: node_exporter's textfile collector reads it withou
             break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    INFO(scrape.out << slurp(dir / "ne.log"));
+    INFO(scrape.out << file_text(dir / "ne.log"));
     REQUIRE(scrape.status == 0);
     CHECK(scrape.out.find("\nnode_textfile_scrape_error 0\n") != std::string::npos);
     CHECK(scrape.out.find("irqloop_samples_total{") != std::string::npos);

@@ -79,12 +79,6 @@ const std::vector<std::string> sim_args = {"--hw",
                                            "--progress",
                                            "none"};
 
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more)
 {
     a.insert(a.end(), more.begin(), more.end());
@@ -373,7 +367,7 @@ TEST_CASE(
         INFO(r.err);
         REQUIRE(r.status == 0);
         CHECK(query_int(db, "SELECT above_threshold FROM runs") >= 2); // several spikes, one action
-        const std::string text = slurp(spikes);
+        const std::string text = file_text(spikes);
         CHECK(std::count(text.begin(), text.end(), '\n') == 1);
         CHECK(query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'") == 1);
         CHECK(query_int(db, "SELECT value FROM events WHERE kind = 'action'") == 0);
@@ -391,7 +385,7 @@ TEST_CASE(
         auto r = spike_run(db, "3s", "500ms");
         INFO(r.err);
         REQUIRE(r.status == 0);
-        const std::string text = slurp(spikes);
+        const std::string text = file_text(spikes);
         const auto lines = std::count(text.begin(), text.end(), '\n');
         const auto events = query_int(db, "SELECT count(*) FROM events WHERE kind = 'action'");
         CHECK(lines == events);
