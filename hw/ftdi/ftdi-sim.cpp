@@ -113,7 +113,8 @@ int ftdi_sim::purge() noexcept
     usb_head_ = usb_count_ = 0;
     paused_ = false;
     t_last_adv_ = monotonic_raw_ns();
-    t_eng_ = static_cast<double>(t_last_adv_);
+    epoch_ = t_last_adv_;
+    t_eng_ = 0;
     return 0;
 }
 
@@ -232,17 +233,17 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
             move_to_usb(due, t0);
         if (paused_ && fifo_count_ < fifo_cap_) {
             paused_ = false;
-            t_eng_ = std::max(t_eng_, static_cast<double>(t0));
+            t_eng_ = std::max(t_eng_, rel(t0));
         }
     }
     const double tick = tick_ns();
-    while (job_count_ && !paused_ && t_eng_ <= static_cast<double>(t)) {
+    while (job_count_ && !paused_ && t_eng_ <= rel(t)) {
         job& j = jobs_[job_head_];
         bool finished = true;
         switch (j.kind) {
         case op::set_low:
             t_eng_ += cmd3_ns;
-            set_pins(j.a, j.b, static_cast<std::int64_t>(t_eng_));
+            set_pins(j.a, j.b, eng_ns());
             break;
         case op::set_high:
             high_value_ = j.a;
@@ -251,9 +252,8 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
             break;
         case op::get_low:
         case op::get_high:
-            if (!produce(j.kind == op::get_low ? pins_at(static_cast<std::int64_t>(t_eng_))
-                                               : high_value_,
-                         static_cast<std::int64_t>(t_eng_), reading)) {
+            if (!produce(j.kind == op::get_low ? pins_at(eng_ns()) : high_value_, eng_ns(),
+                         reading)) {
                 finished = false;
                 break;
             }
@@ -273,7 +273,7 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
         case op::flush:
             flush_pending_ = fifo_count_;
             if (reading)
-                move_to_usb(fifo_count_, static_cast<std::int64_t>(t_eng_));
+                move_to_usb(fifo_count_, eng_ns());
             t_eng_ += cmd_byte_ns;
             break;
         case op::echo:
@@ -281,8 +281,8 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
                 finished = false;
                 break;
             }
-            produce(mpsse::bad_reply, static_cast<std::int64_t>(t_eng_), reading);
-            produce(j.a, static_cast<std::int64_t>(t_eng_), reading);
+            produce(mpsse::bad_reply, eng_ns(), reading);
+            produce(j.a, eng_ns(), reading);
             ++bad_ops_;
             t_eng_ += cmd_byte_ns;
             break;
@@ -295,16 +295,16 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
             const double first = neg ? tick : 0.5 * tick;
             while (j.count) {
                 const double end = t_eng_ + 8 * tick;
-                if (end > static_cast<double>(t) || fifo_count_ == fifo_cap_)
+                if (end > rel(t) || fifo_count_ == fifo_cap_)
                     break; // not clocked yet, or the FIFO is full: the engine waits
                 std::uint8_t byte = 0;
                 for (int k = 0; k < 8; ++k) {
-                    const bool bit =
-                        level_at(static_cast<std::int64_t>(std::floor(t_eng_ + first + k * tick)));
+                    const bool bit = level_at(
+                        epoch_ + static_cast<std::int64_t>(std::floor(t_eng_ + first + k * tick)));
                     if (bit)
                         byte |= static_cast<std::uint8_t>(lsb ? 1u << k : 0x80u >> k);
                 }
-                produce(byte, static_cast<std::int64_t>(end), reading);
+                produce(byte, epoch_ + static_cast<std::int64_t>(end), reading);
                 t_eng_ = end;
                 --j.count;
                 ++j.done;
@@ -314,10 +314,10 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
         }
         case op::syncbb:
             while (j.count) {
-                if (t_eng_ > static_cast<double>(t) || fifo_count_ == fifo_cap_)
+                if (t_eng_ > rel(t) || fifo_count_ == fifo_cap_)
                     break;
                 // The pins are read first, then the byte is written.
-                const auto te = static_cast<std::int64_t>(t_eng_);
+                const auto te = eng_ns();
                 produce(pins_at(te - 1), te, reading);
                 set_pins(wdata_[j.data], low_dir_, te);
                 j.data = static_cast<std::uint32_t>((j.data + 1) % data_slots);
@@ -443,7 +443,7 @@ int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
     }
     if (idle) {
         // The chip sees the data at the next (micro)frame.
-        t_eng_ = std::max(t_eng_, static_cast<double>(next_frame(now) + 1000));
+        t_eng_ = std::max(t_eng_, rel(next_frame(now) + 1000));
     }
     return static_cast<int>(n);
 }
@@ -532,7 +532,7 @@ int ftdi_sim::read(std::uint8_t* data, std::size_t n) noexcept
         if (usb_count_)
             next = std::min(next, usb_[usb_head_].arrive);
         if (job_count_ && !paused_)
-            next = std::min(next, std::max(now + 1000, static_cast<std::int64_t>(t_eng_)));
+            next = std::min(next, std::max(now + 1000, eng_ns()));
         sleep_until(next);
     }
 }

@@ -103,6 +103,10 @@ public:
     std::uint8_t low_direction() const noexcept { return low_dir_; }
 
 private:
+    /** @brief @p t (absolute ns) as engine time, after epoch_. */
+    double rel(std::int64_t t) const noexcept { return static_cast<double>(t - epoch_); }
+    /** @brief The engine's time as absolute ns. */
+    std::int64_t eng_ns() const noexcept { return epoch_ + static_cast<std::int64_t>(t_eng_); }
     enum class op : std::uint8_t {
         set_low,
         get_low,
@@ -159,7 +163,11 @@ private:
     static constexpr std::size_t job_slots = 256;
     job jobs_[job_slots];
     std::size_t job_head_ = 0, job_count_ = 0;
-    double t_eng_ = 0;            ///< chip time of the engine's next step (ns, fractional)
+    /// Chip time of the engine's next step, in ns after epoch_ (fractional). Kept small on
+    /// purpose: an absolute CLOCK_MONOTONIC_RAW time in a double loses sub-ns steps after
+    /// ~10 h of uptime, and a window's 8000 additions of a tick then drift by several ns.
+    double t_eng_ = 0;
+    std::int64_t epoch_ = 0;      ///< the absolute time t_eng_ counts from (ns)
     std::int64_t t_last_adv_ = 0; ///< last advance() time
     bool paused_ = false;
     bool bursting_ = false; ///< in burst(): the host's read is in flight all along
