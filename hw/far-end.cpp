@@ -20,19 +20,11 @@ std::string far_end::keys_unlike(const far_end& usual) const
 far_end take_far_end(spec& s, far_end usual)
 {
     far_end f;
-    const std::string edges = s.take_string("edges", usual.edges_text());
-    if (edges != "both" && edges != "rising")
-        throw error("bad backend spec '" + s.text() + "'",
-                    "unknown value '" + edges + "' of key 'edges'",
-                    "use both or rising: the stimulus edges the far end answers");
-    f.both_edges = edges == "both";
-    const std::string answer =
-        s.take_string("answer", usual.follow && f.both_edges ? "follow" : "toggle");
-    if (answer != "toggle" && answer != "follow")
-        throw error("bad backend spec '" + s.text() + "'",
-                    "unknown value '" + answer + "' of key 'answer'",
-                    "use toggle or follow, as the far end answers: irqloop-responder --answer");
-    f.follow = answer == "follow";
+    f.both_edges = s.take_choice("edges", {"both", "rising"}, usual.edges_text(),
+                                 "the stimulus edges the far end answers") == 0;
+    f.follow = s.take_choice("answer", {"toggle", "follow"},
+                             usual.follow && f.both_edges ? "follow" : "toggle",
+                             "how the far end answers (irqloop-responder --answer)") == 1;
     if (f.follow && !f.both_edges)
         throw error("bad backend spec '" + s.text() + "'", "answer=follow needs edges=both",
                     "a single-edge far end can only toggle");

@@ -56,6 +56,27 @@ struct metadata_item final {
 };
 
 /**
+ * @brief A capability of a wire that knows the true latency of each edge it is driven with:
+ * the simulated board's computed far end, which draws the delay when drive() makes the edge.
+ * The sampler finds it once, before the run (dynamic_cast), and asks it once per sample, after
+ * the wait; real wires do not have it.
+ */
+class truth_source
+{
+public:
+    /**
+     * @brief Cycles of hw::cycles() from the last measured edge to its answer, as the far end
+     * drew them (also when the answer comes after the logger's timeout); -1 when the edge
+     * gets no answer (a drawn loss) or is not answered (a single-edge target's re-arm).
+     */
+    virtual std::int64_t last_truth_cycles() const noexcept = 0;
+
+protected:
+    truth_source() = default;
+    ~truth_source() = default;
+};
+
+/**
  * @brief A pair of lines: one this program drives, one it senses.
  *
  * drive() and sense() are the hot path: they never allocate, never throw and make at most

@@ -101,6 +101,23 @@ std::uint64_t spec::take_count(std::string_view key, std::uint64_t fallback, std
     return v ? parse_count_in(*v, context() + " key '" + std::string(key) + "'", lo, hi) : fallback;
 }
 
+std::size_t spec::take_choice(std::string_view key, std::initializer_list<std::string_view> choices,
+                              std::string_view fallback, std::string_view what)
+{
+    const std::string v = take_string(key, fallback);
+    std::size_t i = 0;
+    std::string list;
+    for (auto c : choices) {
+        if (v == c)
+            return i;
+        list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(c);
+        ++i;
+    }
+    throw error("bad backend spec '" + text() + "'",
+                "unknown value '" + v + "' of key '" + std::string(key) + "'",
+                "use " + list + ": " + std::string(what));
+}
+
 bool spec::take_bool(std::string_view key, bool fallback)
 {
     auto v = take(key);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,15 @@ public:
     std::uint64_t take_count(std::string_view key, std::uint64_t fallback, std::uint64_t lo,
                              std::uint64_t hi);
     bool take_bool(std::string_view key, bool fallback);
+    /**
+     * @brief Take a key whose value is one of @p choices (the first is not the default unless
+     * @p fallback says so): the index of the value given, or of @p fallback when the key is
+     * absent. Another value is refused naming the key and every choice; @p what says in the
+     * hint what the key chooses ("how the far end answers").
+     * @throws irqloop::error (exit status 2) for a value not in @p choices.
+     */
+    std::size_t take_choice(std::string_view key, std::initializer_list<std::string_view> choices,
+                            std::string_view fallback, std::string_view what);
 
     /** @throws irqloop::error naming the first key that no take_*() consumed. */
     void finish() const;

@@ -7,7 +7,7 @@ namespace irqloop::logger
 {
 
 /**
- * @brief One stimulus as the sampler saw it, in raw cycles; 40 bytes, the unit of the ring.
+ * @brief One stimulus as the sampler saw it, in raw cycles; 48 bytes, the unit of the ring.
  *
  * Each answered sample carries a bracket, the interval in which the true latency provably
  * lies: the upper bound is latency_cycles (t0, just before drive(), to the poll that saw the
@@ -34,7 +34,13 @@ struct sample final {
     std::uint32_t max_gap_cycles; ///< largest gap between two polls before the answer (saturates)
     std::uint32_t interruptions;  ///< poll gaps above the gap limit outside the bracket
     std::uint32_t flags;          ///< flag bits (rising, disturbed, lost)
+    /**
+     * @brief The true latency where the wire knows it (hw::truth_source: the simulated board's
+     * computed far end), in cycles from the edge to the answer as drawn; -1 on a real wire,
+     * and for an edge that gets no answer.
+     */
+    std::int64_t truth_cycles = -1;
 };
-static_assert(sizeof(sample) == 40);
+static_assert(sizeof(sample) == 48);
 
 } // namespace irqloop::logger

@@ -42,6 +42,16 @@ struct sampler_counters final {
 enum class sampler_end { done, stopped, line_failure };
 
 /**
+ * @brief The sampler's clock in a real run: the cycle counter, hw::cycles(). The clock is the
+ * sampler's template parameter (the clock seam): an empty struct whose now() inlines, so the
+ * hot loop costs what it did; tests/support/scripted-time.hpp gives a scripted one, on which
+ * every answer, stall and loss falls at an exact cycle.
+ */
+struct cycle_clock final {
+    std::uint64_t now() const noexcept { return hw::cycles(); }
+};
+
+/**
  * @brief The hot loop: drive an edge, spin on sense() until the response changes or the
  * deadline passes, push one sample per stimulus into the ring.
  *
@@ -66,15 +76,20 @@ enum class sampler_end { done, stopped, line_failure };
  * A device-timed backend (hw::lines::device_timed(), e.g. an FTDI chip) measures each
  * sample itself: the sampler paces, calls measure() and stores the latency (an upper bound)
  * with its bracket as the sample's gap; a bracket above the gap limit flags it disturbed.
+ * Both kinds share one pacing loop (run()); only the per-sample step differs.
+ *
+ * A wire that knows each edge's true latency (hw::truth_source, the simulated board) has it
+ * stored in the sample, beside what was measured.
  *
  * run() neither allocates nor throws; a line failure ends the loop and is left in the lines'
  * sticky error. A full ring drops the sample and counts an overflow; the sampler never waits
  * for the consumer.
  */
-class sampler final
+template <class Clock> class basic_sampler final
 {
 public:
-    sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config& cfg) noexcept;
+    basic_sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config& cfg,
+                  Clock clock = Clock{}) noexcept;
 
     /** @brief Measure until done or @p stop becomes true. */
     sampler_end run(const std::atomic<bool>& stop) noexcept;
@@ -85,16 +100,28 @@ public:
     std::uint64_t start_cycles() const noexcept { return start_; }
 
 private:
-    sampler_end run_device(const std::atomic<bool>& stop) noexcept;
+    /** @brief What one step did: a sample to publish (answered or lost), a re-sync, a failure. */
+    enum class step { sample, resynced, stopped, failed };
+    step measure_polled(const std::atomic<bool>& stop, int& driven, sample& s,
+                        std::uint64_t& proven) noexcept;
+    step measure_device(int& driven, sample& s, std::uint64_t& proven, bool& late) noexcept;
+    void publish(const sample& s, std::uint64_t seq) noexcept;
+    std::uint64_t spin_until(std::uint64_t t, const std::atomic<bool>& stop) noexcept;
     int settle(const std::atomic<bool>& stop, bool& changed) noexcept;
     int resync(const std::atomic<bool>& stop, int& driven) noexcept;
 
     hw::lines& wire_;
+    const hw::truth_source* truth_;
     spsc_ring<sample>& ring_;
     sampler_config cfg_;
+    Clock clock_;
     sampler_counters counters_;
     std::uint64_t start_ = 0;
 };
+
+/** @brief The sampler of a real run, on the cycle counter. */
+using sampler = basic_sampler<cycle_clock>;
+extern template class basic_sampler<cycle_clock>;
 
 /**
  * @brief Measure the typical gap between two polls of @p wire (median of @p polls), in
