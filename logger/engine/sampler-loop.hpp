@@ -208,7 +208,10 @@ basic_sampler<Clock>::measure_polled(const std::atomic<bool>& stop, int& driven,
     while (true) {
         v = wire_.sense();
         t = clock_.now();
-        if (v == expected || v < 0 || t > deadline)
+        // Lost only when a poll that began after the deadline still missed: a poll that read
+        // the line in time and was then interrupted past the deadline proves nothing, and the
+        // next poll looks again (a logger stall never passes for a lost answer).
+        if (v == expected || v < 0 || start > deadline)
             break;
         // The previous poll was not the last one that missed: its gap lies outside the
         // bracket.

@@ -18,20 +18,42 @@
 namespace irqloop::test
 {
 
-/** @brief The scripted time line: each clock read costs read_cost cycles, nothing else moves. */
+/**
+ * @brief The scripted time line: each clock read costs read_cost cycles; optionally the logger
+ * is interrupted every tick_every cycles for tick_cost cycles (a timer tick, a host's steal),
+ * wherever it is at that moment: in a poll, in drive(), in the pacing wait.
+ */
 class scripted_time final
 {
 public:
-    explicit scripted_time(std::uint64_t read_cost = 10) : read_cost_(read_cost) {}
+    explicit scripted_time(std::uint64_t read_cost = 10, std::uint64_t tick_every = 0,
+                           std::uint64_t tick_cost = 0)
+        : read_cost_(read_cost), tick_every_(tick_every), tick_cost_(tick_cost),
+          next_tick_(tick_every ? now_ + tick_every : UINT64_MAX)
+    {
+    }
     /** @brief A clock read: time passes by the read's cost, and the read sees the end. */
-    std::uint64_t read() noexcept { return now_ += read_cost_; }
-    /** @brief Time passes by @p c cycles (a stall, a line access). */
-    void advance(std::uint64_t c) noexcept { now_ += c; }
+    std::uint64_t read() noexcept
+    {
+        advance(read_cost_);
+        return now_;
+    }
+    /** @brief Time passes by @p c cycles (a stall, a line access), and any tick on the way. */
+    void advance(std::uint64_t c) noexcept
+    {
+        now_ += c;
+        while (now_ >= next_tick_) {
+            now_ += tick_cost_;
+            next_tick_ += tick_every_;
+            ++ticks;
+        }
+    }
     std::uint64_t now() const noexcept { return now_; }
+    std::uint64_t ticks = 0; ///< interruptions so far
 
 private:
     std::uint64_t now_ = 1'000'000;
-    std::uint64_t read_cost_;
+    std::uint64_t read_cost_, tick_every_, tick_cost_, next_tick_;
 };
 
 /** @brief The sampler's clock on scripted time (logger::basic_sampler's Clock). */
@@ -49,6 +71,7 @@ struct edge_script final {
      * the edge (before that poll reads the line); 0 stall_cycles: none. */
     std::uint64_t stall_after = 0;
     std::uint64_t stall_cycles = 0;
+    bool stall_after_read = false; ///< the stall comes after that poll's read, not before
 };
 
 /**
@@ -101,15 +124,18 @@ public:
     int sense() noexcept override
     {
         ++polls;
-        if (current_.stall_cycles && !stalled_ && time_.now() >= left_at_ + current_.stall_after) {
-            stalled_ = true;
+        const bool stall =
+            current_.stall_cycles && !stalled_ && time_.now() >= left_at_ + current_.stall_after;
+        stalled_ = stalled_ || stall;
+        if (stall && !current_.stall_after_read)
             time_.advance(current_.stall_cycles);
-        }
         time_.advance(access_cost_);
         if (answer_at_ && time_.now() >= answer_at_) {
             response_ = answer_level_;
             answer_at_ = 0;
         }
+        if (stall && current_.stall_after_read)
+            time_.advance(current_.stall_cycles);
         return response_;
     }
 
