@@ -24,15 +24,16 @@ The rules, for whoever writes docs:
     printed (report's `preflight.X   LEVEL text`, markdown `| preflight.X | LEVEL text |`,
     CSV `preflight.X,LEVEL text`, JSON `"preflight.X": "LEVEL text"`, doctor's `LEVEL  X  text`
     row with the `hint:` lines under it, run's `irqloop: preflight: LEVEL X: text`), and, in
-    the table, markdown, CSV and JSON forms, the keys uname, host, hostname, clock (report's "tsc at ... MHz"), clock_source,
-    logger.smi_counter and logger.clock_invariant (what the MSR device and the TSC allow),
-    and the uname fields of rt-tests-json's sysinfo (sysname, nodename, release, machine, and
-    version when it reads "#..."); also a hostname="..." attribute (JUnit's testsuite), the
-    rest of its line checked as usual. Every other line, figures and wording, is checked
-    as above. An example that reads a fake tree (doctor --root, run --preflight-root) has its
-    preflight lines checked in full: the tree, not the machine, decides them. run prints only
-    its WARN and FAIL checks: paste there only what fails on every machine of the documented
-    kind (a stock Debian 12 as root), or leave the lines out.
+    the table, markdown, CSV and JSON forms, the keys uname, host, hostname, clock (report's
+    "tsc at ... MHz"), clock_source, logger.smi_counter and logger.clock_invariant (what the
+    MSR device and the TSC allow), and the uname fields of rt-tests-json's sysinfo (sysname,
+    nodename, release, machine, and version when it reads "#..."); also a hostname="..."
+    attribute (JUnit's testsuite), the rest of its line checked as usual. Every other line,
+    figures and wording, is checked as above. An example that reads a fake tree (doctor
+    --root, run --preflight-root) has its preflight lines checked in full: the tree, not the
+    machine, decides them. run prints only its WARN and FAIL checks: paste there only what
+    fails on every machine of the documented kind (a stock Debian 12 as root), or leave the
+    lines out.
   * Examples that need hardware are recognised by their --hw spec (gpiod, gpiomem, parport or
     ftdi without sim=) or by their tool (insmod, dkms, dtc, su, gpioset, chmod, ctest, cmake,
     bench programs); mark others on the line above the fence with
