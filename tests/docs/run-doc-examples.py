@@ -18,6 +18,22 @@ The rules, for whoever writes docs:
     times, uuids and column padding normalised, must appear in what the command printed
     (stdout and stderr together). A row of three or more figures depends on the data: it passes
     when the command printed a row of figures with the same columns.
+  * A line about the machine the tools ran on is checked by its shape: its key must have been
+    printed, in the same form, with any value (the docs were pasted on another machine than
+    the one that checks them). Those lines are the preflight results in every form they are
+    printed (report's `preflight.X   LEVEL text`, markdown `| preflight.X | LEVEL text |`,
+    CSV `preflight.X,LEVEL text`, JSON `"preflight.X": "LEVEL text"`, doctor's `LEVEL  X  text`
+    row with the `hint:` lines under it, run's `irqloop: preflight: LEVEL X: text`), and, in
+    the table, markdown, CSV and JSON forms, the keys uname, host, hostname, clock (report's
+    "tsc at ... MHz"), clock_source, logger.smi_counter and logger.clock_invariant (what the
+    MSR device and the TSC allow), and the uname fields of rt-tests-json's sysinfo (sysname,
+    nodename, release, machine, and version when it reads "#..."); also a hostname="..."
+    attribute (JUnit's testsuite), the rest of its line checked as usual. Every other line,
+    figures and wording, is checked as above. An example that reads a fake tree (doctor
+    --root, run --preflight-root) has its preflight lines checked in full: the tree, not the
+    machine, decides them. run prints only its WARN and FAIL checks: paste there only what
+    fails on every machine of the documented kind (a stock Debian 12 as root), or leave the
+    lines out.
   * Examples that need hardware are recognised by their --hw spec (gpiod, gpiomem, parport or
     ftdi without sim=) or by their tool (insmod, dkms, dtc, su, gpioset, chmod, ctest, cmake,
     bench programs); mark others on the line above the fence with
@@ -241,8 +257,56 @@ TIME = re.compile(r"\d{4}-\d\d-\d\d([ T]\d\d:\d\d(:\d\d(\.\d+)?)?Z?)?|\d\d:\d\d:
 NUM = re.compile(r"[-+]?(0x[0-9a-fA-F]+|\d+(\.\d+)?([eE][-+]?\d+)?)")
 
 
-def normalise(line):
+# Lines about the machine the tools ran on (the rules above): their value is replaced by
+# <host>, so that only the key and the form of the line are compared.
+HOST_KEY = (r"uname|host|hostname|clock|clock_source|logger\.smi_counter|logger\.clock_invariant|"
+            r"sysname|nodename|release|machine")
+PREFLIGHT_KEY = r"preflight\.[\w.]+"
+LEVEL = r"(?:OK|WARN|FAIL|SKIP)"
+CHECK = r"[\w]+\.[\w.]+"  # a preflight check's name: clock.source, sched.rt_throttling
+
+
+def host_shape(line, fake_root=False):
+    """@p line with the value of a line about the host replaced by <host>, or None when it is
+    not one. With @p fake_root (the example reads a fake tree) the preflight forms are not
+    host lines: the tree decides them."""
     s = line.replace("\r", "").rstrip()
+    keys = HOST_KEY if fake_root else HOST_KEY + "|" + PREFLIGHT_KEY
+    m = re.match(r"^(\s*(?:%s)\s{2,})\S.*$" % keys, s)  # a text table's row
+    if m:
+        return m.group(1) + "<host>"
+    m = re.match(r"^(\s*\|\s*(?:%s)\s*\|)[^|]*\|$" % keys, s)  # a markdown row
+    if m:
+        return m.group(1) + " <host> |"
+    m = re.match(r"^(\s*(?:%s),)\S.*$" % keys, s)  # a CSV row
+    if m:
+        return m.group(1) + "<host>"
+    m = (re.match(r'^(\s*"(?:%s)":\s*)"(?:[^"\\]|\\.)*"(,?)$' % keys, s) or  # a JSON member
+         re.match(r'^(\s*"version":\s*)"#(?:[^"\\]|\\.)*"(,?)$', s))  # sysinfo's uname -v
+    if m:
+        return m.group(1) + '"<host>"' + m.group(2)
+    if not fake_root:
+        m = re.match(r"^%s\s{2,}(%s)\s{2,}\S.*$" % (LEVEL, CHECK), s)  # doctor's row
+        if m:
+            return "<level>  %s  <host>" % m.group(1)
+        m = re.match(r"^(\S+: preflight: )%s (%s): .*$" % (LEVEL, CHECK), s)  # run's stderr
+        if m:
+            return "%s<level> %s: <host>" % (m.group(1), m.group(2))
+    if re.search(r'\bhostname="[^"]*"', s):  # JUnit's testsuite: the rest is checked
+        return re.sub(r'\bhostname="[^"]*"', 'hostname="<host>"', s)
+    return None
+
+
+DOCTOR_HINT = re.compile(r"^\s+hint: ")
+
+
+def reads_fake_tree(cmd):
+    return re.search(r"--(?:preflight-)?root[ =]", cmd) is not None
+
+
+def normalise(line, fake_root=False):
+    s = host_shape(line, fake_root) or line
+    s = s.replace("\r", "").rstrip()
     s = re.sub(r"/tmp/[^\s'\"]*", "<path>", s)
     # " (bracket 47.129)" follows a max that a disturbed sample holds: the data's, not the format's
     s = re.sub(r" \(bracket [^()]*\)", "", s)
@@ -382,24 +446,36 @@ def check(e, doc_text):
         return ["did not run (the document timed out, or its shell exited, before it)"]
     if e.kind == "hardware":
         return [] if e.status == 0 else ["options refused: " + e.actual[-300:]]
-    actual = {normalise(l) for l in e.actual.split("\n")}
-    everywhere = {normalise(l) for l in doc_text.split("\n")}
+    fake_root = reads_fake_tree(e.command)
+    actual = {normalise(l, fake_root) for l in e.actual.split("\n")}
+    everywhere = {normalise(l, fake_root) for l in doc_text.split("\n")}
     if e.output is None or not any(l.strip() for l in e.output):
         if e.status != 0 and not e.command.rstrip().endswith("&"):
             problems.append("exit status %d with no refusal documented: %s" % (e.status,
                                                                                 e.actual[-300:]))
         return problems
     printed_rows = {columns(l) for l in e.actual.split("\n") if is_data_row(l)}
+    under_host_row = False  # the pasted line before was a doctor row about the host
     for l in e.output:
         st = re.match(r"^\s*\(exit status (\d+)\)\s*$", l)
         if st:  # "(exit status 2)" under a refusal: the status is checked
             if int(st.group(1)) != e.status:
                 problems.append("exit status %d, the doc says %s" % (e.status, st.group(1)))
             continue
-        n = normalise(l)
+        # A doctor row's hint lines are printed only for its level on that machine: part of
+        # the row's value.
+        if under_host_row and DOCTOR_HINT.match(l):
+            continue
+        shape = host_shape(l, fake_root)
+        under_host_row = shape is not None and shape.startswith("<level>")
+        n = normalise(l, fake_root)
         if not n or n in ("...", "…"):
             continue
         if n in actual or n in everywhere:
+            continue
+        if shape is not None:  # a line about the host: its key, not its value
+            problems.append("pasted line about the host, its key not printed in that form: %r"
+                            % l.strip())
             continue
         # A gate line's trailing note depends on the data (a disturbed sample's bracket, the
         # count of disturbed samples left out): the line passes when the rest was printed.
