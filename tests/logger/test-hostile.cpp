@@ -513,7 +513,7 @@ TEST_CASE("hostile 6: refused specs and full disks leave nothing; 0, cpu=99, SIG
             if (cpu < cpus)
                 continue;
             INFO(cpu);
-            const auto r = cli("run -n 10 --no-db --hw sim:cpu=" + std::to_string(cpu));
+            const auto r = cli("run -n 10 --no-db --hw sim:far=thread,cpu=" + std::to_string(cpu));
             CHECK(r.status == 2);
             CHECK_THAT(r.out, ContainsSubstring("key 'cpu'"));
         }
