@@ -64,10 +64,11 @@ fi
 
 if [[ $runs == 1 ]]; then
   # The threads of a real run: sampler, recorder, main (progress, stop flag), the simulated
-  # far end; a short complete run, then one that SIGINT ends while it measures.
+  # far end's thread (far=thread: the computed far end has none); a short complete run, then
+  # one that SIGINT ends while it measures.
   work=$logs/run
   mkdir -p "$work"
-  spec='sim:model=normal,mean=8us,sd=1us,spike_p=1e-3,spike_min=50us,spike_max=80us,seed=3'
+  spec='sim:model=normal,mean=8us,sd=1us,spike_p=1e-3,spike_min=50us,spike_max=80us,seed=3,far=thread'
   echo "== $kind: irqloop run -n 20K (complete), then -D 1h stopped by SIGINT"
   # --gap-limit 1ms: under TSan the poll loop's gaps pass the automatic 1 us limit, and a run with
   # every sample disturbed ends with no sample (exit 4); what is checked here is races, not timing.
