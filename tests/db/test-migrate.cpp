@@ -461,8 +461,9 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
           "upgraded to 6 it has the truth columns, NULL in its old rows",
           "[db]")
 {
-    // Written by the build of commit 81fe1d4 (schema 5; the sim board's far end already
-    // computed, its truth not yet stored):
+    // Written by a schema-5 build: /work/main's build tree of 02:31 UTC on 2026-12-02, the
+    // lead's tree just before commit 81fe1d4 (the sim board's far end already computed, as
+    // its "far=computed has none" message shows; its truth not yet stored):
     //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,seed=5,far=computed' -n 3000
     //     -i 100us --raw --stats-interval 100ms --top-k 100 --label v5-fixture --db v5-sim.db
     temp_dir dir;
