@@ -63,6 +63,12 @@ const char* bracket_column(int version)
     return version >= 2 ? "bracket_ns" : "0";
 }
 
+/** Version 6 added each sample's truth; an older file reads NULL (unknown) there. */
+const char* truth_column(int version)
+{
+    return version >= 6 ? ", truth_ns" : ", NULL";
+}
+
 /** One row of run_columns; NULL numbers read as 0 (sqlite3_column_* do so). */
 run_record read_run(const sql::statement& q)
 {
@@ -149,11 +155,15 @@ bool all_digits(const std::string& s)
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+/** seq, unix_ns, latency_ns, gap_ns, flags, bracket_ns, truth_ns (NULL: unknown). */
 sample_row read_sample(const sql::statement& q)
 {
-    return sample_row{
+    sample_row r{
         u64(q, 0), q.int64(1), q.int64(2), q.int64(3), static_cast<std::uint32_t>(q.int64(4)),
         q.int64(5)};
+    if (!q.is_null(6))
+        r.truth_ns = q.int64(6);
+    return r;
 }
 
 } // namespace
@@ -394,13 +404,14 @@ std::vector<interval_row> catalog::intervals(const run_record& run)
     std::vector<interval_row> out;
     const bool v2 = impl_->version(run) >= 2;
     const bool v4 = impl_->version(run) >= 4;
+    const bool v6 = impl_->version(run) >= 6;
     impl_->each_row(
         run, "intervals",
         std::string("SELECT idx, start_unix_ns, end_unix_ns, samples, min_ns, max_ns, "
                     "mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, "
                     "lost, disturbed, overflows, ") +
             (v2 ? "interruptions, max_bracket_ns" : "0, 0") + (v4 ? ", smi_count" : ", NULL") +
-            " FROM intervals WHERE run_id = ? ORDER BY idx",
+            (v6 ? ", truth_max_ns" : ", NULL") + " FROM intervals WHERE run_id = ? ORDER BY idx",
         [&](const sql::statement& q) {
             out.push_back(interval_row{u64(q, 0), q.int64(1), q.int64(2), u64(q, 3), q.int64(4),
                                        q.int64(5), q.real(6), q.real(7), q.int64(8), q.int64(9),
@@ -408,6 +419,8 @@ std::vector<interval_row> catalog::intervals(const run_record& run)
                                        u64(q, 15), q.int64(16)});
             if (!q.is_null(17))
                 out.back().smi_count = u64(q, 17);
+            if (!q.is_null(18))
+                out.back().truth_max_ns = q.int64(18);
         });
     return out;
 }
@@ -457,7 +470,7 @@ std::vector<sample_row> catalog::worst(const run_record& run, std::size_t limit)
     std::vector<sample_row> out;
     impl_->each_row(run, "worst samples",
                     std::string("SELECT seq, unix_ns, latency_ns, gap_ns, flags, ") +
-                        bracket_column(impl_->version(run)) +
+                        bracket_column(impl_->version(run)) + truth_column(impl_->version(run)) +
                         " FROM worst WHERE run_id = ?1 ORDER BY rank LIMIT ?2",
                     [&](const sql::statement& q) { out.push_back(read_sample(q)); },
                     {limit ? static_cast<std::int64_t>(limit) : -1});
@@ -471,7 +484,7 @@ std::vector<sample_row> catalog::exceedances(const run_record& run, std::int64_t
     impl_->each_row(
         run, "exceedances",
         std::string("SELECT seq, unix_ns, latency_ns, gap_ns, flags, ") +
-            bracket_column(impl_->version(run)) +
+            bracket_column(impl_->version(run)) + truth_column(impl_->version(run)) +
             " FROM exceedances WHERE run_id = ?1 AND unix_ns >= ?2 AND unix_ns < ?3 ORDER BY seq",
         [&](const sql::statement& q) { out.push_back(read_sample(q)); },
         {from_unix_ns, to_unix_ns});
@@ -520,7 +533,7 @@ void catalog::for_each_raw(const run_record& run, const std::function<void(const
 {
     impl_->each_row(run, "raw samples",
                     std::string("SELECT seq, 0, latency_ns, gap_ns, flags, ") +
-                        bracket_column(impl_->version(run)) +
+                        bracket_column(impl_->version(run)) + truth_column(impl_->version(run)) +
                         " FROM raw_samples WHERE run_id = ? ORDER BY rowid",
                     [&](const sql::statement& q) { fn(read_sample(q)); });
 }

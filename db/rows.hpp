@@ -137,6 +137,10 @@ struct interval_row final {
     /// SMIs in the window (MSR 0x34 of the sampler's CPU, read at the window's commit; schema
     /// version 4); none (NULL, "n/a") where the counter cannot be read, never 0.
     std::optional<std::uint64_t> smi_count;
+    /// The largest truth_ns of the window's answered samples, clean or disturbed, in the
+    /// statistics or not (lost samples left out; schema version 6); none (NULL) where no such
+    /// sample has a known truth: a real wire, or a window of drawn losses only.
+    std::optional<std::int64_t> truth_max_ns;
 };
 
 /** @brief One sample, for the worst, exceedances and raw tables. */
@@ -148,6 +152,10 @@ struct sample_row final {
     std::uint32_t flags = 0;     ///< sample_flag bits
     /// Upper minus lower bound: the true latency lies in [latency_ns - bracket_ns, latency_ns].
     std::int64_t bracket_ns = 0;
+    /// The true latency where the wire knew it (the simulated board's drawn delay, on the same
+    /// clock and converted like latency_ns; schema version 6); none (NULL) on a real wire, for
+    /// a drawn loss, and in rows recorded before version 6.
+    std::optional<std::int64_t> truth_ns;
 };
 
 /** @brief Something that happened during a run. */

@@ -648,13 +648,14 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
             d.insert_interval,
             "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
             "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
-            "disturbed, overflows, interruptions, max_bracket_ns, smi_count) VALUES (?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            "disturbed, overflows, interruptions, max_bracket_ns, smi_count, truth_max_ns) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         si.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
                     or_null(iv.min_ns, have), or_null(iv.max_ns, have), or_null(iv.mean_ns, have),
                     or_null(iv.stddev_ns, have), or_null(iv.p50_ns, have), or_null(iv.p99_ns, have),
                     or_null(iv.p999_ns, have), iv.above_threshold, iv.lost, iv.disturbed,
-                    iv.overflows, iv.interruptions, iv.max_bracket_ns, iv.smi_count);
+                    iv.overflows, iv.interruptions, iv.max_bracket_ns, iv.smi_count,
+                    iv.truth_max_ns);
 
         const auto& sm = c.summary;
         const bool any = sm.samples > 0;
@@ -680,9 +681,10 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
 
         auto& se = d.prepared(d.insert_exceedance,
                               "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
-                              "flags, bracket_ns) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                              "flags, bracket_ns, truth_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         for (const auto& r : c.exceedances) {
-            se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns);
+            se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
+                        r.truth_ns);
         }
         d.insert_events(run_id, c.events);
 
@@ -691,11 +693,11 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
         dw.run();
         auto& sw = d.prepared(d.insert_worst,
                               "INSERT INTO worst (run_id, seq, unix_ns, latency_ns, gap_ns, flags, "
-                              "bracket_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                              "bracket_ns, truth_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
         std::int64_t rank = 0;
         for (const auto& r : c.worst) {
             sw.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
-                        ++rank);
+                        r.truth_ns, ++rank);
         }
 
         auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
@@ -724,10 +726,11 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
         return;
     auto& d = *impl_;
     impl_->write(what, [&] {
-        auto& s = d.prepared(d.insert_raw, "INSERT INTO raw_samples (run_id, seq, latency_ns, "
-                                           "gap_ns, flags, bracket_ns) VALUES (?, ?, ?, ?, ?, ?)");
+        auto& s = d.prepared(d.insert_raw,
+                             "INSERT INTO raw_samples (run_id, seq, latency_ns, gap_ns, flags, "
+                             "bracket_ns, truth_ns) VALUES (?, ?, ?, ?, ?, ?, ?)");
         for (const auto& r : rows)
-            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns);
+            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns, r.truth_ns);
     });
 }
 

@@ -221,6 +221,64 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
                        "): the logger's own share of every sample; stddev is unchanged.");
 }
 
+/**
+ * Truth and measured side by side, for a run whose wire knew the truth (the sim board's
+ * computed far end: schema version 6, intervals.truth_max_ns). Prints nothing, and returns
+ * false, for any other run, so their reports stay as they were.
+ */
+bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db::interval_row>& iv,
+                 const report_options& o, std::ostream& out)
+{
+    std::optional<std::int64_t> truth_max;
+    for (const auto& w : iv)
+        if (w.truth_max_ns && (!truth_max || *w.truth_max_ns > *truth_max))
+            truth_max = w.truth_max_ns;
+    if (!truth_max)
+        return false;
+    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    auto lat = [&](std::int64_t ns) { return format_latency(double(ns), o.unit); };
+    auto with_bracket = [&](std::int64_t ns, std::int64_t bracket) {
+        return lat(ns) + " (bracket " + lat(bracket) + ")";
+    };
+    print_heading(out, o.fmt, "truth (sim) vs measured");
+    table t;
+    t.add_column("figure", table::align::left);
+    t.add_column("truth" + u);
+    t.add_column("measured" + u);
+    t.add_column("measured - truth" + u);
+    if (r.has_stats) {
+        const auto& s = r.summary;
+        t.add_row({"max", lat(*truth_max),
+                   s.max_bracket_ns > 0 ? with_bracket(s.max_ns, s.max_bracket_ns) : lat(s.max_ns),
+                   lat(s.max_ns - *truth_max)});
+    } else {
+        t.add_row({"max", lat(*truth_max), format_latency(std::nullopt, o.unit),
+                   format_latency(std::nullopt, o.unit)});
+    }
+    // The worst sample, and how many of the stored worst ones lie within their brackets.
+    std::uint64_t known = 0, within = 0;
+    for (const auto& w : cat.worst(r)) {
+        if (!w.truth_ns || w.latency_ns < 0)
+            continue;
+        if (!known)
+            t.add_row({"worst sample, seq " + std::to_string(w.seq), lat(*w.truth_ns),
+                       with_bracket(w.latency_ns, w.bracket_ns), lat(w.latency_ns - *w.truth_ns)});
+        ++known;
+        within += w.latency_ns - w.bracket_ns <= *w.truth_ns && *w.truth_ns <= w.latency_ns;
+    }
+    t.print(out, o.fmt);
+    print_note(out, o.fmt,
+               "truth: the delay the simulated board drew for each edge, on the logger's own "
+               "clock (the max over answered samples, clean or disturbed); measured - truth is "
+               "what the logger adds: its drive() and poll costs, and its interruptions.");
+    if (known)
+        print_note(out, o.fmt,
+                   "the " + format_count(known) +
+                       " stored worst samples with a truth: " + format_count(within) +
+                       " lie within their bracket (latency - bracket <= truth <= latency).");
+    return true;
+}
+
 void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>& buckets,
                      const report_options& o, std::ostream& out)
 {
@@ -395,11 +453,14 @@ void report_one(db::catalog& cat, const db::run_record& r, const report_options&
     print_heading(out, o.fmt, r.partial() ? "summary (partial)" : "summary");
     print_summary(r, floor, o, out);
     gap();
+    const auto intervals = cat.intervals(r);
+    if (print_truth(cat, r, intervals, o, out))
+        gap();
     print_heading(out, o.fmt, "histogram (log10 bars; linear bins up to p99, then doubling)");
     print_histogram(r, cat.histogram(r), o, out);
     gap();
     print_heading(out, o.fmt, "timeline");
-    print_timeline(r, cat.intervals(r), o, out);
+    print_timeline(r, intervals, o, out);
     gap();
     print_heading(out, o.fmt, "worst " + std::to_string(o.top));
     print_worst(r, cat.worst(r, o.top), o, out);

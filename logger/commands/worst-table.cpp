@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "worst-table.hpp"
 
+#include <algorithm>
+
 namespace irqloop::logger
 {
 
@@ -18,6 +20,11 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     const bool run = cols != worst_columns::sample_only;
     const bool file = cols == worst_columns::with_run_file;
     const std::string u = std::string(" (") + unit_name(unit) + ")";
+    // The truth column only where a listed sample has one (a sim run, schema version 6): the
+    // tables of every other run stay as they were.
+    const bool truth = std::any_of(rows.begin(), rows.end(), [](const worst_entry& e) {
+        return e.sample.truth_ns.has_value();
+    });
     table t;
     t.add_column("rank");
     if (run) {
@@ -27,6 +34,8 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     t.add_column("seq");
     t.add_column("time (UTC)", table::align::left);
     t.add_column("latency" + u);
+    if (truth)
+        t.add_column("truth" + u);
     t.add_column("gap" + u);
     t.add_column("edge", table::align::left);
     t.add_column("flags", table::align::left);
@@ -48,10 +57,15 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
             row.push_back(std::to_string(r->id));
             row.push_back(r->meta.label);
         }
-        for (auto& cell : {std::to_string(s.seq), format_utc(s.unix_ns, 6),
-                           latency_with_bracket(s, unit), format_latency(double(s.gap_ns), unit),
-                           std::string((s.flags & db::flag_rising) ? "rising" : "falling"), flags})
-            row.push_back(cell);
+        row.push_back(std::to_string(s.seq));
+        row.push_back(format_utc(s.unix_ns, 6));
+        row.push_back(latency_with_bracket(s, unit));
+        if (truth)
+            row.push_back(format_latency(
+                s.truth_ns ? std::optional<double>(double(*s.truth_ns)) : std::nullopt, unit));
+        row.push_back(format_latency(double(s.gap_ns), unit));
+        row.push_back((s.flags & db::flag_rising) ? "rising" : "falling");
+        row.push_back(flags);
         if (file)
             row.push_back(r->db_path);
         t.add_row(std::move(row));

@@ -236,6 +236,12 @@ struct recorder::state {
         const bool disturbed = (s.flags & sample::disturbed) && !lost;
         r.latency_ns = lost ? -1 : to_ns(s.latency_cycles);
         r.bracket_ns = lost ? 0 : std::min(r.latency_ns, to_ns(s.bracket_cycles));
+        // The wire's truth (the sim board's drawn delay), converted as the latency is: to_ns()
+        // is monotonic, so truth <= latency in cycles stays so in ns. Kept for a lost sample
+        // too (an answer drawn past the timeout), but only answered samples make the window's
+        // truth max, as only they make its measured max.
+        if (s.truth_cycles >= 0)
+            r.truth_ns = to_ns(static_cast<std::uint64_t>(s.truth_cycles));
         ++totals.stimuli;
         totals.interruptions += s.interruptions;
         cur.interruptions += s.interruptions;
@@ -251,6 +257,8 @@ struct recorder::state {
             return;
         }
         flush_burst(lost_burst, "lost");
+        if (r.truth_ns && (!cur.truth_max_ns || *r.truth_ns > *cur.truth_max_ns))
+            cur.truth_max_ns = r.truth_ns;
         const bool in_stats = !disturbed || cfg.keep_disturbed;
         if (disturbed) {
             ++totals.disturbed;

@@ -75,17 +75,18 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 } // namespace
 
 TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
-          "counts) and 0005 (worst_cases kind): version 5",
+          "counts), 0005 (worst_cases kind) and 0006 (truth): version 6",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 4);
+    REQUIRE(shipped_migrations().size() == 5);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
     CHECK(std::string(shipped_migrations()[2].name) == "0004-smi-count");
     CHECK(std::string(shipped_migrations()[3].name) == "0005-worst-cases-kind");
-    CHECK(latest_version(shipped_migrations()) == 5);
-    CHECK(store::schema_version() == 5);
+    CHECK(std::string(shipped_migrations()[4].name) == "0006-truth");
+    CHECK(latest_version(shipped_migrations()) == 6);
+    CHECK(store::schema_version() == 6);
 }
 
 namespace
@@ -428,9 +429,9 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     CHECK(scalar(path, top_run) == 1);
     {
         store s(path);
-        CHECK(s.file_version() == 5);
+        CHECK(s.file_version() == store::schema_version());
     }
-    CHECK(scalar(path, "PRAGMA user_version") == 5);
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, kind_column) == 1);
     CHECK(rows_text(path, common) == before); // the same rows and values, one column more
@@ -454,4 +455,92 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
                        "THEN lower_ns ELSE latency_ns END") == 0);
     CHECK(scalar(path, "SELECT smi_count FROM run_summary WHERE id = 3") == 0);
     CHECK(scalar(path, "SELECT smi_count IS NULL FROM run_summary WHERE id = 2") == 1);
+}
+
+TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, truth unknown; "
+          "upgraded to 6 it has the truth columns, NULL in its old rows",
+          "[db]")
+{
+    // Written by a schema-5 build: /work/main's build tree of 02:31 UTC on 2026-12-02, the
+    // lead's tree just before commit 81fe1d4 (the sim board's far end already computed, as
+    // its "far=computed has none" message shows; its truth not yet stored):
+    //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,seed=5,far=computed' -n 3000
+    //     -i 100us --raw --stats-interval 100ms --top-k 100 --label v5-fixture --db v5-sim.db
+    temp_dir dir;
+    const auto path = dir.file("v5-sim.db");
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v5-sim.db", path);
+    REQUIRE(scalar(path, "PRAGMA user_version") == 5);
+    auto has_column = [&](const char* table, const char* column) {
+        return scalar(path, std::string("SELECT count(*) FROM pragma_table_info('") + table +
+                                "') WHERE name = '" + column + "'") == 1;
+    };
+    CHECK_FALSE(has_column("raw_samples", "truth_ns"));
+    CHECK_FALSE(has_column("intervals", "truth_max_ns"));
+    const std::string common =
+        "SELECT run_id, label, rank, seq, time_utc, latency_ns, disturbed, warmup, lower_ns, "
+        "kind, rank_ns FROM worst_cases WHERE run_id = 1 ORDER BY rank";
+    const auto before = rows_text(path, common);
+    auto by_label = [](catalog& cat, const std::string& label) -> const run_record& {
+        for (const auto& r : cat.runs())
+            if (r.meta.label == label)
+                return r;
+        FAIL("no run labelled " << label);
+        throw;
+    };
+    auto check_old_run = [&](catalog& cat) {
+        const auto& r = by_label(cat, "v5-fixture");
+        CHECK(r.summary.samples == 2964);
+        CHECK(r.summary.max_ns == 12'038);
+        const auto iv = cat.intervals(r);
+        REQUIRE(iv.size() == 4);
+        for (const auto& w : iv)
+            CHECK_FALSE(w.truth_max_ns); // unknown, never 0
+        const auto worst = cat.worst(r);
+        REQUIRE(worst.size() == 100);
+        for (const auto& w : worst)
+            CHECK_FALSE(w.truth_ns);
+        std::uint64_t raw = 0, with_truth = 0;
+        cat.for_each_raw(r, [&](const sample_row& s) {
+            ++raw;
+            with_truth += s.truth_ns.has_value();
+        });
+        CHECK(raw == 3000);
+        CHECK(with_truth == 0);
+    };
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 1);
+        check_old_run(cat);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 5); // reading never upgrades
+
+    // The first write upgrades it; a new run stores its truth, the old run's rows read NULL.
+    write_new_run(path, "uuid-v6", [](commit_data& c) {
+        c.worst = {sample_row{1, t_start, 9'000, 100, 0, 400, 8'700}};
+        c.interval.truth_max_ns = 8'700;
+    });
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
+    CHECK(integrity(path) == "ok");
+    for (const auto& [table, column] :
+         {std::pair{"raw_samples", "truth_ns"}, std::pair{"worst", "truth_ns"},
+          std::pair{"exceedances", "truth_ns"}, std::pair{"intervals", "truth_max_ns"},
+          std::pair{"worst_cases", "truth_ns"}, std::pair{"interval_maxima", "truth_max_ns"}})
+        CHECK(has_column(table, column));
+    CHECK(rows_text(path, common) == before); // the old run's rows, values as they were
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE truth_ns IS NOT NULL") == 0);
+    CHECK(scalar(path, "SELECT count(*) FROM worst WHERE run_id = 1 AND truth_ns IS NULL") == 100);
+    CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1 AND truth_max_ns IS "
+                       "NULL") == 4);
+    CHECK(scalar(path, "SELECT count(*) FROM interval_maxima WHERE run_id = 1 AND truth_max_ns "
+                       "IS NULL") == 4);
+    CHECK(scalar(path, "SELECT truth_ns FROM worst_cases WHERE run_id = 2") == 8'700);
+    CHECK(scalar(path, "SELECT truth_max_ns FROM interval_maxima WHERE run_id = 2") == 8'700);
+    catalog cat({path});
+    REQUIRE(cat.runs().size() == 2);
+    check_old_run(cat);
+    const auto& fresh = by_label(cat, "new");
+    REQUIRE(cat.worst(fresh).size() == 1);
+    CHECK(cat.worst(fresh)[0].truth_ns == 8'700);
+    CHECK(cat.intervals(fresh)[0].truth_max_ns == 8'700);
 }

@@ -115,7 +115,7 @@ TEST_CASE("store creates the schema in a new file: WAL, application_id, version,
         CHECK(scalar(s, "PRAGMA foreign_keys") == 1);
         CHECK(scalar(s, "PRAGMA application_id") == 0x49524C50);
         CHECK(scalar(s, "PRAGMA user_version") == store::schema_version());
-        CHECK(store::schema_version() == 5);
+        CHECK(store::schema_version() == 6);
         for (const char* t :
              {"irqloop_info", "runs", "run_metadata", "intervals", "histogram", "worst",
               "exceedances", "events", "raw_samples", "interval_histograms"})

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <cmath>
+#include <optional>
 #include <random>
 
 using namespace irqloop;
@@ -219,4 +220,58 @@ TEST_CASE("recorder: a disturbed sample counts by the lower bound it proves, nev
     CHECK(w[0].bracket_ns == 20'000);
     for (std::size_t i = 1; i < w.size(); ++i)
         CHECK(w[i].seq != 21); // 900 us reported, but it proves only 2 us
+}
+
+TEST_CASE("recorder: the wire's truth is converted like the latency, stored per raw and worst "
+          "sample, and each window keeps the max over its answered samples",
+          "[recorder]")
+{
+    test::temp_dir dir;
+    db::store st(dir / "truth.db");
+    auto id = st.begin_run(run_row());
+    auto cfg = config();
+    cfg.clock.hz = 2e9; // two cycles a ns
+    cfg.raw = true;
+    logger::recorder rec(cfg, &st, id);
+    auto with_truth = [](logger::sample s, std::int64_t truth) {
+        s.truth_cycles = truth;
+        return s;
+    };
+    const std::uint64_t window = 2'000'000'000; // 1 s in cycles
+    auto disturbed = smp(1, 2'000, 300'000, db::flag_disturbed);
+    disturbed.bracket_cycles = 100'000;
+    auto lost = smp(2, 3'000, 0, db::flag_lost);
+    lost.bracket_cycles = 0;
+    auto lost_unknown = smp(4, window + 1'000, 0, db::flag_lost);
+    lost_unknown.bracket_cycles = 0;
+    const std::vector<logger::sample> v = {
+        with_truth(smp(0, 1'000, 20'000), 19'990), // clean: 9995 ns
+        with_truth(disturbed, 260'000),            // disturbed: 130000 ns, the window's max
+        with_truth(lost, 40'000'000),              // answered after the timeout: kept, not a max
+        smp(3, 4'000, 30'000),                     // no truth: a real wire
+        lost_unknown,                              // window 1: a drawn loss only
+    };
+    rec.add(v);
+    rec.finish(window + 2'000);
+    st.finish_run(id, db::run_status::complete, 0);
+
+    db::catalog cat({dir / "truth.db"});
+    const auto& r = cat.runs().at(0);
+    const auto iv = cat.intervals(r);
+    REQUIRE(iv.size() == 2);
+    CHECK(iv[0].truth_max_ns == 130'000);
+    CHECK_FALSE(iv[1].truth_max_ns);
+    std::vector<std::optional<std::int64_t>> raw;
+    cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s.truth_ns); });
+    const std::vector<std::optional<std::int64_t>> want = {9'995, 130'000, 20'000'000, std::nullopt,
+                                                           std::nullopt};
+    CHECK(raw == want);
+    const auto worst = cat.worst(r);
+    REQUIRE(worst.size() == 3); // lost samples are not ranked
+    for (const auto& w : worst) {
+        INFO("seq " << w.seq);
+        CHECK(w.truth_ns == want.at(w.seq));
+        if (w.truth_ns) // a drawn delay lies within the sample's bracket
+            CHECK((w.latency_ns - w.bracket_ns <= *w.truth_ns && *w.truth_ns <= w.latency_ns));
+    }
 }
