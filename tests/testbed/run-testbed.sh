@@ -343,7 +343,7 @@ cp "$kcache/lib/modules/$kabi"/modules.{order,builtin,builtin.modinfo} "$root/li
 depmod -b "$root" "$kabi"
 
 cp "$here/guest-init.sh" "$root/init"
-cp "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
+cp "$here/guest-mounts.sh" "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
     cp "$(scenario_file "$n")" "$root/testbed/scenarios/"
 done

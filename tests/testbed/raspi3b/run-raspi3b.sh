@@ -167,7 +167,7 @@ for p in logger/irqloop tests/irqloop-bench-gpiomem; do
     aarch64-linux-gnu-strip -o "$root/usr/bin/$(basename "$p")" "$abuild/$p"
 done
 cp "$here/guest-init.sh" "$root/init"
-cp "$here/../guest-lib.sh" "$root/testbed/"
+cp "$here/../guest-mounts.sh" "$here/../guest-lib.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
     cp "$here/scenarios/$n.sh" "$root/testbed/scenarios/"
 done
