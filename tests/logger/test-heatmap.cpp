@@ -3,6 +3,7 @@
 // heatmap and long-term plots, read back from the data behind the plot.
 #include "plot.hpp"
 #include "read.hpp"
+#include "synthetic-run.hpp"
 #include "test-report-fixtures.hpp"
 
 #include <catch2/catch_test_macros.hpp>
@@ -30,26 +31,14 @@ constexpr std::int64_t burst_ns = 150'000;
 std::int64_t burst_run(db::store& st, const std::string& uuid, const std::string& label,
                        std::int64_t start_unix_ns)
 {
-    db::run_row row;
-    row.uuid = uuid;
-    row.label = label;
-    row.start_unix_ns = start_unix_ns;
-    row.command_line = "test";
-    row.version = row.uname = row.hostname = "test";
+    auto row = test::synthetic_run_row(uuid, label, start_unix_ns, "test", "test");
     row.backend = "sim:model=synthetic";
-    row.clock_source = "synthetic";
-    row.clock_hz = 1e9;
     row.stats_interval_ns = 1'000'000'000;
     row.metadata = {{"logger.window_histogram", db::window_buckets::scheme}};
     const auto id = st.begin_run(row);
-    recorder_config cfg;
-    cfg.clock.hz = 1e9; // cycles are ns
-    cfg.clock.source = "synthetic";
-    cfg.stats_interval_ns = 1'000'000'000;
+    auto cfg = test::synthetic_recorder_config(1'000'000'000, start_unix_ns);
     cfg.threshold_ns = 100'000;
     cfg.warmup_samples = 0;
-    cfg.anchor_unix_ns = start_unix_ns;
-    cfg.anchor_cycles = 0;
     recorder rec(cfg, &st, id);
     std::vector<sample> v;
     std::uint64_t seq = 0;
