@@ -298,6 +298,21 @@ prom_text parse_prom(const std::string& text)
     return p;
 }
 
+/**
+ * @brief irqloop export --db @p db @p args... -o @p file, required to succeed (its output
+ * shown when it does not); returns the file's text.
+ */
+std::string export_text(const std::string& db, std::vector<std::string> args,
+                        const std::string& file)
+{
+    args.insert(args.begin(), {"export", "--db", db});
+    args.insert(args.end(), {"-o", file});
+    auto r = irqloop_cmd(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    return file_text(file);
+}
+
 } // namespace
 
 TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
@@ -306,10 +321,7 @@ TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and
     temp_dir dir;
     const std::string db = dir / "x.db";
     build_db(db);
-    auto r = irqloop_cmd({"export", "--db", db, "--what", "all,raw", "-o", dir / "x.json"});
-    INFO(r.out << r.err);
-    REQUIRE(r.status == 0);
-    const std::string text = file_text(dir / "x.json");
+    const std::string text = export_text(db, {"--what", "all,raw"}, dir / "x.json");
     CHECK(text.find("caf\xe9") == std::string::npos); // no raw Latin-1 byte passed through
     if (!have("python3"))
         SKIP("python3 is not installed");
@@ -344,10 +356,8 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     INFO("cyclictest:\n" << real);
     REQUIRE(theirs.problems.empty());
 
-    auto one = irqloop_cmd({"export", "--db", db, "--run", "1", "--format", "cyclictest-hist",
-                            "--histogram", "50", "-o", dir / "one.txt"});
-    REQUIRE(one.status == 0);
-    const std::string ours_text = file_text(dir / "one.txt");
+    const std::string ours_text = export_text(
+        db, {"--run", "1", "--format", "cyclictest-hist", "--histogram", "50"}, dir / "one.txt");
     const hist_text ours = parse_hist(ours_text, 50);
     INFO("irqloop:\n" << ours_text);
     for (const auto& p : ours.problems)
@@ -383,10 +393,8 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     CHECK(ours.overflow_cycles[0].size() == std::min<std::uint64_t>(50, exact_over));
 
     // Two runs: two columns, as cyclictest's two threads.
-    auto two = irqloop_cmd({"export", "--db", db, "--format", "cyclictest-hist", "--histogram",
-                            "50", "-o", dir / "two.txt"});
-    REQUIRE(two.status == 0);
-    const hist_text both = parse_hist(file_text(dir / "two.txt"), 50);
+    const hist_text both = parse_hist(
+        export_text(db, {"--format", "cyclictest-hist", "--histogram", "50"}, dir / "two.txt"), 50);
     for (const auto& p : both.problems)
         FAIL_CHECK(p);
     CHECK(both.columns == 2);
@@ -443,11 +451,9 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
     key_types(theirs, "", want);
 
     for (const std::string run : {"1", "2"}) {
-        auto r = irqloop_cmd({"export", "--db", db, "--run", run, "--format", "rt-tests-json",
-                              "--histogram", "1000", "-o", dir / ("rt" + run + ".json")});
-        INFO(r.out << r.err);
-        REQUIRE(r.status == 0);
-        const auto ours = nlohmann::json::parse(file_text(dir / ("rt" + run + ".json")));
+        const auto ours = nlohmann::json::parse(
+            export_text(db, {"--run", run, "--format", "rt-tests-json", "--histogram", "1000"},
+                        dir / ("rt" + run + ".json")));
         std::map<std::string, std::string> got;
         key_types(ours, "", got);
         // The real histogram may be empty on a slow machine; ours never is.
@@ -476,10 +482,7 @@ TEST_CASE("export prometheus: promtool check metrics passes; units, counters, hi
     temp_dir dir;
     const std::string db = dir / "x.db";
     build_db(db);
-    auto r = irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o", dir / "x.prom"});
-    INFO(r.out << r.err);
-    REQUIRE(r.status == 0);
-    const std::string text = file_text(dir / "x.prom");
+    const std::string text = export_text(db, {"--format", "prometheus"}, dir / "x.prom");
     INFO(text);
     const prom_text p = parse_prom(text);
     for (const auto& x : p.problems)
