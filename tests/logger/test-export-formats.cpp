@@ -313,14 +313,19 @@ std::string export_text(const std::string& db, std::vector<std::string> args,
     return file_text(file);
 }
 
-} // namespace
-
-TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
-          "[export]")
-{
+/** @brief Each case's scratch folder, holding build_db()'s database as x.db. */
+struct two_run_db {
+    two_run_db() { build_db(db); }
     temp_dir dir;
     const std::string db = dir / "x.db";
-    build_db(db);
+};
+
+} // namespace
+
+TEST_CASE_METHOD(
+    two_run_db, "export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
+    "[export]")
+{
     const std::string text = export_text(db, {"--what", "all,raw"}, dir / "x.json");
     CHECK(text.find("caf\xe9") == std::string::npos); // no raw Latin-1 byte passed through
     if (!have("python3"))
@@ -342,12 +347,11 @@ TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and
     }
 }
 
-TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclictest --histogram",
-          "[export]")
+TEST_CASE_METHOD(
+    two_run_db,
+    "export cyclictest-hist: the grammar and field widths of real cyclictest --histogram",
+    "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::string why;
     if (!real_cyclictest(dir, 400, why))
         SKIP(why);
@@ -438,11 +442,9 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     }
 }
 
-TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", "[export]")
+TEST_CASE_METHOD(two_run_db, "export rt-tests-json: the keys and types of real cyclictest --json",
+                 "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::string why;
     if (!real_cyclictest(dir, 1000, why))
         SKIP(why);
@@ -476,12 +478,10 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
     CHECK(two.err.find("holds one run, 2 are selected") != std::string::npos);
 }
 
-TEST_CASE("export prometheus: promtool check metrics passes; units, counters, histogram",
-          "[export]")
+TEST_CASE_METHOD(two_run_db,
+                 "export prometheus: promtool check metrics passes; units, counters, histogram",
+                 "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     const std::string text = export_text(db, {"--format", "prometheus"}, dir / "x.prom");
     INFO(text);
     const prom_text p = parse_prom(text);
@@ -582,8 +582,10 @@ TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while t
     CHECK(bad.err.find("write metrics file") != std::string::npos);
 }
 
-TEST_CASE("export prometheus: node_exporter's textfile collector reads it without a scrape error",
-          "[export]")
+TEST_CASE_METHOD(
+    two_run_db,
+    "export prometheus: node_exporter's textfile collector reads it without a scrape error",
+    "[export]")
 {
     const std::string exporter = "/usr/bin/prometheus-node-exporter";
     if (!std::filesystem::exists(exporter))
@@ -591,9 +593,6 @@ TEST_CASE("export prometheus: node_exporter's textfile collector reads it withou
              "prometheus-node-exporter)");
     if (!have("python3"))
         SKIP("python3 is not installed");
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::filesystem::create_directory(dir / "textfile");
     REQUIRE(irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o",
                          dir / "textfile/irqloop.prom"})
