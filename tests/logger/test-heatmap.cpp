@@ -99,6 +99,21 @@ process_result run_cmd_err(int (*fn)(int, char**), std::vector<std::string> args
     return c;
 }
 
+/**
+ * @brief plot --db @p db @p args... -o @p svg --data @p data, required to succeed and to write
+ * an SVG that xmllint parses.
+ */
+void plot_to(const std::string& db, std::vector<std::string> args, const std::string& svg,
+             const std::string& data)
+{
+    args.insert(args.begin(), {"plot", "--db", db});
+    args.insert(args.end(), {"-o", svg, "--data", data});
+    auto c = run_cmd(plot_command, std::move(args));
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+}
+
 std::string svg_text(const std::string& svg)
 {
     const auto c = run_shell("xmllint --xpath \"//*[local-name()='text']//text()\" '" + svg + "'");
@@ -176,11 +191,7 @@ TEST_CASE("heatmap: a seeded spike burst in window k shows in column k, and the 
     }
     const auto svg = dir.file("heat.svg");
     const auto data = dir.file("heat.tsv");
-    auto c = run_cmd(plot_command,
-                     {"plot", "--db", path, "--kind", "heatmap", "-o", svg, "--data", data});
-    INFO(c.err);
-    REQUIRE(c.status == 0);
-    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    plot_to(path, {"--kind", "heatmap"}, svg, data);
     const auto rows = read_heatmap_data(data);
     std::uint64_t high = 0, cols = 0;
     std::int64_t last_idx = -1;
@@ -248,11 +259,7 @@ TEST_CASE("long-term: every window's max over the runs of one label, in time ord
     }
     const auto svg = dir.file("long.svg");
     const auto data = dir.file("long.tsv");
-    auto c = run_cmd(plot_command, {"plot", "--db", path, "--kind", "long-term", "--label",
-                                    "nightly", "-o", svg, "--data", data});
-    INFO(c.err);
-    REQUIRE(c.status == 0);
-    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    plot_to(path, {"--kind", "long-term", "--label", "nightly"}, svg, data);
     std::ifstream in(data);
     std::string line;
     REQUIRE(std::getline(in, line));
