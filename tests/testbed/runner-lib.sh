@@ -3,6 +3,7 @@
 # What the two QEMU testbed runners share, sourced on the host by run-testbed.sh and
 # raspi3b/run-raspi3b.sh. The runner defines die, usage and all_scenarios, and sets list,
 # build_dir, results, cache, verdict and globs from its options, before calling these.
+# shellcheck shell=bash disable=SC2154 # those globals are the runner's
 
 # runner_start TAG: --list, the build folder, the default results and cache folders
 # (BUILD/TAG-results, BUILD/TAG-cache), and --verdict: the CTest face of one scenario of the
