@@ -110,7 +110,7 @@ all_scenarios()
     done | sort -u
 }
 
-runner_start testbed
+runner_start testbed host
 
 mapfile -t scenarios < <(runner_selected_scenarios)
 [[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"

@@ -5,12 +5,13 @@
 # build_dir, results, cache, verdict and globs from its options, before calling these.
 # shellcheck shell=bash disable=SC2154 # those globals are the runner's
 
-# runner_start TAG: --list, the build folder, the default results and cache folders
+# runner_start TAG [host]: --list, the build folder, the default results and cache folders
 # (BUILD/TAG-results, BUILD/TAG-cache), and --verdict: the CTest face of one scenario of the
-# last boot (a fixture runs the boot). --list and --verdict exit here.
+# last boot (a fixture runs the boot), with its host check's log after the guest's when "host"
+# is given (the runner has host checks). --list and --verdict exit here.
 runner_start()
 {
-    local tag=$1 d v
+    local tag=$1 host=${2:-} d v
     if [[ $list == 1 ]]; then
         all_scenarios
         exit 0
@@ -27,7 +28,7 @@ runner_start()
         exit 1
     fi
     cat "$d/log" 2>/dev/null || true
-    [[ -f $d/host.log ]] && { echo "--- host check"; cat "$d/host.log"; }
+    [[ -n $host && -f $d/host.log ]] && { echo "--- host check"; cat "$d/host.log"; }
     read -r v <"$d/verdict"
     echo "$tag: scenario '$verdict': $v"
     [[ $v == pass ]] && exit 0
