@@ -293,6 +293,36 @@ def logger_side_labels(s, out, inp, trig, r1b, r2b, r3b):
         s.label(net, (end[0] + 12.7, end[1]), 180)
 
 
+def target_header(s, flags, shifted):
+    """The target's GPIO header J2 (VIO, STIM, RESP, TRIG, GND), each pin to its net label; VIO
+    is flagged where level shifters take it (@p shifted), otherwise left open."""
+    # TRIG is an input there too (the kernel responder's trigger=, which calls tracing_off());
+    # a scope may clip onto it as well.
+    tgt = s.symbol("Connector_Generic:Conn_01x05", "J2", "TARGET GPIO", 226.06, 91.44,
+                   fields={"Reference": (1.27, -7.62, 0, None), "Value": (1.27, 10.16, 0, None)})
+    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
+        p = s.pin(tgt, n)
+        if net == "VIO" and not shifted:
+            s.no_connect(p)
+            continue
+        if net == "VIO":
+            flagged(s, flags, p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
+        else:
+            s.wire(p, (p[0] - 7.62, p[1]))
+        s.label(net, (p[0] - 7.62, p[1]), 0)
+
+
+def target_header_text(s, shifted):
+    """The note naming J2's pins, under it."""
+    vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n" if shifted
+           else "1 VIO: not used (the target's GPIO runs at 3.3 V)\n")
+    s.text("TARGET header J2\n" + vio +
+           "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
+           "3 RESP: a GPIO output (the responder toggles it)\n"
+           "4 TRIG: optional GPIO input (kernel responder trigger=: tracing_off())\n5 GND",
+           (177.8, 124.46), 1.524)
+
+
 def parport(lib):
     s = sheet("parport", "irqloop parport: lpptest crossed cable", lib)
     s.comments = [
@@ -388,30 +418,12 @@ def gpiod(lib, shifted):
         if number not in wired:
             s.no_connect(s.pin(pi, number))
 
-    # The far end: the target's header. TRIG is an input there too (the kernel responder's
-    # trigger=, which calls tracing_off()); a scope may clip onto it as well.
-    tgt = s.symbol("Connector_Generic:Conn_01x05", "J2", "TARGET GPIO", 226.06, 91.44,
-                   fields={"Reference": (1.27, -7.62, 0, None), "Value": (1.27, 10.16, 0, None)})
-    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
-        p = s.pin(tgt, n)
-        if net == "VIO" and not shifted:
-            s.no_connect(p)
-            continue
-        if net == "VIO":
-            flagged(s, flags, p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
-        else:
-            s.wire(p, (p[0] - 7.62, p[1]))
-        s.label(net, (p[0] - 7.62, p[1]), 0)
+    # The far end: the target's header.
+    target_header(s, flags, shifted)
 
     big = 1.524
     s.text("LOGGER: irqloop run --hw gpiod:chip=gpiochip0,out=17,in=27", (22.86, 25.4), big)
-    vio = ("1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n" if shifted
-           else "1 VIO: not used (the target's GPIO runs at 3.3 V)\n")
-    s.text("TARGET header J2\n" + vio +
-           "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
-           "3 RESP: a GPIO output (the responder toggles it)\n"
-           "4 TRIG: optional GPIO input (kernel responder trigger=: tracing_off())\n5 GND",
-           (177.8, 124.46), big)
+    target_header_text(s, shifted)
     s.text("R1-R3 (330): limit the current when both ends drive a line or one\n"
            "board is unpowered, and damp ringing. R1 and R3 sit at their driving\n"
            "end; on a long cable, move R2 to the target's end.", (177.8, 149.86), big)
@@ -450,15 +462,7 @@ def ftdi(lib):
     for n in (1, 2, 4, 7, 8):
         s.no_connect(s.pin(ft, n))
 
-    tgt = s.symbol("Connector_Generic:Conn_01x05", "J2", "TARGET GPIO", 226.06, 91.44,
-                   fields={"Reference": (1.27, -7.62, 0, None), "Value": (1.27, 10.16, 0, None)})
-    for n, net in {1: "VIO", 2: "STIM", 3: "RESP", 4: "TRIG", 5: "GND"}.items():
-        p = s.pin(tgt, n)
-        if net == "VIO":
-            flagged(s, flags, p, (p[0] - 7.62, p[1]), (p[0] - 3.81, p[1] - 5.08))
-        else:
-            s.wire(p, (p[0] - 7.62, p[1]))
-        s.label(net, (p[0] - 7.62, p[1]), 0)
+    target_header(s, flags, True)
 
     big = 1.524
     s.text("LOGGER: irqloop run --hw ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,trigger=ADBUS5",
@@ -468,11 +472,7 @@ def ftdi(lib):
            "3 ADBUS2 DI: RESP (the only pin the MPSSE samples)  4 ADBUS3: open\n"
            "5 ADBUS4 GPIOL0: STIM  6 ADBUS5 GPIOL1: TRIG  7-8 ADBUS6-7: open  9 GND  10 3V3",
            (22.86, 124.46), 1.27)
-    s.text("TARGET header J2\n1 VIO: the target's GPIO supply (1.8, 3.3 or 5 V), feeds U1-U3's B side\n"
-           "2 STIM: a GPIO input with an edge IRQ (the responder waits on it)\n"
-           "3 RESP: a GPIO output (the responder toggles it)\n"
-           "4 TRIG: optional GPIO input (kernel responder trigger=: tracing_off())\n5 GND",
-           (177.8, 124.46), big)
+    target_header_text(s, True)
     s.text("3.3 V target: U1-U3 may be left out (A straight to B); keep R1-R3.\n"
            "R1-R3 (330): limit the current when both ends drive a line or one\n"
            "board is unpowered, and damp ringing.", (177.8, 149.86), big)

@@ -82,6 +82,14 @@ std::vector<std::string> series_names(const std::vector<const db::run_record*>& 
 }
 
 // The plot command of the series $run0, $run1, ... (one per name), each drawn with @p style.
+/** @brief A gnuplot inline data block: "$NAME << EOD", the lines @p rows writes, "EOD". */
+template <class Rows> void data_block(std::ostream& s, const std::string& name, Rows rows)
+{
+    s << '$' << name << " << EOD\n";
+    rows();
+    s << "EOD\n";
+}
+
 void plot_runs(std::ostringstream& s, const std::vector<std::string>& names, const char* style)
 {
     s << "plot ";
@@ -142,13 +150,13 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
       << "set ylabel 'samples per " << width_text(w) << " bin'\n"
       << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        s << "$run" << i << " << EOD\n";
-        // A zero count has no place on a log axis: 0.1 sits below the range, so the step
-        // drops to the floor of the plot as OSADL's plots do.
-        for (const auto& b : rebin_linear(h[i], w))
-            s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
-              << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
-        s << "EOD\n";
+        data_block(s, "run" + std::to_string(i), [&] {
+            // A zero count has no place on a log axis: 0.1 sits below the range, so the step
+            // drops to the floor of the plot as OSADL's plots do.
+            for (const auto& b : rebin_linear(h[i], w))
+                s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
+                  << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
+        });
     }
     plot_runs(s, names, "histeps");
     return s.str();
@@ -165,12 +173,12 @@ std::string cdf_script(db::catalog& cat, const std::vector<const db::run_record*
       << "set logscale y\nset format y '10^{%L}'\n";
     bool any = false;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        s << "$run" << i << " << EOD\n";
-        for (const auto& p : tail_curve(cat.histogram(*runs[i]))) {
-            s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
-            any = true;
-        }
-        s << "EOD\n";
+        data_block(s, "run" + std::to_string(i), [&] {
+            for (const auto& p : tail_curve(cat.histogram(*runs[i]))) {
+                s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
+                any = true;
+            }
+        });
     }
     if (!any)
         throw error("plot cdf", "the selected runs have no samples yet",
@@ -195,36 +203,37 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
     bool any = false;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto iv = cat.intervals(*runs[i]);
-        s << "$iv" << i << " << EOD\n";
-        for (const auto& w : iv) {
-            if (!w.samples)
-                continue;
-            // The interval's midpoint: its max and mean describe the whole window.
-            const double t = (double(w.start_unix_ns) + double(w.end_unix_ns)) / 2e9;
-            char line[160];
-            std::snprintf(line, sizeof line, "%.3f %s %s\n", t,
-                          num(in_unit(double(w.max_ns), o.unit)).c_str(),
-                          num(in_unit(w.mean_ns, o.unit)).c_str());
-            s << line;
-            any = true;
-        }
-        s << "EOD\n";
+        data_block(s, "iv" + std::to_string(i), [&] {
+            for (const auto& w : iv) {
+                if (!w.samples)
+                    continue;
+                // The interval's midpoint: its max and mean describe the whole window.
+                const double t = (double(w.start_unix_ns) + double(w.end_unix_ns)) / 2e9;
+                char line[160];
+                std::snprintf(line, sizeof line, "%.3f %s %s\n", t,
+                              num(in_unit(double(w.max_ns), o.unit)).c_str(),
+                              num(in_unit(w.mean_ns, o.unit)).c_str());
+                s << line;
+                any = true;
+            }
+        });
         const auto ex = cat.exceedances(*runs[i]);
         const std::size_t step =
             ex.size() > o.max_points ? (ex.size() + o.max_points - 1) / o.max_points : 1;
-        s << "$ex" << i << " << EOD\n";
-        for (std::size_t k = 0; k < ex.size(); k += step) {
-            // Thinning keeps the largest of each run of step samples: spikes must stay visible.
-            std::size_t best = k;
-            for (std::size_t j = k; j < std::min(ex.size(), k + step); ++j)
-                if (ex[j].latency_ns > ex[best].latency_ns)
-                    best = j;
-            char line[160];
-            std::snprintf(line, sizeof line, "%.6f %s\n", double(ex[best].unix_ns) / 1e9,
-                          num(in_unit(double(ex[best].latency_ns), o.unit)).c_str());
-            s << line;
-        }
-        s << "EOD\n";
+        data_block(s, "ex" + std::to_string(i), [&] {
+            for (std::size_t k = 0; k < ex.size(); k += step) {
+                // Thinning keeps the largest of each run of step samples: spikes must stay
+                // visible.
+                std::size_t best = k;
+                for (std::size_t j = k; j < std::min(ex.size(), k + step); ++j)
+                    if (ex[j].latency_ns > ex[best].latency_ns)
+                        best = j;
+                char line[160];
+                std::snprintf(line, sizeof line, "%.6f %s\n", double(ex[best].unix_ns) / 1e9,
+                              num(in_unit(double(ex[best].latency_ns), o.unit)).c_str());
+                s << line;
+            }
+        });
         const int lc = int(i) + 1;
         plots.push_back("$iv" + std::to_string(i) + " using 1:2 with lines lw 1.5 lc " +
                         std::to_string(lc) + " title " + gnuplot_quote(names[i] + " max"));
@@ -318,10 +327,9 @@ std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_rec
     }
     s << "set logscale y\nset logscale cb\nset cbrange [1:" << std::max<std::uint64_t>(top, 2)
       << "]\nset cblabel 'samples in the window and bucket'\nset colorbox\n"
-      << "set palette defined (0 '#fff7bc', 1 '#fec44f', 2 '#d95f0e', 3 '#7f0000', 4 '#000000')\n"
-      << "$cells << EOD\n"
-      << cells.str() << "EOD\n"
-      << "plot $cells using (($1+$2)/2):(sqrt($3*$4)):1:2:3:4:5 with boxxyerror "
+      << "set palette defined (0 '#fff7bc', 1 '#fec44f', 2 '#d95f0e', 3 '#7f0000', 4 '#000000')\n";
+    data_block(s, "cells", [&] { s << cells.str(); });
+    s << "plot $cells using (($1+$2)/2):(sqrt($3*$4)):1:2:3:4:5 with boxxyerror "
          "fs solid 1.0 noborder lc palette\n";
     return s.str();
 }
@@ -372,7 +380,7 @@ std::string long_term_script(db::catalog& cat, const std::vector<const db::run_r
     if (!o.linear)
         s << "set logscale y\n";
     for (std::size_t i = 0; i < labels.size(); ++i)
-        s << "$max" << i << " << EOD\n" << series[labels[i]].str() << "EOD\n";
+        data_block(s, "max" + std::to_string(i), [&] { s << series[labels[i]].str(); });
     s << "plot ";
     for (std::size_t i = 0; i < labels.size(); ++i)
         s << (i ? ", \\\n     " : "") << "$max" << i << " using 1:2 with impulses lw 1 lc " << i + 1

@@ -9,6 +9,7 @@
 // window than a tuned system shows (docs/commands/plot.md quotes the figures).
 #include "recorder.hpp"
 #include "store.hpp"
+#include "synthetic-run.hpp"
 
 #include <SQLiteCpp/Database.h>
 
@@ -39,25 +40,15 @@ int main(int argc, char** argv)
     auto t0 = std::chrono::steady_clock::now();
     {
         db::store st(path);
-        db::run_row row;
-        row.uuid = "00000000-0000-4000-8000-00000000be4c";
-        row.label = "bench-window-histograms";
-        row.start_unix_ns = start;
-        row.command_line = "irqloop-bench-window-histograms";
-        row.version = row.uname = row.hostname = "bench";
-        row.backend = "synthetic";
-        row.clock_source = "synthetic";
-        row.clock_hz = 1e9;
+        auto row = test::synthetic_run_row("00000000-0000-4000-8000-00000000be4c",
+                                           "bench-window-histograms", start,
+                                           "irqloop-bench-window-histograms", "bench");
         row.stats_interval_ns = window_ns;
         row.metadata = {{"logger.window_histogram", db::window_buckets::scheme}};
         const auto id = st.begin_run(row);
-        logger::recorder_config cfg;
-        cfg.clock.hz = 1e9; // cycles are ns
-        cfg.clock.source = "synthetic";
-        cfg.stats_interval_ns = window_ns;
+        auto cfg = test::synthetic_recorder_config(window_ns, start);
         cfg.threshold_ns = 1'000'000'000; // no exceedances: only the windows' own rows grow
         cfg.top_k = 20;
-        cfg.anchor_unix_ns = start;
         logger::recorder rec(cfg, &st, id);
         std::mt19937_64 rng(13);
         std::lognormal_distribution<double> body(std::log(5000.0), 0.15);

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,29 @@ run_status status_of(store& s, std::int64_t id)
 {
     return get_run(s, id).status;
 }
+
+/**
+ * @brief The start of a disk-full case: a store on a tmpfs of @p options (its size), full.db,
+ * with run @p uuid begun and its first @p commits intervals committed. Skips the test where no
+ * tmpfs can be mounted.
+ */
+struct small_disk_run {
+    small_disk_run(const std::string& options, const std::string& uuid, int commits) : fs(options)
+    {
+        if (!fs.ok())
+            SKIP(fs.reason());
+        path = fs.file("full.db");
+        s.emplace(path);
+        id = s->begin_run(sample_run(uuid, "full", t_start));
+        for (int i = 0; i < commits; ++i)
+            s->commit_interval(id, simple_commit(i, t_start).view());
+    }
+
+    tmpfs_mount fs;
+    std::string path;
+    std::optional<store> s;
+    std::int64_t id = 0;
+};
 
 } // namespace
 
@@ -638,15 +662,11 @@ TEST_CASE("append_raw stores every sample in order, one transaction per call", "
 
 TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", "[db]")
 {
-    tmpfs_mount fs("size=1m");
-    if (!fs.ok())
-        SKIP(fs.reason());
-    const auto path = fs.file("full.db");
-    const auto filler = fs.file("filler");
-    store s(path);
-    auto id = s.begin_run(sample_run("uuid-full", "full", t_start));
-    for (int i = 0; i < 3; ++i)
-        s.commit_interval(id, simple_commit(i, t_start).view());
+    small_disk_run d("size=1m", "uuid-full", 3);
+    auto& s = *d.s;
+    const auto& path = d.path;
+    const auto id = d.id;
+    const auto filler = d.fs.file("filler");
     write_file(filler, std::string(256 * 1024, 'f'));
 
     std::vector<sample_row> batch;
@@ -686,17 +706,13 @@ TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", 
 
 TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
 {
-    tmpfs_mount fs("size=512k");
-    if (!fs.ok())
-        SKIP(fs.reason());
-    const auto path = fs.file("full.db");
-    store s(path);
-    auto id = s.begin_run(sample_run("uuid-full2", "full", t_start));
-    s.commit_interval(id, simple_commit(0, t_start).view());
-    s.commit_interval(id, simple_commit(1, t_start).view());
+    small_disk_run d("size=512k", "uuid-full2", 2);
+    auto& s = *d.s;
+    const auto& path = d.path;
+    const auto id = d.id;
     // Fill the rest of the file system, then commit an interval with a large histogram.
     {
-        std::ofstream f(fs.file("filler"), std::ios::binary);
+        std::ofstream f(d.fs.file("filler"), std::ios::binary);
         std::string block(4096, 'x');
         while (f.write(block.data(), block.size()))
             f.flush();

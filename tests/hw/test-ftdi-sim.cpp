@@ -46,6 +46,26 @@ rig make_rig(const std::string& model_spec, ftdi_sim_config c, ftdi_options o)
     return r;
 }
 
+/** One sample and the simulated chip's truth of it. */
+struct measured {
+    device_sample s;
+    ftdi_sim::truth truth;
+};
+
+/**
+ * One measure() of @p level, which must succeed and leave exactly one truth record in @p sim:
+ * the sample and that record.
+ */
+measured measure_one(ftdi_lines& l, const ftdi_sim& sim, bool level, std::int64_t timeout_ns)
+{
+    const std::size_t before = sim.truths().size();
+    measured m;
+    REQUIRE(l.measure(level, timeout_ns, m.s) == 0);
+    REQUIRE(sim.truths().size() == before + 1);
+    m.truth = sim.truths()[before];
+    return m;
+}
+
 /** Counts of one property run. */
 struct tally {
     int exact = 0, bracketed = 0, flagged = 0, lost_true = 0, lost_answered = 0, late = 0,
@@ -60,11 +80,7 @@ tally check_against_truth(rig& r, int n, std::int64_t timeout_ns, bool follow)
     const double tick = r.lines->tick_ns();
     for (int i = 0; i < n; ++i) {
         level = !level;
-        const std::size_t before = r.sim->truths().size();
-        device_sample s;
-        REQUIRE(r.lines->measure(level, timeout_ns, s) == 0);
-        REQUIRE(r.sim->truths().size() == before + 1);
-        const auto& tr = r.sim->truths()[before];
+        const auto [s, tr] = measure_one(*r.lines, *r.sim, level, timeout_ns);
         const bool answered = tr.answer_ns != 0;
         const double truth = answered ? static_cast<double>(tr.answer_ns - tr.edge_ns) : -1;
         if (s.late) {
@@ -313,12 +329,8 @@ TEST_CASE("ftdi sim: sync bit-bang on an FT232R, read before write", "[ftdi]")
         bool level = false;
         for (int i = 0; i < 40; ++i) {
             level = !level;
-            const std::size_t before = sim->truths().size();
-            device_sample s;
-            REQUIRE(l.measure(level, 10'000'000, s) == 0);
-            REQUIRE(sim->truths().size() == before + 1);
+            const auto [s, t] = measure_one(l, *sim, level, 10'000'000);
             REQUIRE_FALSE(s.lost);
-            const auto& t = sim->truths()[before];
             const double truth = static_cast<double>(t.answer_ns - t.edge_ns);
             // Read byte k is taken (k - 1) ticks after the edge: latency within a tick, give
             // or take the erratum's accumulated jitter.
@@ -389,13 +401,9 @@ TEST_CASE("ftdi sim: syncbb calibrates an FT232R tick that is off its nominal on
         int below = 0, n = 0, wide = 0;
         for (int i = 0; i < 60; ++i) {
             level = !level;
-            const std::size_t before = sim->truths().size();
-            device_sample s;
-            REQUIRE(l.measure(level, 10'000'000, s) == 0);
-            REQUIRE(sim->truths().size() == before + 1);
+            const auto [s, t] = measure_one(l, *sim, level, 10'000'000);
             if (s.lost)
                 continue;
-            const auto& t = sim->truths()[before];
             const double truth = static_cast<double>(t.answer_ns - t.edge_ns);
             ++n;
             // Never below the truth (1 ns: the simulator's whole-ns pin times); the bracket

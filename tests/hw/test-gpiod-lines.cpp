@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <thread>
@@ -72,6 +73,18 @@ irqloop::error open_error(const std::string& spec_text, role r = role::logger)
     throw; // not reached
 }
 
+/**
+ * @brief Opening @p spec_text is refused as bad input (exit status 2) with a message that
+ * contains each of @p says.
+ */
+void check_refused(const std::string& spec_text, std::initializer_list<std::string> says)
+{
+    const auto e = open_error(spec_text);
+    CHECK(e.status() == exit_usage);
+    for (const auto& s : says)
+        CHECK_THAT(e.message(), ContainsSubstring(s));
+}
+
 /** Holds one line as an input with a consumer name of our choice, like another program. */
 struct foreign_holder {
     std::unique_ptr<gpiod_line_request, void (*)(gpiod_line_request*)> req{
@@ -99,18 +112,13 @@ struct foreign_holder {
 
 TEST_CASE("gpiod refuses a chip that does not exist, naming it, with exit status 2", "[gpiod]")
 {
-    auto e = open_error("gpiod:chip=no-such-chip-xyz,out=1,in=2");
-    CHECK(e.status() == exit_usage);
-    CHECK_THAT(e.message(), ContainsSubstring("no such chip 'no-such-chip-xyz'"));
-    CHECK_THAT(e.message(), ContainsSubstring("out=1"));
+    check_refused("gpiod:chip=no-such-chip-xyz,out=1,in=2",
+                  {"no such chip 'no-such-chip-xyz'", "out=1"});
 }
 
 TEST_CASE("gpiod refuses bad key values before touching hardware", "[gpiod]")
 {
-    auto bias = open_error("gpiod:chip=x,out=1,in=2,bias=sideways");
-    CHECK(bias.status() == exit_usage);
-    CHECK_THAT(bias.message(), ContainsSubstring("bias"));
-    CHECK_THAT(bias.message(), ContainsSubstring("pull-up"));
+    check_refused("gpiod:chip=x,out=1,in=2,bias=sideways", {"bias", "pull-up"});
     auto edges = open_error("gpiod:chip=x,out=1,in=2,edges=some");
     CHECK_THAT(edges.message(), ContainsSubstring("edges"));
     auto events = open_error("gpiod:chip=x,out=1,in=2,events=some");
@@ -203,18 +211,13 @@ TEST_CASE("gpiod finds chips by label and path and lines by name", "[gpiod]")
     by_name->drive(false);
     CHECK(by_name->sense() == 0);
 
-    auto e = open_error("gpiod:chip=" + chip + ",out=wire9z,in=1");
-    CHECK(e.status() == exit_usage);
-    CHECK_THAT(e.message(), ContainsSubstring("no line named 'wire9z'"));
+    check_refused("gpiod:chip=" + chip + ",out=wire9z,in=1", {"no line named 'wire9z'"});
 }
 
 TEST_CASE("gpiod refuses an offset out of range, giving the range", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto e = open_error("gpiod:chip=" + chip + ",out=99,in=1");
-    CHECK(e.status() == exit_usage);
-    CHECK_THAT(e.message(), ContainsSubstring("offset 99 is out of range"));
-    CHECK_THAT(e.message(), ContainsSubstring("0..7"));
+    check_refused("gpiod:chip=" + chip + ",out=99,in=1", {"offset 99 is out of range", "0..7"});
 }
 
 TEST_CASE("gpiod refuses a busy line, naming the consumer that holds it", "[gpiod]")
@@ -222,10 +225,8 @@ TEST_CASE("gpiod refuses a busy line, naming the consumer that holds it", "[gpio
     auto chip = need_wire_chip();
     {
         foreign_holder holder(chip, 5, "someone-else");
-        auto e = open_error("gpiod:chip=" + chip + ",out=4,in=5");
-        CHECK(e.status() == exit_usage);
-        CHECK_THAT(e.message(), ContainsSubstring("in use by 'someone-else'"));
-        CHECK_THAT(e.message(), ContainsSubstring(chip + ":5"));
+        check_refused("gpiod:chip=" + chip + ",out=4,in=5",
+                      {"in use by 'someone-else'", chip + ":5"});
     }
     auto first = open_lines("gpiod:chip=" + chip + ",out=4,in=5", role::logger);
     auto e = open_error("gpiod:chip=" + chip + ",out=4,in=7");

@@ -298,18 +298,35 @@ prom_text parse_prom(const std::string& text)
     return p;
 }
 
-} // namespace
-
-TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
-          "[export]")
+/**
+ * @brief irqloop export --db @p db @p args... -o @p file, required to succeed (its output
+ * shown when it does not); returns the file's text.
+ */
+std::string export_text(const std::string& db, std::vector<std::string> args,
+                        const std::string& file)
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
-    auto r = irqloop_cmd({"export", "--db", db, "--what", "all,raw", "-o", dir / "x.json"});
+    args.insert(args.begin(), {"export", "--db", db});
+    args.insert(args.end(), {"-o", file});
+    auto r = irqloop_cmd(args);
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
-    const std::string text = file_text(dir / "x.json");
+    return file_text(file);
+}
+
+/** @brief Each case's scratch folder, holding build_db()'s database as x.db. */
+struct two_run_db {
+    two_run_db() { build_db(db); }
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+};
+
+} // namespace
+
+TEST_CASE_METHOD(
+    two_run_db, "export json: invalid UTF-8 in stored text is replaced, and Python and jq parse it",
+    "[export]")
+{
+    const std::string text = export_text(db, {"--what", "all,raw"}, dir / "x.json");
     CHECK(text.find("caf\xe9") == std::string::npos); // no raw Latin-1 byte passed through
     if (!have("python3"))
         SKIP("python3 is not installed");
@@ -330,12 +347,11 @@ TEST_CASE("export json: invalid UTF-8 in stored text is replaced, and Python and
     }
 }
 
-TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclictest --histogram",
-          "[export]")
+TEST_CASE_METHOD(
+    two_run_db,
+    "export cyclictest-hist: the grammar and field widths of real cyclictest --histogram",
+    "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::string why;
     if (!real_cyclictest(dir, 400, why))
         SKIP(why);
@@ -344,10 +360,8 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     INFO("cyclictest:\n" << real);
     REQUIRE(theirs.problems.empty());
 
-    auto one = irqloop_cmd({"export", "--db", db, "--run", "1", "--format", "cyclictest-hist",
-                            "--histogram", "50", "-o", dir / "one.txt"});
-    REQUIRE(one.status == 0);
-    const std::string ours_text = file_text(dir / "one.txt");
+    const std::string ours_text = export_text(
+        db, {"--run", "1", "--format", "cyclictest-hist", "--histogram", "50"}, dir / "one.txt");
     const hist_text ours = parse_hist(ours_text, 50);
     INFO("irqloop:\n" << ours_text);
     for (const auto& p : ours.problems)
@@ -383,10 +397,8 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     CHECK(ours.overflow_cycles[0].size() == std::min<std::uint64_t>(50, exact_over));
 
     // Two runs: two columns, as cyclictest's two threads.
-    auto two = irqloop_cmd({"export", "--db", db, "--format", "cyclictest-hist", "--histogram",
-                            "50", "-o", dir / "two.txt"});
-    REQUIRE(two.status == 0);
-    const hist_text both = parse_hist(file_text(dir / "two.txt"), 50);
+    const hist_text both = parse_hist(
+        export_text(db, {"--format", "cyclictest-hist", "--histogram", "50"}, dir / "two.txt"), 50);
     for (const auto& p : both.problems)
         FAIL_CHECK(p);
     CHECK(both.columns == 2);
@@ -430,11 +442,9 @@ TEST_CASE("export cyclictest-hist: the grammar and field widths of real cyclicte
     }
 }
 
-TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", "[export]")
+TEST_CASE_METHOD(two_run_db, "export rt-tests-json: the keys and types of real cyclictest --json",
+                 "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::string why;
     if (!real_cyclictest(dir, 1000, why))
         SKIP(why);
@@ -443,11 +453,9 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
     key_types(theirs, "", want);
 
     for (const std::string run : {"1", "2"}) {
-        auto r = irqloop_cmd({"export", "--db", db, "--run", run, "--format", "rt-tests-json",
-                              "--histogram", "1000", "-o", dir / ("rt" + run + ".json")});
-        INFO(r.out << r.err);
-        REQUIRE(r.status == 0);
-        const auto ours = nlohmann::json::parse(file_text(dir / ("rt" + run + ".json")));
+        const auto ours = nlohmann::json::parse(
+            export_text(db, {"--run", run, "--format", "rt-tests-json", "--histogram", "1000"},
+                        dir / ("rt" + run + ".json")));
         std::map<std::string, std::string> got;
         key_types(ours, "", got);
         // The real histogram may be empty on a slow machine; ours never is.
@@ -470,16 +478,11 @@ TEST_CASE("export rt-tests-json: the keys and types of real cyclictest --json", 
     CHECK(two.err.find("holds one run, 2 are selected") != std::string::npos);
 }
 
-TEST_CASE("export prometheus: promtool check metrics passes; units, counters, histogram",
-          "[export]")
+TEST_CASE_METHOD(two_run_db,
+                 "export prometheus: promtool check metrics passes; units, counters, histogram",
+                 "[export]")
 {
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
-    auto r = irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o", dir / "x.prom"});
-    INFO(r.out << r.err);
-    REQUIRE(r.status == 0);
-    const std::string text = file_text(dir / "x.prom");
+    const std::string text = export_text(db, {"--format", "prometheus"}, dir / "x.prom");
     INFO(text);
     const prom_text p = parse_prom(text);
     for (const auto& x : p.problems)
@@ -579,8 +582,10 @@ TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while t
     CHECK(bad.err.find("write metrics file") != std::string::npos);
 }
 
-TEST_CASE("export prometheus: node_exporter's textfile collector reads it without a scrape error",
-          "[export]")
+TEST_CASE_METHOD(
+    two_run_db,
+    "export prometheus: node_exporter's textfile collector reads it without a scrape error",
+    "[export]")
 {
     const std::string exporter = "/usr/bin/prometheus-node-exporter";
     if (!std::filesystem::exists(exporter))
@@ -588,9 +593,6 @@ TEST_CASE("export prometheus: node_exporter's textfile collector reads it withou
              "prometheus-node-exporter)");
     if (!have("python3"))
         SKIP("python3 is not installed");
-    temp_dir dir;
-    const std::string db = dir / "x.db";
-    build_db(db);
     std::filesystem::create_directory(dir / "textfile");
     REQUIRE(irqloop_cmd({"export", "--db", db, "--format", "prometheus", "-o",
                          dir / "textfile/irqloop.prom"})

@@ -87,6 +87,12 @@ struct lone_run {
     const db::run_record& r = only(cat, id);
 
     lone_run(const std::string& label, const fig& f) : id(add_run(db, label, f)) {}
+
+    /** @brief evaluate_gates() of @p lim on the run. */
+    logger::gate_outcome gates(const logger::gate_limits& lim)
+    {
+        return logger::evaluate_gates(cat, r, lim);
+    }
 };
 
 std::string us(std::int64_t ns)
@@ -102,15 +108,13 @@ TEST_CASE("gates: each limit passes at its value and fails one step below it", "
     f.lost = 3;
     f.overflows = 2;
     lone_run one("a", f);
-    auto& cat = one.cat;
-    const auto& r = one.r;
 
     logger::gate_limits at;
     at.max_ns = f.max_ns;
     at.percentiles = {{99, f.p99_ns}, {99.99, f.p9999_ns}};
     at.lost = f.lost;
     at.overflows = f.overflows;
-    const auto pass = logger::evaluate_gates(cat, r, at);
+    const auto pass = one.gates(at);
     REQUIRE(pass.lines.size() == 5);
     CHECK(pass.pass());
     for (const auto& l : pass.lines)
@@ -121,7 +125,7 @@ TEST_CASE("gates: each limit passes at its value and fails one step below it", "
     below.percentiles = {{99, f.p99_ns - 1}, {99.99, f.p9999_ns - 1}};
     below.lost = f.lost - 1;
     below.overflows = f.overflows - 1;
-    const auto fail = logger::evaluate_gates(cat, r, below);
+    const auto fail = one.gates(below);
     CHECK(fail.failed() == 5);
 
     // The line: value, limit, PASS or FAIL.
@@ -145,24 +149,22 @@ TEST_CASE("gates: a disturbed max fails by its upper bound; a proven lower bound
     f.max_bracket_ns = 30'000;
     f.disturbed = 4;
     lone_run one("d", f);
-    auto& cat = one.cat;
-    const auto& r = one.r;
     logger::gate_limits lim;
     // The lower bound (90 us) is under the limit, the upper bound is not: not proven under.
     lim.max_ns = 100'000;
-    auto g = logger::evaluate_gates(cat, r, lim);
+    auto g = one.gates(lim);
     REQUIRE(g.lines.size() == 1);
     CHECK_FALSE(g.pass());
     CHECK_THAT(g.lines[0].note, ContainsSubstring("bracket 30.000 us: proven >= 90.000 us"));
     // Proven above the limit: fails whatever the bracket.
     lim.max_ns = 80'000;
-    CHECK_FALSE(logger::evaluate_gates(cat, r, lim).pass());
+    CHECK_FALSE(one.gates(lim).pass());
     // At the upper bound: passes.
     lim.max_ns = 120'000;
-    CHECK(logger::evaluate_gates(cat, r, lim).pass());
+    CHECK(one.gates(lim).pass());
     // The percentiles are of the statistics and say that the disturbed samples are not in them.
     lim.percentiles = {{99, 20'000}};
-    g = logger::evaluate_gates(cat, r, lim);
+    g = one.gates(lim);
     CHECK(g.pass());
     CHECK(g.lines[1].note == "4 disturbed samples not in the percentiles");
 }
@@ -173,11 +175,10 @@ TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gate
     f.samples = 0;
     f.lost = 100;
     lone_run one("dead", f);
-    auto& cat = one.cat;
     logger::gate_limits lim;
     lim.max_ns = 1'000'000'000;
     lim.percentiles = {{99.99, 1'000'000'000}};
-    const auto g = logger::evaluate_gates(cat, one.r, lim);
+    const auto g = one.gates(lim);
     REQUIRE(g.lines.size() == 2);
     CHECK(g.failed() == 2);
     CHECK_THAT(logger::format_gate_lines(g), ContainsSubstring("n/a"));
@@ -194,11 +195,9 @@ TEST_CASE("gates: a percentile that is not stored comes from the histogram by th
     f.max_ns = 1900;
     f.buckets = {{1000, 1001, 900}, {1500, 1501, 90}, {1900, 1901, 10}};
     lone_run one("h", f);
-    auto& cat = one.cat;
-    const auto& r = one.r;
     logger::gate_limits lim;
     lim.percentiles = {{90, 1000}, {90.1, 1499}, {99.5, 1900}, {99, 1500}};
-    const auto g = logger::evaluate_gates(cat, r, lim);
+    const auto g = one.gates(lim);
     REQUIRE(g.lines.size() == 4);
     CHECK(g.lines[0].value == 1000); // rank 900 is the last 1000 ns sample
     CHECK(g.lines[0].pass);

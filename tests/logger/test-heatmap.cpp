@@ -3,6 +3,7 @@
 // heatmap and long-term plots, read back from the data behind the plot.
 #include "plot.hpp"
 #include "read.hpp"
+#include "synthetic-run.hpp"
 #include "test-report-fixtures.hpp"
 
 #include <catch2/catch_test_macros.hpp>
@@ -30,26 +31,14 @@ constexpr std::int64_t burst_ns = 150'000;
 std::int64_t burst_run(db::store& st, const std::string& uuid, const std::string& label,
                        std::int64_t start_unix_ns)
 {
-    db::run_row row;
-    row.uuid = uuid;
-    row.label = label;
-    row.start_unix_ns = start_unix_ns;
-    row.command_line = "test";
-    row.version = row.uname = row.hostname = "test";
+    auto row = test::synthetic_run_row(uuid, label, start_unix_ns, "test", "test");
     row.backend = "sim:model=synthetic";
-    row.clock_source = "synthetic";
-    row.clock_hz = 1e9;
     row.stats_interval_ns = 1'000'000'000;
     row.metadata = {{"logger.window_histogram", db::window_buckets::scheme}};
     const auto id = st.begin_run(row);
-    recorder_config cfg;
-    cfg.clock.hz = 1e9; // cycles are ns
-    cfg.clock.source = "synthetic";
-    cfg.stats_interval_ns = 1'000'000'000;
+    auto cfg = test::synthetic_recorder_config(1'000'000'000, start_unix_ns);
     cfg.threshold_ns = 100'000;
     cfg.warmup_samples = 0;
-    cfg.anchor_unix_ns = start_unix_ns;
-    cfg.anchor_cycles = 0;
     recorder rec(cfg, &st, id);
     std::vector<sample> v;
     std::uint64_t seq = 0;
@@ -108,6 +97,21 @@ process_result run_cmd_err(int (*fn)(int, char**), std::vector<std::string> args
     std::cerr.rdbuf(old);
     c.err += err.str();
     return c;
+}
+
+/**
+ * @brief plot --db @p db @p args... -o @p svg --data @p data, required to succeed and to write
+ * an SVG that xmllint parses.
+ */
+void plot_to(const std::string& db, std::vector<std::string> args, const std::string& svg,
+             const std::string& data)
+{
+    args.insert(args.begin(), {"plot", "--db", db});
+    args.insert(args.end(), {"-o", svg, "--data", data});
+    auto c = run_cmd(plot_command, std::move(args));
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
 }
 
 std::string svg_text(const std::string& svg)
@@ -187,11 +191,7 @@ TEST_CASE("heatmap: a seeded spike burst in window k shows in column k, and the 
     }
     const auto svg = dir.file("heat.svg");
     const auto data = dir.file("heat.tsv");
-    auto c = run_cmd(plot_command,
-                     {"plot", "--db", path, "--kind", "heatmap", "-o", svg, "--data", data});
-    INFO(c.err);
-    REQUIRE(c.status == 0);
-    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    plot_to(path, {"--kind", "heatmap"}, svg, data);
     const auto rows = read_heatmap_data(data);
     std::uint64_t high = 0, cols = 0;
     std::int64_t last_idx = -1;
@@ -259,11 +259,7 @@ TEST_CASE("long-term: every window's max over the runs of one label, in time ord
     }
     const auto svg = dir.file("long.svg");
     const auto data = dir.file("long.tsv");
-    auto c = run_cmd(plot_command, {"plot", "--db", path, "--kind", "long-term", "--label",
-                                    "nightly", "-o", svg, "--data", data});
-    INFO(c.err);
-    REQUIRE(c.status == 0);
-    REQUIRE(run_shell("xmllint --noout '" + svg + "'").status == 0);
+    plot_to(path, {"--kind", "long-term", "--label", "nightly"}, svg, data);
     std::ifstream in(data);
     std::string line;
     REQUIRE(std::getline(in, line));

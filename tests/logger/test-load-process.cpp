@@ -70,6 +70,19 @@ bool wait_for(const std::function<bool()>& cond, double seconds)
     return cond();
 }
 
+/**
+ * @brief Starts the load @p command (keeping @p tail_bytes of its output), waits up to
+ * @p seconds for it to exit by itself (required), and returns how stop() saw it end.
+ */
+load_result run_to_exit(const std::string& command, std::size_t tail_bytes = 1024,
+                        double seconds = 5)
+{
+    load_process lp({command, 2'000'000'000, tail_bytes});
+    lp.start();
+    REQUIRE(wait_for([&] { return lp.exited(); }, seconds));
+    return lp.stop();
+}
+
 } // namespace
 
 TEST_CASE(
@@ -121,19 +134,13 @@ TEST_CASE("load: a load that ignores SIGTERM is killed after the grace period", 
 
 TEST_CASE("load: an early death is seen with its exit status and last output", "[soak]")
 {
-    load_process lp({"echo 'hackbench: cannot connect'; exit 3", 2'000'000'000, 1024});
-    lp.start();
-    REQUIRE(wait_for([&] { return lp.exited(); }, 5));
-    const auto r = lp.stop();
+    const auto r = run_to_exit("echo 'hackbench: cannot connect'; exit 3");
     CHECK(r.by_itself);
     CHECK(r.status == 3);
     CHECK(r.signal == 0);
     CHECK(r.describe() == "exit 3");
     CHECK(r.tail == "hackbench: cannot connect\n");
-    load_process missing({"/no/such/load-binary", 2'000'000'000, 1024});
-    missing.start();
-    REQUIRE(wait_for([&] { return missing.exited(); }, 5));
-    const auto m = missing.stop();
+    const auto m = run_to_exit("/no/such/load-binary");
     CHECK(m.status == 127);
     CHECK_THAT(m.tail, ContainsSubstring("not found"));
 }
@@ -177,10 +184,7 @@ TEST_CASE("load: no process of the group outlives stop(), orphans included", "[s
 
 TEST_CASE("load: only the last tail_bytes of a long output are kept", "[soak]")
 {
-    load_process lp({"seq 1 200000", 2'000'000'000, 64});
-    lp.start();
-    REQUIRE(wait_for([&] { return lp.exited(); }, 10));
-    const auto r = lp.stop();
+    const auto r = run_to_exit("seq 1 200000", 64, 10);
     CHECK(r.status == 0);
     CHECK(r.tail.size() == 64);
     CHECK_THAT(r.tail, EndsWith("199999\n200000\n"));

@@ -5,6 +5,7 @@
 #include "read.hpp"
 #include "recorder.hpp"
 #include "store.hpp"
+#include "synthetic-run.hpp"
 #include "temp-dir.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -21,33 +22,18 @@ namespace
 
 logger::recorder_config config()
 {
-    logger::recorder_config c;
-    c.clock.hz = 1e9; // cycles are ns
-    c.clock.source = "synthetic";
+    auto c = test::synthetic_recorder_config(1'000'000'000, 1'700'000'000'000'000'000);
     c.threshold_ns = 30'000;
     c.warmup_samples = 10;
-    c.stats_interval_ns = 1'000'000'000;
     c.top_k = 5;
     c.max_exceedances = 3;
-    c.anchor_unix_ns = 1'700'000'000'000'000'000;
-    c.anchor_cycles = 0;
     return c;
 }
 
 db::run_row run_row()
 {
-    db::run_row r;
-    r.uuid = "00000000-0000-4000-8000-000000000001";
-    r.kind = db::run_kind::measure;
-    r.command_line = "test";
-    r.version = "test";
-    r.uname = "test";
-    r.hostname = "test";
-    r.backend = "synthetic";
-    r.clock_source = "synthetic";
-    r.clock_hz = 1e9;
-    r.start_unix_ns = 1'700'000'000'000'000'000;
-    return r;
+    return test::synthetic_run_row("00000000-0000-4000-8000-000000000001", "",
+                                   1'700'000'000'000'000'000, "test", "test");
 }
 
 logger::sample smp(std::uint64_t seq, std::uint64_t t0, std::uint64_t lat, std::uint32_t flags = 0)

@@ -85,6 +85,20 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
     return a;
 }
 
+/**
+ * @brief A 2 s simulated run into @p db with the load @p load started after @p warmup samples,
+ * required to end with status 0 (its messages shown when it does not).
+ */
+process_result run_with_load(const std::string& db, const std::string& warmup,
+                             const std::string& load)
+{
+    auto r = run_irqloop(with(
+        {"run", "--db", db, "--duration", "2s", "--warmup", warmup, "--load-cmd", load}, sim_args));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return r;
+}
+
 } // namespace
 
 TEST_CASE("run: the preflight is stored as preflight.* metadata and --strict-rt refuses a FAIL",
@@ -122,11 +136,7 @@ TEST_CASE(
 {
     temp_dir dir;
     const std::string db = dir / "load.db";
-    auto r = run_irqloop(with({"run", "--db", db, "--duration", "2s", "--warmup", "300",
-                               "--load-cmd", "echo load running; sleep 60 & sleep 60 & wait"},
-                              sim_args));
-    INFO(r.err);
-    REQUIRE(r.status == 0);
+    const auto r = run_with_load(db, "300", "echo load running; sleep 60 & sleep 60 & wait");
     CHECK_THAT(r.out, ContainsSubstring("load: killed by SIGTERM"));
     CHECK(query_text(db, "SELECT status FROM runs") == "complete");
     CHECK(query_text(db, "SELECT load FROM runs") ==
@@ -299,11 +309,7 @@ TEST_CASE("run: a load that dies early is recorded; with --load-required it ends
     SECTION("without --load-required the run goes on to its end")
     {
         const std::string db = dir / "early.db";
-        auto r = run_irqloop(with({"run", "--db", db, "--duration", "2s", "--warmup", "100",
-                                   "--load-cmd", "echo cannot reach target; exit 3"},
-                                  sim_args));
-        INFO(r.err);
-        REQUIRE(r.status == 0);
+        run_with_load(db, "100", "echo cannot reach target; exit 3");
         CHECK(query_text(db, "SELECT status FROM runs") == "complete");
         CHECK(query_int(db,
                         "SELECT value FROM events WHERE kind = 'load' AND detail LIKE 'exited%'") ==

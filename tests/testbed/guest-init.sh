@@ -6,12 +6,7 @@
 # NAME/dmesg in the share, then ends QEMU through isa-debug-exit. Never interactive: every path
 # ends in power-off, so a hang is the host watchdog's business, never a waiting shell.
 
-/bin/busybox --install -s /bin
-export PATH=/usr/bin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
+. /testbed/guest-mounts.sh
 . /testbed/env
 export TB_KVER TB_RT TB_KMOD_DIR=/lib/modules/$TB_KVER/extra
 

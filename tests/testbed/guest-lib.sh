@@ -67,20 +67,53 @@ tb_sql()
 	sqlite3 -batch -noheader "$1" "$2"
 }
 
-# tb_kmod_setup: the start every kernel-responder scenario shares. Sets $ko (the module file) and
-# $sys (its sysfs folder when loaded with parameters), makes sure the module is never left
-# loaded for the next scenario, and loads parport.ko first when the module links against it
-# (x86 Debian kernels have CONFIG_PARPORT).
+# tb_kmod_setup [KO HINT]: the start every kernel-responder scenario shares. Sets $ko (the
+# module file: KO, by default the tree's build under $TB_KMOD_DIR) and $sys (its sysfs folder
+# when loaded with parameters), fails with HINT (by default the runner's --kmod) when the file
+# is missing, makes sure the module is never left loaded for the next scenario, and loads
+# parport.ko first when the module links against it (x86 Debian kernels have CONFIG_PARPORT).
 tb_kmod_setup()
 {
-	ko=$TB_KMOD_DIR/irqloop_responder.ko
+	ko=${1:-$TB_KMOD_DIR/irqloop_responder.ko}
 	sys=/sys/devices/platform/irqloop_responder
-	[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --kmod target-responder/kmod)"
+	[ -f "$ko" ] || tb_fail "$ko is missing (${2:-run-testbed.sh --kmod target-responder/kmod})"
 	trap 'rmmod irqloop_responder 2>/dev/null' EXIT
 	if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
 		insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
 			tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
 	fi
+}
+
+# tb_wait_consumer CHIP LINE CONSUMER FAILURE [LOG]: waits (10 s at most) until CONSUMER holds
+# line LINE of CHIP; when it does not, shows LOG (a file), if given, and fails with FAILURE.
+tb_wait_consumer()
+{
+	_i=0
+	while ! gpioinfo -c "$1" "$2" | grep -q "consumer=\"$3\""; do
+		_i=$((_i + 1))
+		[ $_i -lt 100 ] || { [ -z "${5:-}" ] || cat "$5"; tb_fail "$4"; }
+		sleep 0.1
+	done
+}
+
+# tb_event_responder_start: irqloop-responder in event mode on wire0b (in) and wire1a (out), on
+# CPU 1, its messages in responder.log; returns once it holds its lines. Sets $responder.
+tb_event_responder_start()
+{
+	irqloop-responder --hw "gpiod:chip=$TB_CHIP,in=1,out=2" --mode event --cpu 1 --report 0 \
+		2>responder.log &
+	responder=$!
+	tb_wait_consumer "$TB_CHIP" wire1a irqloop-responder \
+		"irqloop-responder did not take its lines" responder.log
+}
+
+# tb_event_responder_stop: ends the responder tb_event_responder_start started (SIGINT) and
+# shows its messages.
+tb_event_responder_stop()
+{
+	kill -INT $responder
+	wait $responder
+	cat responder.log
 }
 
 # tb_kmod_refused ERRNO_TEXT DMESG_TEXT PARAM...: loading the module with PARAM... fails with

@@ -17,6 +17,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src_root=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/runner-lib.sh
+. "$here/runner-lib.sh"
 
 usage()
 {
@@ -108,49 +110,9 @@ all_scenarios()
     done | sort -u
 }
 
-selected_scenarios()
-{
-    local n g
-    local -a patterns
-    IFS=, read -ra patterns <<<"$globs"
-    for n in $(all_scenarios); do
-        for g in "${patterns[@]}"; do
-            # shellcheck disable=SC2053 # glob match on purpose
-            if [[ $n == $g ]]; then
-                echo "$n"
-                break
-            fi
-        done
-    done
-}
+runner_start testbed host
 
-if [[ $list == 1 ]]; then
-    all_scenarios
-    exit 0
-fi
-[[ -n $build_dir ]] || { usage >&2; die "--build is required"; }
-build_dir=$(cd "$build_dir" && pwd) || die "no build folder '$build_dir'"
-results=${results:-$build_dir/testbed-results}
-cache=${cache:-$build_dir/testbed-cache}
-
-# --verdict: the CTest face of one scenario of the last boot (a fixture runs the boot).
-if [[ -n $verdict ]]; then
-    d=$results/$verdict
-    if [[ ! -f $d/verdict ]]; then
-        echo "testbed: scenario '$verdict' has no result: the guest did not run it" \
-            "(see $results/serial.log)"
-        exit 1
-    fi
-    cat "$d/log" 2>/dev/null || true
-    [[ -f $d/host.log ]] && { echo "--- host check"; cat "$d/host.log"; }
-    read -r v <"$d/verdict"
-    echo "testbed: scenario '$verdict': $v"
-    [[ $v == pass ]] && exit 0
-    [[ $v == skip ]] && exit 4
-    exit 1
-fi
-
-mapfile -t scenarios < <(selected_scenarios)
+mapfile -t scenarios < <(runner_selected_scenarios)
 [[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
 case $accel in tcg | kvm) ;; *) die "--accel must be tcg or kvm" ;; esac
 case $flavour in amd64 | rt-amd64) ;; *) die "--flavour must be amd64 or rt-amd64" ;; esac
@@ -264,11 +226,7 @@ kcache=$cache/kernel-$kabi-$kver
 if [[ $(cat "$kcache/ready" 2>/dev/null) != "layout 2" ]]; then
     rm -rf "$kcache"
     mkdir -p "$kcache/dl"
-    (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null 2>&1) || {
-        apt-get update -qq >/dev/null 2>&1 || true
-        (cd "$kcache/dl" && apt-get download -qq "linux-image-$kabi=$kver" >/dev/null) ||
-            die "cannot download linux-image-$kabi=$kver"
-    }
+    runner_download "$kcache/dl" "linux-image-$kabi=$kver"
     # vmlinuz and every module (about 400 MB), so that any module can go into the guest.
     dpkg-deb --fsys-tarfile "$kcache"/dl/*.deb |
         tar -x -C "$kcache" --wildcards "./boot/vmlinuz-*" "./lib/modules/*"
@@ -385,7 +343,7 @@ cp "$kcache/lib/modules/$kabi"/modules.{order,builtin,builtin.modinfo} "$root/li
 depmod -b "$root" "$kabi"
 
 cp "$here/guest-init.sh" "$root/init"
-cp "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
+cp "$here/guest-mounts.sh" "$here/guest-lib.sh" "$here/guest-loop.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
     cp "$(scenario_file "$n")" "$root/testbed/scenarios/"
 done
@@ -395,12 +353,7 @@ TB_KVER=$kabi
 TB_RT=$([[ $flavour == rt-amd64 ]] && echo 1 || echo 0)
 TB_SCENARIO_TIMEOUT=$scenario_timeout
 EOF
-echo 'root:x:0:0::/root:/bin/sh' >"$root/etc/passwd"
-echo 'tbuser:x:1000:1000::/tmp:/bin/sh' >>"$root/etc/passwd"
-printf 'root:x:0:\ntbuser:x:1000:\n' >"$root/etc/group"
-chmod 0755 "$root/init" "$root"/testbed/scenarios/*.sh
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
-echo "testbed: initramfs $(du -h "$work/initrd.gz" | cut -f1)"
+runner_pack_initramfs testbed "$root" "$work/initrd.gz"
 
 # ---------------------------------------------------------------------------------------------
 phase "boot and run"

@@ -7,14 +7,8 @@
 # handler, and unloads. The host compares the module's sha256 with the package-built file.
 . /testbed/guest-lib.sh
 tb_need irqloop sqlite3 sha256sum
-ko=/lib/modules/$TB_KVER/prebuilt/irqloop_responder.ko
-sys=/sys/devices/platform/irqloop_responder
-[ -f "$ko" ] || tb_fail "$ko is missing (run-testbed.sh --ko build/dkms/irqloop_responder.ko)"
-trap 'rmmod irqloop_responder 2>/dev/null' EXIT
-if tr "\000" "\n" <"$ko" | grep -q "^depends=.*parport" && [ ! -d /sys/module/parport ]; then
-	insmod "$(find /lib/modules/"$TB_KVER" -name 'parport.ko*' | head -n1)" ||
-		tb_fail "parport.ko, which irqloop_responder.ko needs, is not in the guest"
-fi
+tb_kmod_setup "/lib/modules/$TB_KVER/prebuilt/irqloop_responder.ko" \
+	"run-testbed.sh --ko build/dkms/irqloop_responder.ko"
 tb_note "package-built module: sha256 $(sha256sum "$ko" | cut -d' ' -f1)"
 echo "$(tr "\000" "\n" <"$ko" | grep -E '^(vermagic|version|srcversion)=' | tr '\n' ' ')"
 n=10000

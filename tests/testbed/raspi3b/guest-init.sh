@@ -5,12 +5,7 @@
 # every line a scenario prints goes to the serial console as "TBL NAME: line", its exit status
 # as "TBS NAME RC". Ends with "TB: END" (the runner then stops QEMU: raspi3b cannot power off).
 
-/bin/busybox --install -s /bin
-export PATH=/usr/bin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
+. /testbed/guest-mounts.sh
 dmesg -n 1
 
 say() { echo "TB: $*"; }

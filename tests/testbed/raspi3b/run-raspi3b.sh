@@ -23,6 +23,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src_root=$(cd "$here/../../.." && pwd)
+# shellcheck source=SCRIPTDIR/../runner-lib.sh
+. "$here/../runner-lib.sh"
 
 usage()
 {
@@ -69,42 +71,9 @@ all_scenarios()
     done | sort
 }
 
-if [[ $list == 1 ]]; then
-    all_scenarios
-    exit 0
-fi
-[[ -n $build_dir ]] || { usage >&2; die "--build is required"; }
-build_dir=$(cd "$build_dir" && pwd) || die "no build folder '$build_dir'"
-results=${results:-$build_dir/raspi3b-results}
-cache=${cache:-$build_dir/raspi3b-cache}
+runner_start raspi3b
 
-# --verdict: the CTest face of one scenario of the last boot.
-if [[ -n $verdict ]]; then
-    d=$results/$verdict
-    if [[ ! -f $d/verdict ]]; then
-        echo "raspi3b: scenario '$verdict' has no result: the guest did not run it" \
-            "(see $results/serial.log)"
-        exit 1
-    fi
-    cat "$d/log" 2>/dev/null || true
-    read -r v <"$d/verdict"
-    echo "raspi3b: scenario '$verdict': $v"
-    [[ $v == pass ]] && exit 0
-    [[ $v == skip ]] && exit 4
-    exit 1
-fi
-
-scenarios=()
-IFS=, read -ra patterns <<<"$globs"
-for n in $(all_scenarios); do
-    for g in "${patterns[@]}"; do
-        # shellcheck disable=SC2053 # glob match on purpose
-        if [[ $n == $g ]]; then
-            scenarios+=("$n")
-            break
-        fi
-    done
-done
+mapfile -t scenarios < <(runner_selected_scenarios)
 [[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
 
 for tool in qemu-system-aarch64 aarch64-linux-gnu-g++ cpio dpkg-deb apt-get cmake gzip; do
@@ -140,10 +109,7 @@ fetch()
         local name=${p%%=*} ver=${p#*=}
         compgen -G "$cache/deb/${name%%:*}_${ver//:/%3a}_*.deb" >/dev/null && continue
         mkdir -p "$cache/deb"
-        (cd "$cache/deb" && apt-get download -qq "$p" >/dev/null 2>&1) || {
-            apt-get update -qq >/dev/null 2>&1 || true
-            (cd "$cache/deb" && apt-get download -qq "$p" >/dev/null) || die "cannot download $p"
-        }
+        runner_download "$cache/deb" "$p"
     done
 }
 candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)'; }
@@ -201,17 +167,12 @@ for p in logger/irqloop tests/irqloop-bench-gpiomem; do
     aarch64-linux-gnu-strip -o "$root/usr/bin/$(basename "$p")" "$abuild/$p"
 done
 cp "$here/guest-init.sh" "$root/init"
-cp "$here/../guest-lib.sh" "$root/testbed/"
+cp "$here/../guest-mounts.sh" "$here/../guest-lib.sh" "$root/testbed/"
 for n in "${scenarios[@]}"; do
     cp "$here/scenarios/$n.sh" "$root/testbed/scenarios/"
 done
 printf '%s\n' "${scenarios[@]}" >"$root/testbed/scenarios.list"
-echo 'root:x:0:0::/root:/bin/sh' >"$root/etc/passwd"
-echo 'tbuser:x:1000:1000::/tmp:/bin/sh' >>"$root/etc/passwd"
-printf 'root:x:0:\ntbuser:x:1000:\n' >"$root/etc/group"
-chmod 0755 "$root/init" "$root"/testbed/scenarios/*.sh
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
-echo "raspi3b: initramfs $(du -h "$work/initrd.gz" | cut -f1)"
+runner_pack_initramfs raspi3b "$root" "$work/initrd.gz"
 
 # ---------------------------------------------------------------------------------------------
 phase "boot and run: ${scenarios[*]}"

@@ -65,20 +65,10 @@ measure kmod-hard hard
 [ "$seen" = hard ] || tb_fail "hard mode ran in '$seen' on RT: IRQF_NO_THREAD not honoured"
 measure kmod-threaded "threaded (threaded=1)" threaded=1
 echo "$seen" | grep -q '^thread irq/' || tb_fail "threaded mode ran in '$seen'"
-irqloop-responder --hw "gpiod:chip=$TB_CHIP,in=1,out=2" --mode event --cpu 1 --report 0 \
-	2>responder.log &
-responder=$!
-i=0
-while ! gpioinfo -c "$TB_CHIP" wire1a | grep -q 'consumer="irqloop-responder"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat responder.log; tb_fail "irqloop-responder did not take its lines"; }
-	sleep 0.1
-done
+tb_event_responder_start
 irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --timeout 1s \
 	--samples $n --label user-event --db "$db" --progress none || tb_fail "run user-event failed"
-kill -INT $responder
-wait $responder
-cat responder.log
+tb_event_responder_stop
 irqloop compare --by label "$db" || tb_fail "irqloop compare failed"
 sqlite3 "$db" ".backup $TB_OUT/rt.db"
 for l in kmod-hard kmod-threaded user-event; do

@@ -22,12 +22,7 @@ tb_expect_error 2 "no chip has a line named 'nowire'" run --hw gpiod:out=nowire,
 echo "--- a line in use by another consumer"
 gpioset -c "$chip" -C someone-else wire1b=0 &
 holder=$!
-i=0
-while ! gpioinfo -c "$chip" wire1b | grep -q 'consumer="someone-else"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || tb_fail "gpioset did not take wire1b"
-	sleep 0.1
-done
+tb_wait_consumer "$chip" wire1b someone-else "gpioset did not take wire1b"
 tb_expect_error 2 "in use by 'someone-else'" run --hw "gpiod:chip=$chip,out=0,in=3"
 tb_expect_error 2 "stop 'someone-else' first" irqloop-responder --hw "gpiod:chip=$chip,out=3,in=1"
 kill $holder

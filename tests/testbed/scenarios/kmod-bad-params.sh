@@ -25,12 +25,7 @@ tb_kmod_refused "Invalid argument" "in=:3: expected <chip label>:<offset> or a l
 echo "--- a line already in use: -EBUSY"
 gpioset -c "$TB_CHIP" wire1a=0 &
 holder=$!
-i=0
-while ! gpioinfo -c "$TB_CHIP" wire1a | grep -q 'consumer="gpioset"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || tb_fail "gpioset did not take wire1a"
-	sleep 0.1
-done
+tb_wait_consumer "$TB_CHIP" wire1a gpioset "gpioset did not take wire1a"
 tb_kmod_refused "Device or resource busy" "out=$chip:2: line in use (gpioinfo names the consumer)" \
 	in=$chip:1 out=$chip:2
 kill $holder

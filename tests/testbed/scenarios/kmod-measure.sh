@@ -49,23 +49,13 @@ check_run kmod $n
 tb_pass "kernel responder: $n samples, 0 lost, $n interrupts handled, unloaded"
 
 echo "--- userspace responder: irqloop-responder --mode event on the same wires"
-irqloop-responder --hw "gpiod:chip=$TB_CHIP,in=1,out=2" --mode event --cpu 1 --report 0 \
-	2>responder.log &
-responder=$!
-i=0
-while ! gpioinfo -c "$TB_CHIP" wire1a | grep -q 'consumer="irqloop-responder"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat responder.log; tb_fail "irqloop-responder did not take its lines"; }
-	sleep 0.1
-done
+tb_event_responder_start
 t2=$(cut -d' ' -f1 /proc/uptime)
 irqloop run --hw "$logger_hw" $run_opts --samples $n_user --label user-event \
 	--target "QEMU TCG guest, $(uname -r), irqloop-responder --mode event" ||
 	tb_fail "irqloop run against the userspace responder failed"
 t3=$(cut -d' ' -f1 /proc/uptime)
-kill -INT $responder
-wait $responder
-cat responder.log
+tb_event_responder_stop
 check_run user-event $n_user
 tb_pass "userspace responder: $n_user samples, 0 lost"
 
