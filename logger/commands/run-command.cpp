@@ -174,6 +174,16 @@ void print_summary(const run_outcome& r, const run_options& opt)
                 static_cast<unsigned long long>(s.falling), r.poll_ns,
                 format_duration(static_cast<double>(r.gap_limit_ns)).c_str(), step.c_str(),
                 r.rt_settings.c_str());
+    // Over run_options::late_start_ns: the empty windows before it, and a wall time beyond
+    // --duration, are explained (the `late_start` event says the same).
+    if (r.late_start && r.first_stimulus_ns >= 0)
+        std::printf("  late start: first stimulus %.3f s after the run began (sampler released "
+                    "after %.3f s); the windows before it are empty\n",
+                    static_cast<double>(r.first_stimulus_ns) / 1e9,
+                    static_cast<double>(r.sampler_release_ns) / 1e9);
+    else if (r.late_start)
+        std::printf("  late start: no stimulus in the run (sampler released after %.3f s)\n",
+                    static_cast<double>(r.sampler_release_ns) / 1e9);
 }
 
 /**
