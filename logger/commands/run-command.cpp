@@ -73,9 +73,11 @@ po::options_description describe_options(raw_options& o, bool floor)
 {
     po::options_description d(
         floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
-                "jumpered to the input; stored as a run of kind 'floor'. report corrects later "
-                "runs with its minimum; a device-timed backend (ftdi, offset=auto) takes it into "
-                "later runs' offset on the same wiring and --db.\n\n"
+                "jumpered to the input; stored as a run of kind 'floor'. report and compare "
+                "--floor-corrected subtract from later runs what it proves, the smallest latency "
+                "its samples prove (exact with --raw); a device-timed backend (ftdi, "
+                "offset=auto) takes that into later runs' offset on the same wiring and "
+                "--db.\n\n"
                 "usage: irqloop calibrate [options]\n\noptions"
               : "irqloop run: measure end-to-end latency through the wire.\n\n"
                 "usage: irqloop run [options]\n\noptions");
