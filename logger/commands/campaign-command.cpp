@@ -68,22 +68,8 @@ bool complete_in(const std::string& db, const std::string& label, std::int64_t& 
 std::string phase_command_line(const run_keys& keys)
 {
     std::string s = "irqloop run";
-    for (const auto& [k, v] : keys) {
-        s += " --" + k;
-        if (v.empty())
-            continue;
-        const bool plain =
-            v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                "0123456789-_=:,./+@%") == std::string::npos;
-        if (plain) {
-            s += " " + v;
-            continue;
-        }
-        s += " '";
-        for (char c : v)
-            s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        s += "'";
-    }
+    for (const auto& [k, v] : keys)
+        s += " --" + k + (v.empty() ? "" : " " + shell_word(v));
     return s;
 }
 

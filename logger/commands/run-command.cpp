@@ -32,22 +32,8 @@ namespace
 std::string join_command_line(int argc, char** argv)
 {
     std::string s;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        bool plain =
-            !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789-_=:,./+@%") == std::string::npos;
-        if (!s.empty())
-            s += ' ';
-        if (plain) {
-            s += a;
-        } else {
-            s += '\'';
-            for (char c : a)
-                s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            s += '\'';
-        }
-    }
+    for (int i = 0; i < argc; ++i)
+        s += (s.empty() ? "" : " ") + shell_word(argv[i]);
     return s;
 }
 
@@ -373,6 +359,19 @@ int run_like(int argc, char** argv, bool floor)
 }
 
 } // namespace
+
+std::string shell_word(const std::string& a)
+{
+    const bool plain =
+        !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_=:,./+@%") == std::string::npos;
+    if (plain)
+        return a;
+    std::string s = "'";
+    for (char c : a)
+        s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return s + "'";
+}
 
 int execute_run_request(run_request& req)
 {

@@ -39,6 +39,10 @@ using run_keys = std::vector<std::pair<std::string, std::string>>;
  */
 run_request parse_run_keys(const run_keys& keys, std::string command_line);
 
+/** @brief @p word as one shell word: as it is when plain, else single-quoted (stored
+ *  command lines). */
+std::string shell_word(const std::string& word);
+
 /**
  * @brief Measure what @p req says: the preflight, the wire opened, execute_run(), the summary,
  *        the gates. Returns the exit status of `irqloop run` (throws as it does).
