@@ -139,6 +139,21 @@ void load_runs(store& st, std::size_t index, std::vector<run_record>& out)
             while (md.step())
                 out[i].meta.metadata.emplace_back(md.text(0), md.text(1));
         }
+        // What a floor run's stored samples prove (db::floor_share_ns): clean answered ones. One
+        // pass over raw_samples (it has no index) for all of the file's floor runs, none without.
+        std::map<std::int64_t, std::size_t> floors;
+        for (std::size_t i = first; i < out.size(); ++i)
+            if (out[i].meta.kind == run_kind::floor)
+                floors.emplace(out[i].id, i);
+        if (!floors.empty() && st.file_version() >= 2) {
+            sql::statement fl(db, "SELECT run_id, min(latency_ns - bracket_ns) FROM raw_samples "
+                                  "WHERE run_id IN (SELECT id FROM runs WHERE kind = 'floor') "
+                                  "AND latency_ns >= 0 AND (flags & ?) = 0 GROUP BY run_id");
+            fl.bind(1, static_cast<std::int64_t>(flag_disturbed | flag_lost));
+            while (fl.step())
+                if (const auto at = floors.find(fl.int64(0)); at != floors.end() && !fl.is_null(1))
+                    out[at->second].floor_proven_ns = fl.int64(1);
+        }
     } catch (const SQLite::Exception& e) {
         throw_store_error("read runs from '" + st.path() + "'", e, db);
     }
@@ -379,8 +394,18 @@ std::int64_t floor_share_ns(const run_record& floor)
 {
     const std::int64_t min = floor.summary.min_ns;
     const auto tick = meta_number(floor, "tick_ns"), offset = meta_number(floor, "offset_ns");
-    if (!tick || !offset || !(*tick > 0))
-        return min; // host-timed: the floor's minimum
+    if (!tick || !offset || !(*tick > 0)) {
+        // Host-timed: the smallest latency the floor's clean samples prove.
+        if (!floor.bracketed)
+            return 0;
+        if (floor.floor_proven_ns)
+            return std::max<std::int64_t>(0, *floor.floor_proven_ns);
+        const auto& md = floor.meta.metadata;
+        const bool kept_disturbed = std::any_of(md.begin(), md.end(), [](const auto& kv) {
+            return kv.first == "logger.keep_disturbed" && kv.second == "yes";
+        });
+        return kept_disturbed ? 0 : std::max<std::int64_t>(0, min - floor.meta.gap_limit_ns);
+    }
     const double upper = meta_number(floor, "tick_upper_ns").value_or(*tick);
     const double lower = meta_number(floor, "tick_lower_ns").value_or(*tick);
     // min = ceil(offset + k x upper): k samples came before the one that saw the jumper.
@@ -388,6 +413,12 @@ std::int64_t floor_share_ns(const run_record& floor)
     if (k < 1)
         return 0;
     return static_cast<std::int64_t>(std::floor(std::max(0.0, *offset + (k - 1) * lower)));
+}
+
+bool floor_device_timed(const run_record& floor)
+{
+    const auto tick = meta_number(floor, "tick_ns");
+    return tick && *tick > 0 && meta_number(floor, "offset_ns");
 }
 
 std::int64_t floor_correction_ns(const run_record& run, const run_record& floor)

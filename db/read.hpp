@@ -44,6 +44,10 @@ struct run_record final {
     /// bracket is wider than the gap limit. False for a version-1 run (largest poll gap
     /// anywhere in the wait), whose rows have no bracket and no interruption count.
     bool bracketed = false;
+    /// A floor run whose samples are stored (`calibrate --raw`), bracketed: the smallest
+    /// latency its clean samples prove, min(latency_ns - bracket_ns) over the undisturbed
+    /// answered ones. None for other runs, and for a floor run without stored samples.
+    std::optional<std::int64_t> floor_proven_ns;
 
     /** @brief Running or interrupted: the figures cover only part of the run. */
     bool partial() const noexcept;
@@ -85,19 +89,30 @@ struct event_total final {
 /**
  * @brief The floor run's share: what a floor-corrected figure may subtract. THE ONE RULE for
  *        report, compare and docs/querying.md (docs/commands/report.md, "Floor correction"):
- *        the floor run's minimum, never its median or mean. The floor's truth is a zero-delay
- *        jumper, so its minimum is the smallest share of the logger any sample can have held:
- *        subtracting it never takes a figure below the truth.
+ *        what the floor run proves, never more, so that a corrected figure never falls below
+ *        the truth.
  *
- * A device-timed backend (the floor stores `<kind>.tick_ns` and `<kind>.offset_ns`, kind being
- * the spec's name before ':', e.g. ftdi) reads the first sample at the answer level, timed
- * from the edge: its figures already exclude the command offset, and the floor's minimum
- * (offset + k ticks) is an upper bound of the jumper's delay, not a cost added to every
- * sample. Its share is that sample's proven lower bound instead: 0 when the jumpered answer
- * showed in the first sample (k = 0), else offset + (k - 1) x the tick's lower bound
- * (`<kind>.tick_lower_ns`, else `<kind>.tick_ns`).
+ * Each sample's true latency lies in [latency - bracket, latency]. A floor's truth is the
+ * jumper's delay: every answer through the same wiring takes at least the smallest delay the
+ * floor's samples prove, while the rest of a floor sample (the drive() before the edge left,
+ * the poll that saw the answer) is the logger's and varies with where the answer lands: the
+ * floor's first poll always costs a whole poll period, a target's answer can land just before
+ * a read. So the share is the floor's smallest proven lower bound, not its minimum:
+ * - host-timed, samples stored (`calibrate --raw`): floor_proven_ns (0 when one poll saw
+ *   the jumpered answer at once, as it usually does);
+ * - host-timed, no samples stored: min_ns - the gap limit (a clean sample's bracket is at
+ *   most the gap limit), not below 0; 0 when the floor kept disturbed samples in its
+ *   statistics (--keep-disturbed) or has no brackets (a version-1 file);
+ * - device-timed (the floor stores `<kind>.tick_ns` and `<kind>.offset_ns`, kind being the
+ *   spec's name before ':', e.g. ftdi): the reading is the first sample at the answer level,
+ *   timed from the edge; the minimum sample's proven lower bound is 0 when the jumpered
+ *   answer showed in the first sample (k = 0), else offset + (k - 1) x the tick's lower bound
+ *   (`<kind>.tick_lower_ns`, else `<kind>.tick_ns`).
  */
 std::int64_t floor_share_ns(const run_record& floor);
+
+/** @brief The floor run was timed by its device (`<kind>.tick_ns` and `<kind>.offset_ns`). */
+bool floor_device_timed(const run_record& floor);
 
 /**
  * @brief What the floor-corrected figures of @p run subtract with @p floor: floor_share_ns(),

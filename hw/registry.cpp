@@ -79,8 +79,11 @@ const std::vector<backend_entry>& backends()
     return list;
 } // namespace irqloop::hw
 
-std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
-                                  const std::vector<backend_entry>& list)
+namespace
+{
+
+/** Take the spec's keys into its backend's options and refuse the rest: the opener, unopened. */
+opener prepare_lines(std::string_view spec_text, role r, const std::vector<backend_entry>& list)
 {
     spec s(spec_text);
     for (const auto& b : list) {
@@ -91,12 +94,25 @@ std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
                         b.missing);
         opener open = b.prepare(s, r);
         s.finish(); // before the hardware: a typo must not have written a register
-        return open();
+        return open;
     }
     std::string known;
     for (const auto& b : list)
         known += (known.empty() ? "" : ", ") + std::string(b.name);
     throw error("open backend '" + s.name() + "'", "unknown backend", "known backends: " + known);
+}
+
+} // namespace
+
+std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
+                                  const std::vector<backend_entry>& list)
+{
+    return prepare_lines(spec_text, r, list)();
+}
+
+void check_lines_spec(std::string_view spec_text, role r, const std::vector<backend_entry>& list)
+{
+    prepare_lines(spec_text, r, list);
 }
 
 std::string backends_help(role r)

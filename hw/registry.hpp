@@ -52,6 +52,16 @@ std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
                                   const std::vector<backend_entry>& list = backends());
 
 /**
+ * @brief The first step of open_lines() alone: refuse an unknown or compiled-out backend, an
+ *        unknown key or a bad value of @p spec_text, and open nothing. What only the hardware
+ *        can refuse (a missing device, a busy line) is left to open_lines(). A campaign checks
+ *        every phase's spec with it before its first phase runs.
+ * @throws irqloop::error as open_lines() does before the hardware is touched.
+ */
+void check_lines_spec(std::string_view spec_text, role r,
+                      const std::vector<backend_entry>& list = backends());
+
+/**
  * @brief The --help paragraph listing the backends, with examples in @p r's orientation:
  * the logger's (out = STIM, in = RESP) or the target's (in = STIM, out = RESP).
  */

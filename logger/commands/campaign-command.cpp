@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "gates.hpp"
 #include "read.hpp"
+#include "run-request.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -23,10 +24,12 @@ namespace
 {
 
 struct phase {
-    std::string label;
-    std::vector<std::pair<std::string, std::string>> keys; // run options, in file order
-    gate_limit_args gate_text;                             // max, p, lost, overflows
+    std::string section;
+    run_keys keys;             // run options, in file order
+    gate_limit_args gate_text; // max, p, lost, overflows
     gate_limits gates;
+    std::string label; // the section's name unless it sets label
+    run_request request;
 };
 
 // Gate the phase's newest run with @p label: the lines, the outcome stored with the run.
@@ -59,6 +62,41 @@ bool complete_in(const std::string& db, const std::string& label, std::int64_t& 
             return true;
         }
     return false;
+}
+
+// The stored command line of a phase: the `irqloop run` it stands for, quoted where needed.
+std::string phase_command_line(const run_keys& keys)
+{
+    std::string s = "irqloop run";
+    for (const auto& [k, v] : keys)
+        s += " --" + k + (v.empty() ? "" : " " + shell_word(v));
+    return s;
+}
+
+// Phase @p p's gates and its run request, or the refusal naming the file and the phase.
+void prepare_phase(phase& p, const std::string& file, const std::string& db)
+{
+    p.gates = parse_gate_limits(p.gate_text, "[" + p.section + "] ");
+    run_keys keys = {{"db", db}};
+    bool has_label = false;
+    for (const auto& [k, v] : p.keys) {
+        has_label |= k == "label";
+        if (k == "label")
+            p.label = v;
+        keys.emplace_back(k, v);
+    }
+    if (!has_label)
+        keys.emplace_back("label", p.label);
+    const std::string where = "campaign: " + file + ": phase [" + p.section + "]";
+    try {
+        p.request = parse_run_keys(keys, phase_command_line(keys));
+    } catch (const error& e) {
+        throw error(where + ": " + e.what_failed(), e.why(), e.hint(), e.status());
+    } catch (const po::error& e) {
+        throw error(where, e.what(),
+                    "a phase's keys are irqloop run's options without the dashes "
+                    "(irqloop run --help)");
+    }
 }
 
 int call(int (*fn)(int, char**), std::vector<std::string> args)
@@ -101,6 +139,9 @@ int campaign_command(int argc, char** argv)
                "outcome\n"
                "is stored with the run and shown in the compare table, and the campaign exits 3\n"
                "when a limit of any phase failed (the phases after it still run).\n"
+               "Every phase is parsed and checked (its keys, their values, the hw spec's keys)\n"
+               "before the first one runs: a bad one is refused with exit status 2, naming the\n"
+               "phase, and no file is made or touched.\n"
                "Docs: docs/commands/campaign.md\n";
         return 0;
     }
@@ -127,12 +168,12 @@ int campaign_command(int argc, char** argv)
             continue;
         }
         const std::string section = key.substr(0, dot), k = key.substr(dot + 1);
-        if (phases.empty() || phases.back().label != section) {
+        if (phases.empty() || phases.back().section != section) {
             for (const auto& p : phases)
-                if (p.label == section)
+                if (p.section == section)
                     throw error("campaign: " + file, "section [" + section + "] appears twice",
                                 "give each phase one section");
-            phases.push_back({section, {}});
+            phases.push_back({section, {}, {}, {}, section, {}});
         }
         if (k == "db" || k == "no-db" || k == "help")
             throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
@@ -156,17 +197,15 @@ int campaign_command(int argc, char** argv)
         db = db_override;
     if (phases.empty())
         throw error("campaign: " + file, "no [section]", "give one section per phase");
-    // Every phase's gates are read before the first run: a typo fails now, not at 3 am.
+    // Every phase is parsed into its request before the first one runs, through run's own
+    // option table and checks: a typo in phase 5 fails now, not at 3 am, and no file is made.
     for (auto& p : phases)
-        p.gates = parse_gate_limits(p.gate_text, "[" + p.label + "] ");
+        prepare_phase(p, file, db);
     std::vector<std::string> failed;
 
     for (std::size_t i = 0; i < phases.size(); ++i) {
         auto& p = phases[i];
-        std::string label = p.label;
-        for (const auto& [k, v] : p.keys)
-            if (k == "label")
-                label = v;
+        const std::string& label = p.label;
         std::int64_t id = 0;
         if (complete_in(db, label, id)) {
             std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
@@ -177,19 +216,7 @@ int campaign_command(int argc, char** argv)
         }
         std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(), label.c_str());
         std::fflush(stdout);
-        std::vector<std::string> args = {"run", "--db", db};
-        bool has_label = false;
-        for (const auto& [k, v] : p.keys) {
-            has_label |= k == "label";
-            args.push_back("--" + k);
-            if (!v.empty() && v != "true")
-                args.push_back(v);
-        }
-        if (!has_label) {
-            args.push_back("--label");
-            args.push_back(label);
-        }
-        const int rc = call(run_command, args);
+        const int rc = execute_run_request(p.request);
         if (rc != 0) {
             std::fprintf(
                 stderr,

@@ -446,7 +446,8 @@ int compare_command(int argc, char** argv)
     add("sort", po::value(&sort)->default_value(sort),
         "row order: start (first run's start time), label, or a figure such as avg or -max");
     add("floor-corrected", po::bool_switch(&corrected),
-        "subtract each run's floor minimum (a floor run in its file) from its latency figures");
+        "subtract from each run's latency figures the share its file's floor run proves (the "
+        "smallest latency its samples prove: record it with calibrate --raw)");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
     std::ostringstream more;
     more << "Print one row per run (or per label) of one or more database files, side by\n"

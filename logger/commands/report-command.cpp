@@ -150,10 +150,10 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     t.add_column("value");
     if (floor)
         t.add_column("floor-corrected" + u);
-    // The one floor rule (db::floor_correction_ns): the floor's minimum; for a device-timed
-    // backend its proven lower bound, less what the run's own offset took in already.
+    // The one floor rule (db::floor_correction_ns): what the floor's samples prove; for a
+    // device-timed backend less what the run's own offset took in already.
     const double f = floor ? double(db::floor_correction_ns(r, *floor)) : 0.0;
-    const bool plain = !floor || db::floor_correction_ns(r, *floor) == floor->summary.min_ns;
+    const bool plain = !floor || !db::floor_device_timed(*floor);
     auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
         std::vector<std::string> row{name + u, format_latency(v, o.unit)};
         if (floor)
@@ -216,9 +216,12 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
                        "run's offset took in; stddev is unchanged.");
     else if (floor)
         print_note(out, o.fmt,
-                   "floor-corrected = value - floor min (" + format_latency(f, o.unit) + " " +
-                       unit_name(o.unit) + ", run " + std::to_string(floor->id) +
-                       "): the logger's own share of every sample; stddev is unchanged.");
+                   "floor-corrected = value - " + format_latency(f, o.unit) + " " +
+                       unit_name(o.unit) + " (floor run " + std::to_string(floor->id) + ", min " +
+                       format_latency(double(floor->summary.min_ns), o.unit) + " " +
+                       unit_name(o.unit) +
+                       "): the smallest latency the floor's samples prove, never more "
+                       "(docs/commands/report.md, \"Floor correction\"); stddev is unchanged.");
 }
 
 /**

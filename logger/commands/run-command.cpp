@@ -7,6 +7,7 @@
 #include "read.hpp"
 #include "registry.hpp"
 #include "rt-options.hpp"
+#include "run-request.hpp"
 #include "run.hpp"
 #include "stop-signal.hpp"
 #include "table.hpp"
@@ -31,22 +32,8 @@ namespace
 std::string join_command_line(int argc, char** argv)
 {
     std::string s;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        bool plain =
-            !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789-_=:,./+@%") == std::string::npos;
-        if (!s.empty())
-            s += ' ';
-        if (plain) {
-            s += a;
-        } else {
-            s += '\'';
-            for (char c : a)
-                s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            s += '\'';
-        }
-    }
+    for (int i = 0; i < argc; ++i)
+        s += (s.empty() ? "" : " ") + shell_word(argv[i]);
     return s;
 }
 
@@ -72,9 +59,11 @@ po::options_description describe_options(raw_options& o, bool floor)
 {
     po::options_description d(
         floor ? "irqloop calibrate: measure the logger's own loop floor with the output "
-                "jumpered to the input; stored as a run of kind 'floor'. report corrects later "
-                "runs with its minimum; a device-timed backend (ftdi, offset=auto) takes it into "
-                "later runs' offset on the same wiring and --db.\n\n"
+                "jumpered to the input; stored as a run of kind 'floor'. report and compare "
+                "--floor-corrected subtract from later runs what it proves, the smallest latency "
+                "its samples prove (exact with --raw); a device-timed backend (ftdi, "
+                "offset=auto) takes that into later runs' offset on the same wiring and "
+                "--db.\n\n"
                 "usage: irqloop calibrate [options]\n\noptions"
               : "irqloop run: measure end-to-end latency through the wire.\n\n"
                 "usage: irqloop run [options]\n\noptions");
@@ -173,6 +162,16 @@ void print_summary(const run_outcome& r, const run_options& opt)
                 static_cast<unsigned long long>(s.falling), r.poll_ns,
                 format_duration(static_cast<double>(r.gap_limit_ns)).c_str(), step.c_str(),
                 r.rt_settings.c_str());
+    // Over run_options::late_start_ns: the empty windows before it, and a wall time beyond
+    // --duration, are explained (the `late_start` event says the same).
+    if (r.late_start && r.first_stimulus_ns >= 0)
+        std::printf("  late start: first stimulus %.3f s after the run began (sampler released "
+                    "after %.3f s); the windows before it are empty\n",
+                    static_cast<double>(r.first_stimulus_ns) / 1e9,
+                    static_cast<double>(r.sampler_release_ns) / 1e9);
+    else if (r.late_start)
+        std::printf("  late start: no stimulus in the run (sampler released after %.3f s)\n",
+                    static_cast<double>(r.sampler_release_ns) / 1e9);
 }
 
 /**
@@ -196,43 +195,15 @@ void take_floor(hw::lines& wire, const std::string& db_path)
                        "floor run " + std::to_string(f->id) + " (" + f->meta.uuid + ")");
 }
 
-int run_like(int argc, char** argv, bool floor)
+// Every option of @p vm (bound to @p o) checked and converted, nothing opened: the request.
+run_request make_request(const po::variables_map& vm, const raw_options& o, bool floor)
 {
-    raw_options o;
-    if (floor) {
-        o.hw = "sim:model=fixed,value=0"; // the simulated board as a bare jumper
-        o.label = "floor";
-        o.samples = "1M";
-        o.interval = "10us";
-    }
-    auto desc = describe_options(o, floor);
-    // No bare words: a stray one (run --label rt idle) is refused, never dropped.
-    auto vm = base::parse_options(argc, argv, desc);
-    if (vm.count("help")) {
-        std::cout
-            << desc << "\nbackends:\n"
-            << hw::backends_help()
-            << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
-               "SIGINT/SIGTERM/SIGHUP stop the run cleanly within --timeout + 1s; what was "
-               "measured stays\nin --db. Exit status: 0 ok, 1 runtime failure, 2 refused, 128 + "
-               "signal (docs/commands/exit-status.md).\n"
-               "Before the first stimulus the run performs irqloop doctor's checks, stores them "
-               "as\n"
-               "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"
-               "With --fail-* gates the run prints one line per limit (value, limit, PASS or "
-               "FAIL),\n"
-               "stores the outcome as gate.* metadata and exits 3 when a limit failed (0 when all\n"
-               "passed; 1 and 2 stay runtime failures and bad input). Docs: "
-               "docs/commands/check.md\n"
-               "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
-        return 0;
-    }
-    po::notify(vm);
-
     // Every number is range-checked here, before anything is opened; each limit keeps the
     // value's conversion to clock cycles and bytes inside 64 bits (docs/commands/run.md).
     constexpr std::int64_t ms = 1'000'000, s = 1000 * ms, hour = 3600 * s, day = 24 * hour;
-    run_options opt;
+    run_request req;
+    req.floor = floor;
+    run_options& opt = req.opt;
     if (vm.count("samples") && vm.count("duration"))
         throw error("run", "--samples and --duration both given",
                     "choose one bound, or none to run until SIGINT");
@@ -328,10 +299,9 @@ int run_like(int argc, char** argv, bool floor)
         gates.overflows = 0;
     opt.dead_wire_stimuli = o.allow_silent ? 0 : run_options::dead_wire_default;
     opt.rt = base::to_rt_request(o.rt);
-    if (o.progress == "auto")
-        opt.progress = o.quiet                 ? progress_mode::none
-                       : isatty(STDERR_FILENO) ? progress_mode::tty
-                                               : progress_mode::log;
+    req.progress_auto = o.progress == "auto"; // tty or log: chosen when it runs
+    if (req.progress_auto)
+        opt.progress = progress_mode::none;
     else if (o.progress == "tty")
         opt.progress = progress_mode::tty;
     else if (o.progress == "log")
@@ -341,28 +311,95 @@ int run_like(int argc, char** argv, bool floor)
     else
         throw error("bad value for --progress", "'" + o.progress + "'",
                     "use auto, tty, log or none");
-    opt.command_line = "irqloop " + join_command_line(argc, argv);
+    req.gates = std::move(gates);
+    req.quiet = o.quiet;
+    req.preflight_root = o.preflight_root;
+    // The spec's keys and values too, without opening the hardware (a campaign's last phase).
+    hw::check_lines_spec(o.hw, hw::role::logger);
+    req.hw = o.hw;
+    return req;
+}
+
+int run_like(int argc, char** argv, bool floor)
+{
+    raw_options o;
+    if (floor) {
+        o.hw = "sim:model=fixed,value=0"; // the simulated board as a bare jumper
+        o.label = "floor";
+        o.samples = "1M";
+        o.interval = "10us";
+    }
+    auto desc = describe_options(o, floor);
+    // No bare words: a stray one (run --label rt idle) is refused, never dropped.
+    auto vm = base::parse_options(argc, argv, desc);
+    if (vm.count("help")) {
+        std::cout
+            << desc << "\nbackends:\n"
+            << hw::backends_help()
+            << "\nDurations take ns, us, ms, s, m, h or d; counts take K, M or G.\n"
+               "SIGINT/SIGTERM/SIGHUP stop the run cleanly within --timeout + 1s; what was "
+               "measured stays\nin --db. Exit status: 0 ok, 1 runtime failure, 2 refused, 128 + "
+               "signal (docs/commands/exit-status.md).\n"
+               "Before the first stimulus the run performs irqloop doctor's checks, stores them "
+               "as\n"
+               "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"
+               "With --fail-* gates the run prints one line per limit (value, limit, PASS or "
+               "FAIL),\n"
+               "stores the outcome as gate.* metadata and exits 3 when a limit failed (0 when all\n"
+               "passed; 1 and 2 stay runtime failures and bad input). Docs: "
+               "docs/commands/check.md\n"
+               "Docs: docs/commands/run.md, docs/methodology.md, docs/soak-runs.md\n";
+        return 0;
+    }
+    po::notify(vm);
+    run_request req = make_request(vm, o, floor);
+    req.opt.command_line = "irqloop " + join_command_line(argc, argv);
     base::options_parsed();
+    return execute_run_request(req);
+}
+
+} // namespace
+
+std::string shell_word(const std::string& a)
+{
+    const bool plain =
+        !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_=:,./+@%") == std::string::npos;
+    if (plain)
+        return a;
+    std::string s = "'";
+    for (char c : a)
+        s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return s + "'";
+}
+
+int execute_run_request(run_request& req)
+{
+    run_options& opt = req.opt;
+    if (req.progress_auto)
+        opt.progress = req.quiet               ? progress_mode::none
+                       : isatty(STDERR_FILENO) ? progress_mode::tty
+                                               : progress_mode::log;
 
     // The preflight of `irqloop doctor`, stored with the run; a FAIL refuses a --strict-rt run.
     preflight_options pre;
-    pre.cpu = o.rt.cpu;
-    pre.root = o.preflight_root;
-    opt.smi_root = o.preflight_root;
+    pre.cpu = opt.rt.cpu;
+    pre.root = req.preflight_root;
+    opt.smi_root = req.preflight_root;
     opt.preflight = run_preflight(pre);
     for (const auto& c : opt.preflight)
         if (c.level == check_level::warn || c.level == check_level::fail)
             std::fprintf(stderr, "irqloop: preflight: %s %s: %s (%s)\n", level_name(c.level),
                          c.key.c_str(), c.value.c_str(), c.hint.c_str());
-    if (o.rt.strict)
+    if (opt.rt.strict)
         for (const auto& c : opt.preflight)
             if (c.level == check_level::fail)
                 throw error("run: preflight check " + c.key, c.value,
                             c.hint + "; or drop --strict-rt");
 
     // Everything that can be refused is checked before the first stimulus.
-    auto wire = hw::open_lines(o.hw, hw::role::logger);
-    if (!floor)
+    auto wire = hw::open_lines(req.hw, hw::role::logger);
+    if (!req.floor)
         take_floor(*wire, opt.db_path);
 
     // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
@@ -370,7 +407,7 @@ int run_like(int argc, char** argv, bool floor)
     base::stop_signals signals;
     run_outcome r = execute_run(opt, *wire, signals.flag());
 
-    if (!o.quiet)
+    if (!req.quiet)
         print_summary(r, opt);
     for (const auto& m : r.rt_misses)
         std::fprintf(stderr, "irqloop: warning: real-time setting not obtained: %s\n", m.c_str());
@@ -395,7 +432,7 @@ int run_like(int argc, char** argv, bool floor)
                      r.metrics_error.c_str());
     // Gates: evaluated as `irqloop check` would on the stored run, stored with it as gate.*.
     bool gates_failed = false;
-    if (!gates.empty()) {
+    if (!req.gates.empty()) {
         gate_outcome g;
         if (opt.db_path.empty() || r.run_id == 0) {
             db::run_record rec;
@@ -403,13 +440,13 @@ int run_like(int argc, char** argv, bool floor)
             rec.status = r.status;
             rec.summary = r.summary;
             rec.has_stats = r.summary.samples > 0;
-            g = evaluate_gates(rec, gates);
+            g = evaluate_gates(rec, req.gates);
         } else {
             db::catalog cat({opt.db_path});
             db::run_selector one;
             one.runs.push_back(std::to_string(r.run_id));
             const auto runs = cat.select(one);
-            g = evaluate_gates(cat, *runs.front(), gates);
+            g = evaluate_gates(cat, *runs.front(), req.gates);
             store_gate_outcome(opt.db_path, r.run_id, g);
         }
         std::fputs(format_gate_lines(g).c_str(), stdout);
@@ -424,11 +461,11 @@ int run_like(int argc, char** argv, bool floor)
                      "were counted, not stored\n",
                      static_cast<unsigned long long>(r.events_dropped),
                      static_cast<unsigned long long>(opt.max_events));
-    if (!opt.actions.empty() && !o.quiet)
+    if (!opt.actions.empty() && !req.quiet)
         std::printf("  actions: fired %llu, held off %llu\n",
                     static_cast<unsigned long long>(r.actions_fired),
                     static_cast<unsigned long long>(r.actions_held_off));
-    if (!opt.load_cmd.empty() && !o.quiet)
+    if (!opt.load_cmd.empty() && !req.quiet)
         std::printf("  load: %s\n", r.load_end.empty()
                                         ? "not started (the run ended within the warm-up)"
                                         : r.load_end.c_str());
@@ -475,7 +512,29 @@ int run_like(int argc, char** argv, bool floor)
     return gates_failed ? exit_gate_failed : 0;
 }
 
-} // namespace
+run_request parse_run_keys(const run_keys& keys, std::string command_line)
+{
+    raw_options o;
+    const auto desc = describe_options(o, false);
+    // The phase's keys go through run's own option table, as a config file's would.
+    po::parsed_options parsed(&desc);
+    for (const auto& [key, value] : keys) {
+        po::option opt;
+        opt.string_key = key;
+        opt.original_tokens.push_back(key); // messages name the key as the file spells it
+        if (!value.empty()) {
+            opt.value.push_back(value);
+            opt.original_tokens.push_back(value);
+        }
+        parsed.options.push_back(std::move(opt));
+    }
+    po::variables_map vm;
+    po::store(parsed, vm);
+    po::notify(vm);
+    run_request req = make_request(vm, o, false);
+    req.opt.command_line = std::move(command_line);
+    return req;
+}
 
 int run_command(int argc, char** argv)
 {

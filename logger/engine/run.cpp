@@ -200,6 +200,9 @@ struct run_context {
     // came; wire_alive once one came (or the check is off), no_answer once the check failed.
     std::uint64_t silent = 0, first_t0 = 0;
     std::atomic<bool> wire_alive{false}, no_answer{false};
+    // The late-start check: the sampler's release, and whether the first stimulus was seen.
+    std::uint64_t release_cycles = 0;
+    bool first_stimulus_seen = false;
 
     void post(db::event_row e)
     {
@@ -476,6 +479,36 @@ void check_wire(run_context& c, std::span<const sample> batch)
     }
 }
 
+std::string seconds_text(std::int64_t ns)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(ns) / 1e9);
+    return b;
+}
+
+// The first stimulus, timed from the run's start (window 0), on the recorder's thread: a late
+// one is a `late_start` event, so that the empty windows before it and a wall time beyond
+// --duration (which counts from the first stimulus) are explained. The release time tells the
+// set-up's share (the caller's thread) from the sampler's (its wake-up and first settle).
+void note_first_stimulus(run_context& c, const sample& s)
+{
+    c.first_stimulus_seen = true;
+    const auto since_start = [&](std::uint64_t t) {
+        return t > c.anchor_cycles ? static_cast<std::int64_t>(c.out.clock.ns(t - c.anchor_cycles))
+                                   : std::int64_t{0};
+    };
+    c.out.sampler_release_ns = since_start(c.release_cycles);
+    c.out.first_stimulus_ns = since_start(s.t0_cycles);
+    if (c.out.first_stimulus_ns <= run_options::late_start_ns)
+        return;
+    c.out.late_start = true;
+    c.rec->add_event(
+        {c.anchor_unix + c.out.first_stimulus_ns, s.seq, "late_start", c.out.first_stimulus_ns,
+         "first stimulus " + seconds_text(c.out.first_stimulus_ns) +
+             " after the run began (sampler released after " +
+             seconds_text(c.out.sampler_release_ns) + "); the windows before it are empty"});
+}
+
 // The recorder's thread: drains the ring into the recorder until the sampler is done and the
 // ring empty. A store failure halts the sampler and is kept for finalise().
 void record(run_context& c)
@@ -494,6 +527,8 @@ void record(run_context& c)
         while (true) {
             std::size_t n = ring.pop(batch);
             if (n) {
+                if (!c.first_stimulus_seen)
+                    note_first_stimulus(c, batch[0]);
                 if (!c.wire_alive.load() && !c.no_answer.load())
                     check_wire(c, std::span<const sample>(batch.data(), n));
                 if (c.actions)
@@ -634,6 +669,7 @@ void measure(run_context& c)
 {
     if (c.opt.dead_wire_stimuli == 0)
         c.wire_alive.store(true); // --allow-silent
+    c.release_cycles = hw::cycles();
     c.sampling->release();
     std::thread recorder_thread([&c] { record(c); });
     struct joiner // also when show_progress() throws: halt, so the recorder's loop ends
@@ -703,7 +739,18 @@ void close_recording(run_context& c)
     if (c.metrics && !c.metrics->first_error().empty())
         rec.add_event({unix_now_ns(), counters.stimuli.load(), "warning", 0,
                        "metrics file not updated: " + c.metrics->first_error()});
-    rec.finish(hw::cycles());
+    const std::uint64_t now = hw::cycles();
+    const auto lasted = static_cast<std::int64_t>(c.out.clock.ns(now - c.anchor_cycles));
+    if (!c.first_stimulus_seen && lasted > run_options::late_start_ns) {
+        out.late_start = true;
+        out.sampler_release_ns =
+            static_cast<std::int64_t>(c.out.clock.ns(c.release_cycles - c.anchor_cycles));
+        rec.add_event({unix_now_ns(), 0, "late_start", lasted,
+                       "no stimulus in the " + seconds_text(lasted) +
+                           " the run lasted (sampler released after " +
+                           seconds_text(out.sampler_release_ns) + ")"});
+    }
+    rec.finish(now);
 }
 
 // How the run ended, the closing events and the last (partial) interval, the run's final

@@ -67,6 +67,9 @@ struct run_options final {
     std::uint64_t dead_wire_stimuli = dead_wire_default;
     static constexpr std::uint64_t dead_wire_default = 100;
     static constexpr std::int64_t dead_wire_ns = 1'000'000'000; ///< and at least this long
+    /// A first stimulus later than this after the run's start (its window 0) is a late start:
+    /// a `late_start` event and a summary line (docs/commands/run.md, "A late start").
+    static constexpr std::int64_t late_start_ns = 1'000'000'000;
 };
 
 /** @brief What a run ended with. */
@@ -97,6 +100,13 @@ struct run_outcome final {
     /// all timed out. The run is failed; no_answer_reason is the stored event's text.
     bool no_answer = false;
     std::string no_answer_reason;
+    /// From the run's start (the anchor of window 0, after the run row was begun) to the
+    /// sampler's release, and to its first stimulus; -1: no stimulus came.
+    std::int64_t sampler_release_ns = 0;
+    std::int64_t first_stimulus_ns = -1;
+    /// The first stimulus came more than run_options::late_start_ns after the run's start, or
+    /// none came in a run longer than that: stored as a `late_start` event, shown in the summary.
+    bool late_start = false;
 };
 
 /**

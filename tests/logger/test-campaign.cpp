@@ -2,10 +2,13 @@
 // `irqloop campaign`: three phases on the sim board give three labelled runs and the compare
 // table; killed during phase 2, a re-run resumes at phase 2 without repeating phase 1.
 #include "db-query.hpp"
+#include "error.hpp"
 #include "run-process.hpp"
+#include "run-request.hpp"
 #include "temp-dir.hpp"
 
 #include <SQLiteCpp/Database.h>
+#include <boost/program_options/errors.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -85,4 +88,93 @@ TEST_CASE("campaign: a bad file is refused with exit 2", "[cli][campaign]")
     CHECK(r.status == 2);
     r = run_process({IRQLOOP_BIN, "campaign", dir / "none.ini"});
     CHECK(r.status == 2);
+}
+
+// Every phase is parsed into its run request before the first one starts: a bad key or value
+// in the last phase is refused at once with exit 2, names the phase, and makes no file. The
+// first phase would take 5 s: a quick return shows it never ran.
+TEST_CASE("campaign: a typo or a bad value in the last phase is refused before phase 1 runs, "
+          "and no file is made",
+          "[cli][campaign]")
+{
+    temp_dir dir;
+    const std::string db = dir / "night.db", ini = dir / "night.ini";
+    const std::string first = "[idle]\nduration = 5s\nprogress = none\n";
+    struct bad_phase {
+        const char* text;
+        const char* says;
+    };
+    for (const auto& [text, says] : {
+             bad_phase{"[after]\nduraton = 1s\n", "unrecognised option 'duraton'"},
+             bad_phase{"[after]\nduration = 1s\ninterval = -5us\n", "bad value for --interval"},
+             bad_phase{"[after]\nsamples = 10\nduration = 1s\n", "--samples and --duration"},
+             bad_phase{"[after]\nduration = 1s\nhw = sim:model=fixed,valeu=30us\n", "valeu"},
+             bad_phase{"[after]\nduration = 1s\nraw = perhaps\n", "raw"},
+         }) {
+        INFO(text);
+        std::ofstream(ini) << "db = " << db << "\n" << first << "[load]\nsamples = 100\n" << text;
+        auto r = run_process({IRQLOOP_BIN, "campaign", ini});
+        INFO(r.out << r.err);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.err, ContainsSubstring("irqloop: campaign: " + ini + ": phase [after]"));
+        CHECK_THAT(r.err, ContainsSubstring(says));
+        CHECK(r.out.find("campaign: phase 1/3") == std::string::npos);
+        CHECK(r.seconds < 3.0);
+        CHECK_FALSE(std::filesystem::exists(db));
+    }
+}
+
+// A switch given as a key takes true and false, as in a config file; the phase's keys reach
+// the run as its options (stored command line, label, raw samples).
+TEST_CASE("campaign: a phase's keys become its run's options, switches included",
+          "[run][cli][campaign]")
+{
+    temp_dir dir;
+    const std::string db = dir / "night.db", ini = dir / "night.ini";
+    std::ofstream(ini) << "db = " << db << "\n"
+                       << "[short]\nsamples = 300\nprogress = none\nraw = true\n"
+                       << "keep-disturbed = false\ntarget = sim board, idle\n";
+    auto r = run_process({IRQLOOP_BIN, "campaign", ini});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(query_int(db, "SELECT count(*) FROM raw_samples") == 300);
+    CHECK(query_text(db, "SELECT label FROM runs") == "short");
+    CHECK(query_text(db, "SELECT target FROM runs") == "sim board, idle");
+    CHECK_THAT(query_text(db, "SELECT command_line FROM runs"),
+               ContainsSubstring("irqloop run --db " + db +
+                                 " --samples 300 --progress none "
+                                 "--raw true --keep-disturbed false --target 'sim board, idle' "
+                                 "--label short"));
+}
+
+// The parse step alone: the keys become the request's figures, in ns and counts, and a bad
+// key, value or spec key throws; nothing is opened, so nothing is made in the directory.
+TEST_CASE("campaign: parse_run_keys() builds the run request without opening anything",
+          "[cli][campaign]")
+{
+    using irqloop::logger::parse_run_keys;
+    temp_dir dir;
+    const std::string db = dir / "x.db";
+    const auto req = parse_run_keys({{"db", db},
+                                     {"duration", "2s"},
+                                     {"interval", "250us"},
+                                     {"hw", "sim:model=fixed,value=30us"},
+                                     {"raw", ""},
+                                     {"fail-above", "100us"},
+                                     {"label", "idle"}},
+                                    "irqloop run --duration 2s");
+    CHECK(req.opt.duration_ns == 2'000'000'000);
+    CHECK(req.opt.interval_ns == 250'000);
+    CHECK(req.opt.raw);
+    CHECK(req.opt.label == "idle");
+    CHECK(req.opt.db_path == db);
+    CHECK(req.hw == "sim:model=fixed,value=30us");
+    REQUIRE(req.gates.max_ns);
+    CHECK(*req.gates.max_ns == 100'000);
+    CHECK(req.opt.command_line == "irqloop run --duration 2s");
+    CHECK_THROWS_AS(parse_run_keys({{"duraton", "1s"}}, ""), boost::program_options::error);
+    CHECK_THROWS_AS(parse_run_keys({{"interval", "-5us"}}, ""), irqloop::error);
+    CHECK_THROWS_AS(parse_run_keys({{"hw", "sim:modle=fixed"}}, ""), irqloop::error);
+    CHECK_THROWS_AS(parse_run_keys({{"hw", "nosuch:x=1"}}, ""), irqloop::error);
+    CHECK(std::filesystem::is_empty(dir.path()));
 }

@@ -152,11 +152,24 @@ TEST_CASE("report marks interrupted and running runs as partial", "[report]")
         std::string::npos);
 }
 
-TEST_CASE("report shows floor-corrected figures as raw minus the floor run's minimum", "[report]")
+namespace
+{
+
+// The floor's share (db::floor_share_ns): the fixture's floor stores no samples, so its
+// minimum less its gap limit (a clean sample's widest bracket), not below 0.
+std::int64_t golden_floor_share_ns(SQLite::Database& sql)
+{
+    return sql.execAndGet("SELECT max(0, min_ns - gap_limit_ns) FROM runs WHERE id = 1").getInt64();
+}
+
+} // namespace
+
+TEST_CASE("report shows floor-corrected figures as raw minus the floor run's proven share",
+          "[report]")
 {
     const auto& db = golden_db();
     SQLite::Database sql(db, SQLite::OPEN_READONLY);
-    const auto floor_min = sql.execAndGet("SELECT min_ns FROM runs WHERE id = 1").getInt64();
+    const auto floor_min = golden_floor_share_ns(sql);
     const auto max2 = sql.execAndGet("SELECT max_ns FROM runs WHERE id = 2").getInt64();
     auto c = run_cmd(report_command,
                      {"report", "--db", db, "--run", "2", "--unit", "ns", "--format", "csv"});
@@ -310,7 +323,7 @@ TEST_CASE("report, worst and compare tables change with the value they show", "[
     }
 }
 
-TEST_CASE("compare --floor-corrected lowers every latency figure by the floor run's minimum",
+TEST_CASE("compare --floor-corrected lowers every latency figure by the floor run's proven share",
           "[report]")
 {
     const auto& db = golden_db();
@@ -325,7 +338,7 @@ TEST_CASE("compare --floor-corrected lowers every latency figure by the floor ru
     REQUIRE(raw.status == 0);
     REQUIRE(cor.status == 0);
     SQLite::Database sql(db, SQLite::OPEN_READONLY);
-    const auto f = sql.execAndGet("SELECT min_ns FROM runs WHERE id = 1").getInt64();
+    const auto f = golden_floor_share_ns(sql);
     auto row = [](const std::string& out) {
         std::istringstream in(out);
         std::string header, line;
