@@ -121,7 +121,8 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
             next = clock_.now();
             continue;
         }
-        publish(s, seq++);
+        s.seq = seq++;
+        publish(s);
         const bool lost = (s.flags & sample::lost) != 0;
         // The trigger fires on a proven latency: the bracket's lower bound.
         const bool trigger =
@@ -155,14 +156,11 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
     return sampler_end::done;
 }
 
-template <class Clock>
-void basic_sampler<Clock>::publish(const sample& s, std::uint64_t seq) noexcept
+template <class Clock> inline void basic_sampler<Clock>::publish(const sample& s) noexcept
 {
-    sample out = s;
-    out.seq = seq;
     // Plain stores, not locked adds: only this thread writes the counters.
-    counters_.stimuli.store(seq + 1, std::memory_order_relaxed);
-    if (!ring_.try_push(out))
+    counters_.stimuli.store(s.seq + 1, std::memory_order_relaxed);
+    if (!ring_.try_push(s))
         counters_.overflows.store(counters_.overflows.load(std::memory_order_relaxed) + 1,
                                   std::memory_order_relaxed);
 }
@@ -170,7 +168,7 @@ void basic_sampler<Clock>::publish(const sample& s, std::uint64_t seq) noexcept
 // One polled sample: the idle level, the edge, the spin on sense() to the answer or the
 // deadline, and the bracket.
 template <class Clock>
-typename basic_sampler<Clock>::step
+inline typename basic_sampler<Clock>::step
 basic_sampler<Clock>::measure_polled(const std::atomic<bool>& stop, int& driven, sample& s,
                                      std::uint64_t& proven) noexcept
 {

@@ -105,7 +105,7 @@ private:
     step measure_polled(const std::atomic<bool>& stop, int& driven, sample& s,
                         std::uint64_t& proven) noexcept;
     step measure_device(int& driven, sample& s, std::uint64_t& proven, bool& late) noexcept;
-    void publish(const sample& s, std::uint64_t seq) noexcept;
+    void publish(const sample& s) noexcept;
     std::uint64_t spin_until(std::uint64_t t, const std::atomic<bool>& stop) noexcept;
     int settle(const std::atomic<bool>& stop, bool& changed) noexcept;
     int resync(const std::atomic<bool>& stop, int& driven) noexcept;
