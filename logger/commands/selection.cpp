@@ -37,6 +37,21 @@ void add_selection_options(boost::program_options::options_description& desc, se
 }
 
 std::optional<boost::program_options::variables_map>
+parse_reading_options(int argc, char** argv,
+                      const boost::program_options::options_description& desc, bare_arguments bare)
+{
+    namespace po = boost::program_options;
+    po::positional_options_description pos;
+    if (bare == bare_arguments::db_files)
+        pos.add("db", -1);
+    auto vm = base::parse_options(argc, argv, desc, pos);
+    if (vm.count("help"))
+        return std::nullopt;
+    po::notify(vm);
+    return vm;
+}
+
+std::optional<boost::program_options::variables_map>
 parse_reading_command(int argc, char** argv,
                       const boost::program_options::options_description& desc,
                       const std::string& usage, const std::string& about, bare_arguments bare)

@@ -46,6 +46,16 @@ parse_reading_command(int argc, char** argv,
                       const std::string& usage, const std::string& about,
                       bare_arguments bare = bare_arguments::db_files);
 
+/**
+ * @brief The pure half of parse_reading_command(), for a command's parse() (command.hpp):
+ * parse and notify; nullopt when --help was given (the caller returns its help_text()).
+ * Prints nothing.
+ */
+std::optional<boost::program_options::variables_map>
+parse_reading_options(int argc, char** argv,
+                      const boost::program_options::options_description& desc,
+                      bare_arguments bare = bare_arguments::db_files);
+
 /** @brief Print "usage: irqloop CMD ..." and @p desc to stdout, for --help. */
 void print_command_help(const char* usage, const char* about,
                         const boost::program_options::options_description& desc);

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 // irqloop worst: the worst samples across runs or within one.
-#include "cli-main.hpp"
+#include "worst-command.hpp"
+
 #include "commands.hpp"
 #include "error.hpp"
-#include "selection.hpp"
-#include "table.hpp"
 #include "units.hpp"
-#include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -16,51 +14,64 @@
 namespace irqloop::logger
 {
 
-int worst_command(int argc, char** argv)
+parsed<worst_request> parse_worst(int argc, char** argv)
 {
     namespace po = boost::program_options;
-    selection_options sel;
+    worst_request r;
     std::string unit = "us", fmt = "text", top_text = "20";
     po::options_description desc("options");
-    add_selection_options(desc, sel);
+    add_selection_options(desc, r.sel);
     auto add = desc.add_options();
     add("top", po::value(&top_text)->default_value(top_text),
         "samples to list, 1 to 1M (each run keeps its top-K, --top-k of 'irqloop run', default "
         "1000)");
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    if (!parse_reading_command(
-            argc, argv, desc,
-            "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
-            "List the worst samples of the selected runs (default: every measurement\n"
-            "run of the file(s)), worst first, with the logger's wall-clock time."))
-        return 0;
-    const auto u = parse_latency_unit(unit);
-    const auto f = parse_table_format(fmt);
-    const std::size_t top = parse_count_in(top_text, "--top", 1, 1'000'000);
-    base::options_parsed();
-    db::catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = cat.select(sel.sel);
+    if (!parse_reading_options(argc, argv, desc))
+        return parsed<worst_request>::help(
+            help_text("irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
+                      "List the worst samples of the selected runs (default: every measurement\n"
+                      "run of the file(s)), worst first, with the logger's wall-clock time.",
+                      desc));
+    r.unit = parse_latency_unit(unit);
+    r.format = parse_table_format(fmt);
+    r.top = parse_count_in(top_text, "--top", 1, 1'000'000);
+    r.sel.dbs = db_paths_or_default(r.sel.dbs);
+    return parsed<worst_request>::of(std::move(r));
+}
 
-    std::vector<worst_entry> hits;
-    for (const auto* r : runs)
-        for (const auto& s : cat.worst(*r, top))
-            hits.push_back({r, s});
+worst_outcome execute_worst(const worst_request& r)
+{
+    worst_outcome o;
+    o.cat = std::make_unique<db::catalog>(r.sel.dbs);
+    for (const auto* run : o.cat->select(r.sel.sel))
+        for (const auto& s : o.cat->worst(*run, r.top))
+            o.hits.push_back({run, s});
     // By what each sample proves (a disturbed one by its bracket's lower bound), as each run's
     // recorder ranked them. Ties keep catalog (start) order, then seq: the same database
     // always prints the same list.
-    std::stable_sort(hits.begin(), hits.end(), [](const worst_entry& a, const worst_entry& b) {
+    std::stable_sort(o.hits.begin(), o.hits.end(), [](const worst_entry& a, const worst_entry& b) {
         const std::int64_t ra = db::rank_ns(a.sample), rb = db::rank_ns(b.sample);
         return ra != rb ? ra > rb : a.sample.latency_ns > b.sample.latency_ns;
     });
-    if (hits.size() > top)
-        hits.resize(top);
+    if (o.hits.size() > r.top)
+        o.hits.resize(r.top);
+    return o;
+}
+
+int present_worst(const worst_outcome& o, const worst_request& r)
+{
     print_worst_table(
-        hits, cat.paths().size() > 1 ? worst_columns::with_run_file : worst_columns::with_run, u, f,
-        std::cout);
-    if (hits.empty())
+        o.hits, o.cat->paths().size() > 1 ? worst_columns::with_run_file : worst_columns::with_run,
+        r.unit, r.format, std::cout);
+    if (o.hits.empty())
         std::cerr << "irqloop: worst: the selected runs have no samples yet\n";
     return 0;
+}
+
+int worst_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_worst, execute_worst, present_worst, std::cout);
 }
 
 } // namespace irqloop::logger
