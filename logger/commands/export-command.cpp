@@ -295,32 +295,31 @@ ojson array_of(const cells& row)
 
 ojson metadata_json(const db::run_row& m)
 {
-    ojson md = ojson::object();
-    md["command_line"] = m.command_line;
-    md["version"] = m.version;
-    md["uname"] = m.uname;
-    md["hostname"] = m.hostname;
-    md["backend"] = m.backend;
-    md["clock_source"] = m.clock_source;
-    md["clock_hz"] = ns3(m.clock_hz);
-    md["clock_read_ns"] = ns3(m.clock_read_ns);
-    md["interval_ns"] = m.interval_ns;
-    md["jitter_ns"] = m.jitter_ns;
-    md["timeout_ns"] = m.timeout_ns;
-    md["threshold_ns"] = m.threshold_ns;
-    md["gap_limit_ns"] = m.gap_limit_ns;
-    md["stats_interval_ns"] = m.stats_interval_ns;
-    md["warmup_samples"] = m.warmup_samples;
-    md["samples_requested"] = m.samples_requested;
-    md["duration_ns"] = m.duration_ns;
-    md["rt_settings"] = m.rt_settings;
-    md["target"] = m.target;
-    md["load"] = m.load;
     ojson extra = ojson::object();
     for (const auto& [k, v] : m.metadata)
         extra[k] = v;
-    md["extra"] = std::move(extra);
-    return md;
+    // An object literal: ordered_json keeps its keys in the order written here.
+    return ojson{{"command_line", m.command_line},
+                 {"version", m.version},
+                 {"uname", m.uname},
+                 {"hostname", m.hostname},
+                 {"backend", m.backend},
+                 {"clock_source", m.clock_source},
+                 {"clock_hz", ns3(m.clock_hz)},
+                 {"clock_read_ns", ns3(m.clock_read_ns)},
+                 {"interval_ns", m.interval_ns},
+                 {"jitter_ns", m.jitter_ns},
+                 {"timeout_ns", m.timeout_ns},
+                 {"threshold_ns", m.threshold_ns},
+                 {"gap_limit_ns", m.gap_limit_ns},
+                 {"stats_interval_ns", m.stats_interval_ns},
+                 {"warmup_samples", m.warmup_samples},
+                 {"samples_requested", m.samples_requested},
+                 {"duration_ns", m.duration_ns},
+                 {"rt_settings", m.rt_settings},
+                 {"target", m.target},
+                 {"load", m.load},
+                 {"extra", std::move(extra)}};
 }
 
 ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what)

@@ -70,7 +70,6 @@ std::vector<std::string> series_names(const std::vector<const db::run_record*>& 
     return out;
 }
 
-// The plot command of the series $run0, $run1, ... (one per name), each drawn with @p style.
 /** @brief A gnuplot inline data block: "$NAME << EOD", the lines @p rows writes, "EOD". */
 template <class Rows> void data_block(std::ostream& s, const std::string& name, Rows rows)
 {
@@ -79,8 +78,17 @@ template <class Rows> void data_block(std::ostream& s, const std::string& name, 
     s << "EOD\n";
 }
 
-void plot_runs(std::ostringstream& s, const std::vector<std::string>& names, const char* style)
+/**
+ * @brief One series per run: the data blocks $run0, $run1, ... with the lines @p rows(i) writes
+ * for run i, then the plot command drawing each with @p style under the run's series name.
+ */
+template <class Rows>
+void plot_runs(std::ostream& s, const std::vector<const db::run_record*>& runs, const char* style,
+               Rows rows)
 {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        data_block(s, "run" + std::to_string(i), [&] { rows(i); });
+    const auto names = series_names(runs);
     s << "plot ";
     for (std::size_t i = 0; i < names.size(); ++i)
         s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with " << style
@@ -119,7 +127,6 @@ std::string preamble(const plot_request& o, const std::string& title)
 std::string histogram_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                              const plot_request& o)
 {
-    const auto names = series_names(runs);
     std::vector<std::vector<db::bucket_row>> h;
     std::int64_t lo = INT64_MAX, hi = 0;
     for (const auto* r : runs) {
@@ -146,41 +153,37 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
     s << "set xlabel 'latency (" << u << ")'\n"
       << "set ylabel 'samples per " << width_text(w) << " bin'\n"
       << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        data_block(s, "run" + std::to_string(i), [&] {
-            // A zero count has no place on a log axis: 0.1 sits below the range, so the step
-            // drops to the floor of the plot as OSADL's plots do.
-            for (const auto& b : rebin_linear(h[i], w))
-                s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
-                  << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
-        });
-    }
-    plot_runs(s, names, "histeps");
+    plot_runs(s, runs, "histeps", [&](std::size_t i) {
+        // A zero count has no place on a log axis: 0.1 sits below the range, so the step
+        // drops to the floor of the plot as OSADL's plots do.
+        for (const auto& b : rebin_linear(h[i], w))
+            s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
+              << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
+    });
     return s.str();
 }
 
 std::string cdf_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
                        const plot_request& o)
 {
-    const auto names = series_names(runs);
+    std::vector<std::vector<tail_point>> curves;
+    bool any = false;
+    for (const auto* r : runs) {
+        curves.push_back(tail_curve(cat.histogram(*r)));
+        any |= !curves.back().empty();
+    }
+    if (!any)
+        throw error("plot cdf", "the selected runs have no samples yet",
+                    "plot a run that recorded at least one interval");
     std::ostringstream s;
     s << preamble(o, "latency tail: fraction of samples above");
     s << "set xlabel 'latency (" << unit_name(o.unit) << ")'\n"
       << "set ylabel 'fraction of samples > latency (1 - p)'\n"
       << "set logscale y\nset format y '10^{%L}'\n";
-    bool any = false;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        data_block(s, "run" + std::to_string(i), [&] {
-            for (const auto& p : tail_curve(cat.histogram(*runs[i]))) {
-                s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
-                any = true;
-            }
-        });
-    }
-    if (!any)
-        throw error("plot cdf", "the selected runs have no samples yet",
-                    "plot a run that recorded at least one interval");
-    plot_runs(s, names, "steps");
+    plot_runs(s, runs, "steps", [&](std::size_t i) {
+        for (const auto& p : curves[i])
+            s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
+    });
     return s.str();
 }
 
