@@ -623,7 +623,6 @@ void check_format(export_request& r, const export_args& a)
         throw error("bad --format", "unknown export format '" + a.fmt + "'",
                     "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit or lava");
     r.format = f->format;
-    r.format_name = a.fmt;
     if (!is_table(r.format) && !a.what.empty())
         throw error("bad --what", "--format " + a.fmt + " has a fixed content",
                     "drop --what, or use --format json or csv");

@@ -22,7 +22,6 @@ enum class export_format { json, csv, cyclictest_hist, rt_tests_json, prometheus
 struct export_request final {
     selection_options sel; ///< dbs already defaulted (db_paths_or_default)
     export_format format = export_format::json;
-    std::string format_name = "json"; ///< as given, for messages
     /// json: the parts to write (summary always among them); csv: the one table, alone
     std::set<std::string> what;
     std::int64_t bins = 0; ///< cyclictest-hist, rt-tests-json: 0 for enough for the largest max
@@ -47,7 +46,11 @@ struct export_outcome final {
 parsed<export_request> parse_export(int argc, char** argv);
 /** @brief Opens the files, selects the runs, refuses what the format cannot hold. */
 export_outcome execute_export(const export_request& r);
-/** @brief Writes the export to --output (checked, removed on a failed write) or stdout; 0. */
+/**
+ * @brief Writes the export to --output or stdout; 0. To a file, json, csv, the cyclictest
+ * formats and prometheus are checked and removed on a failed write (output_file); junit and lava
+ * are written to a plain stream with the flush checked, as they always were.
+ */
 int present_export(const export_outcome& o, const export_request& r);
 
 } // namespace irqloop::logger
