@@ -2,6 +2,7 @@
 #include "export-ci.hpp"
 
 #include "error.hpp"
+#include "percentiles.hpp"
 #include "table.hpp"
 #include "version.hpp"
 
@@ -119,6 +120,72 @@ std::vector<gated_run> gate_runs(db::catalog& cat, const std::vector<const db::r
     return out;
 }
 
+#if IRQLOOP_HAVE_PUGIXML
+namespace
+{
+
+/** @brief A run's figures and identity, as the <properties> of its <testsuite>. */
+void add_properties(pugi::xml_node suite, const db::run_record& r)
+{
+    const auto& s = r.summary;
+    auto props = suite.append_child("properties");
+    auto prop = [&](const std::string& name, const std::string& value) {
+        auto p = props.append_child("property");
+        p.append_attribute("name") = name.c_str();
+        p.append_attribute("value") = xml_safe_text(value).c_str();
+    };
+    prop("uuid", r.meta.uuid);
+    prop("label", r.meta.label);
+    prop("status", std::string(db::to_text(r.status)));
+    prop("backend", r.meta.backend);
+    prop("target", r.meta.target);
+    prop("load", r.meta.load);
+    prop("file", r.db_path);
+    prop("samples", std::to_string(s.samples));
+    prop("lost", std::to_string(s.lost));
+    prop("disturbed", std::to_string(s.disturbed));
+    if (r.has_stats) {
+        prop("min_us", us3(double(s.min_ns)));
+        prop("avg_us", us3(s.mean_ns));
+        prop("max_us", us3(double(s.max_ns)));
+        for (const double rank : {99.0, 99.99}) {
+            const auto* p = db::find_stored_percentile(rank);
+            prop(std::string(p->label) + "_us", us3(double(s.*p->field)));
+        }
+    }
+    prop("generator", std::string("irqloop ") + version);
+}
+
+/** @brief One <testcase> per limit of @p g; a failed one has a <failure> with its figures. */
+void add_testcases(pugi::xml_node suite, const gated_run& g)
+{
+    const auto& r = *g.run;
+    const std::string cls =
+        "irqloop." + (r.meta.label.empty() ? "run" + std::to_string(r.id) : r.meta.label);
+    for (const auto& l : g.gates.lines) {
+        auto tc = suite.append_child("testcase");
+        tc.append_attribute("classname") = xml_safe_text(cls).c_str();
+        tc.append_attribute("name") = l.name.c_str();
+        tc.append_attribute("time") = "0";
+        if (l.pass)
+            continue;
+        auto f = tc.append_child("failure");
+        f.append_attribute("type") = "limit";
+        f.append_attribute("message") =
+            (l.name + " " + gate_value_text(l) + (l.latency && l.has_value ? " us" : "") +
+             " is above the limit " + gate_limit_text(l) + (l.latency ? " us" : ""))
+                .c_str();
+        std::string body = line_text(l) + (l.note.empty() ? "" : " (" + l.note + ")") + "\nrun " +
+                           std::to_string(r.id) + " " + r.meta.uuid + ", " +
+                           std::string(db::to_text(r.status)) + ", " +
+                           std::to_string(r.summary.samples) + " samples, " + r.db_path;
+        f.text() = xml_safe_text(body).c_str();
+    }
+}
+
+} // namespace
+#endif
+
 void write_junit(const std::vector<gated_run>& runs, std::ostream& out)
 {
 #if !IRQLOOP_HAVE_PUGIXML
@@ -137,10 +204,7 @@ void write_junit(const std::vector<gated_run>& runs, std::ostream& out)
     double total_s = 0;
     for (const auto& g : runs) {
         const auto& r = *g.run;
-        const auto& s = r.summary;
         auto suite = suites.append_child("testsuite");
-        const std::string cls =
-            "irqloop." + (r.meta.label.empty() ? "run" + std::to_string(r.id) : r.meta.label);
         const double secs =
             r.end_unix_ns ? double(*r.end_unix_ns - r.meta.start_unix_ns) / 1e9 : 0.0;
         suite.append_attribute("name") = xml_safe_text(run_name(r)).c_str();
@@ -151,49 +215,8 @@ void write_junit(const std::vector<gated_run>& runs, std::ostream& out)
         suite.append_attribute("time") = std::to_string(secs).c_str();
         suite.append_attribute("timestamp") = iso_utc(r.meta.start_unix_ns).c_str();
         suite.append_attribute("hostname") = xml_safe_text(r.meta.hostname).c_str();
-        auto props = suite.append_child("properties");
-        auto prop = [&](const char* name, const std::string& value) {
-            auto p = props.append_child("property");
-            p.append_attribute("name") = name;
-            p.append_attribute("value") = xml_safe_text(value).c_str();
-        };
-        prop("uuid", r.meta.uuid);
-        prop("label", r.meta.label);
-        prop("status", std::string(db::to_text(r.status)));
-        prop("backend", r.meta.backend);
-        prop("target", r.meta.target);
-        prop("load", r.meta.load);
-        prop("file", r.db_path);
-        prop("samples", std::to_string(s.samples));
-        prop("lost", std::to_string(s.lost));
-        prop("disturbed", std::to_string(s.disturbed));
-        if (r.has_stats) {
-            prop("min_us", us3(double(s.min_ns)));
-            prop("avg_us", us3(s.mean_ns));
-            prop("max_us", us3(double(s.max_ns)));
-            prop("p99_us", us3(double(s.p99_ns)));
-            prop("p99.99_us", us3(double(s.p9999_ns)));
-        }
-        prop("generator", std::string("irqloop ") + version);
-        for (const auto& l : g.gates.lines) {
-            auto tc = suite.append_child("testcase");
-            tc.append_attribute("classname") = xml_safe_text(cls).c_str();
-            tc.append_attribute("name") = l.name.c_str();
-            tc.append_attribute("time") = "0";
-            if (!l.pass) {
-                auto f = tc.append_child("failure");
-                f.append_attribute("type") = "limit";
-                f.append_attribute("message") =
-                    (l.name + " " + gate_value_text(l) + (l.latency && l.has_value ? " us" : "") +
-                     " is above the limit " + gate_limit_text(l) + (l.latency ? " us" : ""))
-                        .c_str();
-                std::string body = line_text(l) + (l.note.empty() ? "" : " (" + l.note + ")") +
-                                   "\nrun " + std::to_string(r.id) + " " + r.meta.uuid + ", " +
-                                   std::string(db::to_text(r.status)) + ", " +
-                                   std::to_string(s.samples) + " samples, " + r.db_path;
-                f.text() = xml_safe_text(body).c_str();
-            }
-        }
+        add_properties(suite, r);
+        add_testcases(suite, g);
         tests += g.gates.lines.size();
         failures += g.gates.failed();
         total_s += secs;
@@ -224,17 +247,17 @@ void write_lava(const std::vector<gated_run>& runs, std::ostream& out)
             out << ">\n";
         };
         // Figures: measured, so pass; a run without samples has none to give (skip).
-        const std::pair<const char*, double> lat[] = {
-            {"min_us", double(s.min_ns)},      {"avg_us", s.mean_ns},
-            {"max_us", double(s.max_ns)},      {"p50_us", double(s.p50_ns)},
-            {"p99_us", double(s.p99_ns)},      {"p99.9_us", double(s.p999_ns)},
-            {"p99.99_us", double(s.p9999_ns)}, {"p99.9999_us", double(s.p999999_ns)}};
-        for (const auto& [id, v] : lat) {
+        auto figure = [&](const std::string& id, double v) {
             if (r.has_stats)
                 line(id, "pass", us3(v), "us");
             else
                 line(id, "skip", "", "");
-        }
+        };
+        figure("min_us", double(s.min_ns));
+        figure("avg_us", s.mean_ns);
+        figure("max_us", double(s.max_ns));
+        for (const auto& p : db::stored_percentiles)
+            figure(std::string(p.label) + "_us", double(s.*p.field));
         const std::pair<const char*, std::uint64_t> counts[] = {{"samples", s.samples},
                                                                 {"lost", s.lost},
                                                                 {"disturbed", s.disturbed},

@@ -1,28 +1,30 @@
 // SPDX-License-Identifier: MIT
 // irqloop export: runs as JSON (format_version 1, docs/export-format.md), one table as CSV, or
-// in the formats of cyclictest and Prometheus (export-formats.*).
-#include "cli-main.hpp"
+// in the formats of cyclictest and Prometheus (export-formats.*) and of CI (export-ci.*).
+#include "export-command.hpp"
+
 #include "commands.hpp"
 #include "error.hpp"
-#include "export-ci.hpp"
 #include "export-formats.hpp"
 #include "output-file.hpp"
-#include "selection.hpp"
+#include "percentiles.hpp"
 #include "table.hpp"
 #include "version.hpp"
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
-#include <set>
 #include <sstream>
+#include <string_view>
 
 namespace irqloop::logger
 {
@@ -40,170 +42,313 @@ const char* const json_parts[] = {"summary",     "histogram", "intervals", "wors
 
 using ojson = nlohmann::ordered_json;
 
+// ---- One row, as JSON and CSV both write it -------------------------------------------------
+
+/**
+ * @brief One field of an exported row: absent (JSON null, CSV "-"), an integer, a figure in ns
+ * (JSON to 0.001 ns, CSV "%.3f") or text. Each part's row is built once, from the store's row,
+ * and written by either format, so JSON and CSV cannot drift apart.
+ */
+struct cell final {
+    enum class kind { none, integer, figure, text } k = kind::none;
+    std::int64_t i = 0;
+    double d = 0;
+    std::string s;
+};
+
+cell integer(std::int64_t v)
+{
+    return {cell::kind::integer, v, 0, {}};
+}
+cell integer(std::uint64_t v)
+{
+    return integer(static_cast<std::int64_t>(v));
+}
+cell figure(double v)
+{
+    return {cell::kind::figure, 0, v, {}};
+}
+cell text(std::string_view v)
+{
+    return {cell::kind::text, 0, 0, std::string(v)};
+}
+/** @brief @p v when @p present, else none: a figure a run or window without samples lacks. */
+template <class T> cell maybe(bool present, T v)
+{
+    if (!present)
+        return {};
+    if constexpr (std::is_floating_point_v<T>)
+        return figure(v);
+    else
+        return integer(v);
+}
+
+using cells = std::vector<std::pair<std::string, cell>>;
+
+/** @brief "p99.9" -> "p99_9_ns": a stored percentile's JSON key and CSV column. */
+std::string percentile_key(const db::stored_percentile& p)
+{
+    std::string k = p.label;
+    for (char& c : k)
+        if (c == '.')
+            c = '_';
+    return k + "_ns";
+}
+
+/** @brief samples ... above_threshold: the counts both formats' summary starts with. */
+void add_counts(cells& c, const db::summary_row& s)
+{
+    for (const auto& [name, v] : {std::pair<const char*, std::uint64_t>{"samples", s.samples},
+                                  {"stimuli", s.stimuli},
+                                  {"lost", s.lost},
+                                  {"late", s.late},
+                                  {"disturbed", s.disturbed},
+                                  {"overflows", s.overflows},
+                                  {"above_threshold", s.above_threshold}})
+        c.push_back({name, integer(v)});
+}
+
+/** @brief min_ns ... interruptions: the figures both formats' summary ends with. */
+void add_figures(cells& c, const db::run_record& r)
+{
+    const auto& s = r.summary;
+    const bool st = r.has_stats;
+    c.push_back({"min_ns", maybe(st, s.min_ns)});
+    c.push_back({"avg_ns", maybe(st, s.mean_ns)});
+    c.push_back({"max_ns", maybe(st, s.max_ns)});
+    c.push_back({"warm_max_ns", maybe(st && s.has_warm_max, s.warm_max_ns)});
+    c.push_back({"stddev_ns", maybe(st, s.stddev_ns)});
+    for (const auto& p : db::stored_percentiles)
+        c.push_back({percentile_key(p), maybe(st, s.*p.field)});
+    c.push_back({"max_bracket_ns", integer(s.max_bracket_ns)});
+    c.push_back({"warm_max_bracket_ns", integer(s.warm_max_bracket_ns)});
+    c.push_back({"interruptions", maybe(r.bracketed, s.interruptions)});
+}
+
+cells summary_cells(const db::run_record& r, export_format f)
+{
+    const auto& s = r.summary;
+    cells c;
+    if (f == export_format::csv) {
+        c.push_back({"kind", text(db::to_text(r.meta.kind))});
+        c.push_back({"status", text(db::to_text(r.status))});
+        c.push_back({"start_unix_ns", integer(r.meta.start_unix_ns)});
+        c.push_back({"end_unix_ns", maybe(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0))});
+    }
+    add_counts(c, s);
+    if (f == export_format::csv) {
+        c.push_back({"threshold_ns", integer(r.meta.threshold_ns)});
+    } else {
+        c.push_back({"pct_above", maybe(r.has_stats, r.pct_above())});
+        c.push_back({"exceedances_dropped", integer(s.exceedances_dropped)});
+        c.push_back({"rising", integer(s.rising)});
+        c.push_back({"falling", integer(s.falling)});
+    }
+    add_figures(c, r);
+    return c;
+}
+
+cells interval_cells(const db::interval_row& w, bool bracketed)
+{
+    const bool st = w.samples != 0;
+    return {{"index", integer(w.index)},
+            {"start_unix_ns", integer(w.start_unix_ns)},
+            {"end_unix_ns", integer(w.end_unix_ns)},
+            {"samples", integer(w.samples)},
+            {"min_ns", maybe(st, w.min_ns)},
+            {"max_ns", maybe(st, w.max_ns)},
+            {"avg_ns", maybe(st, w.mean_ns)},
+            {"stddev_ns", maybe(st, w.stddev_ns)},
+            {"p50_ns", maybe(st, w.p50_ns)},
+            {"p99_ns", maybe(st, w.p99_ns)},
+            {"p99_9_ns", maybe(st, w.p999_ns)},
+            {"above_threshold", integer(w.above_threshold)},
+            {"lost", integer(w.lost)},
+            {"disturbed", integer(w.disturbed)},
+            {"overflows", integer(w.overflows)},
+            {"interruptions", maybe(bracketed, w.interruptions)},
+            {"max_bracket_ns", integer(w.max_bracket_ns)}};
+}
+
+/** @brief A worst (@p rank from 1) or exceeding (@p rank 0) sample; JSON names its edge. */
+cells sample_cells(const db::sample_row& s, std::size_t rank, export_format f)
+{
+    cells c;
+    if (rank)
+        c.push_back({"rank", integer(std::uint64_t(rank))});
+    c.push_back({"seq", integer(s.seq)});
+    c.push_back({"unix_ns", integer(s.unix_ns)});
+    c.push_back({"latency_ns", integer(s.latency_ns)});
+    c.push_back({"gap_ns", integer(s.gap_ns)});
+    c.push_back({"flags", integer(std::uint64_t(s.flags))});
+    if (f == export_format::json)
+        c.push_back({"edge", text((s.flags & db::flag_rising) ? "rising" : "falling")});
+    c.push_back({"bracket_ns", integer(s.bracket_ns)});
+    return c;
+}
+
+cells event_cells(const db::event_row& e)
+{
+    return {{"unix_ns", integer(e.unix_ns)},
+            {"seq", integer(e.seq)},
+            {"kind", text(e.kind)},
+            {"value", integer(e.value)},
+            {"detail", text(e.detail)}};
+}
+
+cells bucket_cells(const db::bucket_row& b)
+{
+    return {{"lo_ns", integer(b.lo_ns)}, {"hi_ns", integer(b.hi_ns)}, {"count", integer(b.count)}};
+}
+
+cells raw_cells(const db::sample_row& x)
+{
+    return {{"seq", integer(x.seq)},
+            {"latency_ns", integer(x.latency_ns)},
+            {"gap_ns", integer(x.gap_ns)},
+            {"flags", integer(std::uint64_t(x.flags))},
+            {"bracket_ns", integer(x.bracket_ns)}};
+}
+
+/** @brief The rows of @p part (not raw: it is streamed) of run @p r, for format @p f. */
+std::vector<cells> part_rows(db::catalog& cat, const db::run_record& r, std::string_view part,
+                             export_format f)
+{
+    std::vector<cells> rows;
+    if (part == "summary") {
+        rows.push_back(summary_cells(r, f));
+    } else if (part == "histogram") {
+        for (const auto& b : cat.histogram(r))
+            rows.push_back(bucket_cells(b));
+    } else if (part == "intervals") {
+        for (const auto& w : cat.intervals(r))
+            rows.push_back(interval_cells(w, r.bracketed));
+    } else if (part == "worst") {
+        std::size_t rank = 0;
+        for (const auto& x : cat.worst(r))
+            rows.push_back(sample_cells(x, ++rank, f));
+    } else if (part == "exceedances") {
+        for (const auto& x : cat.exceedances(r))
+            rows.push_back(sample_cells(x, 0, f));
+    } else if (part == "events") {
+        for (const auto& e : cat.events(r))
+            rows.push_back(event_cells(e));
+    }
+    return rows;
+}
+
+/** @brief The columns of @p part: the names of a row built from empty store rows. */
+cells part_columns(std::string_view part)
+{
+    if (part == "raw")
+        return raw_cells({});
+    if (part == "summary")
+        return summary_cells({}, export_format::csv);
+    if (part == "histogram")
+        return bucket_cells({});
+    if (part == "intervals")
+        return interval_cells({}, false);
+    if (part == "events")
+        return event_cells({});
+    return sample_cells({}, part == "worst" ? 1 : 0, export_format::csv);
+}
+
+// ---- JSON -----------------------------------------------------------------------------------
+
 /** @brief A figure in ns to 0.001 ns, as the export has always printed it. */
 double ns3(double v)
 {
     return std::round(v * 1000.0) / 1000.0;
 }
 
-/** @brief Keep CSV's figures as they were: "%.3f". */
-std::string jnum(double v)
+ojson json_of(const cell& c)
 {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.3f", v);
-    return b;
+    switch (c.k) {
+    case cell::kind::integer:
+        return c.i;
+    case cell::kind::figure:
+        return ns3(c.d);
+    case cell::kind::text:
+        return c.s;
+    case cell::kind::none:
+        break;
+    }
+    return nullptr;
 }
 
-ojson opt_int(bool present, std::int64_t v)
-{
-    return present ? ojson(v) : ojson(nullptr);
-}
-
-ojson sample_json(const db::sample_row& s, std::size_t rank, bool with_time)
+ojson object_of(const cells& row)
 {
     ojson o = ojson::object();
-    if (rank)
-        o["rank"] = rank;
-    o["seq"] = s.seq;
-    if (with_time)
-        o["unix_ns"] = s.unix_ns;
-    o["latency_ns"] = s.latency_ns;
-    o["gap_ns"] = s.gap_ns;
-    o["flags"] = s.flags;
-    o["edge"] = (s.flags & db::flag_rising) ? "rising" : "falling";
-    o["bracket_ns"] = s.bracket_ns;
+    for (const auto& [k, c] : row)
+        o[k] = json_of(c);
     return o;
+}
+
+/** @brief A row as a bare array (histogram buckets, raw samples): the columns are known. */
+ojson array_of(const cells& row)
+{
+    ojson a = ojson::array();
+    for (const auto& kc : row)
+        a.push_back(json_of(kc.second));
+    return a;
+}
+
+ojson metadata_json(const db::run_row& m)
+{
+    ojson extra = ojson::object();
+    for (const auto& [k, v] : m.metadata)
+        extra[k] = v;
+    // An object literal: ordered_json keeps its keys in the order written here.
+    return ojson{{"command_line", m.command_line},
+                 {"version", m.version},
+                 {"uname", m.uname},
+                 {"hostname", m.hostname},
+                 {"backend", m.backend},
+                 {"clock_source", m.clock_source},
+                 {"clock_hz", ns3(m.clock_hz)},
+                 {"clock_read_ns", ns3(m.clock_read_ns)},
+                 {"interval_ns", m.interval_ns},
+                 {"jitter_ns", m.jitter_ns},
+                 {"timeout_ns", m.timeout_ns},
+                 {"threshold_ns", m.threshold_ns},
+                 {"gap_limit_ns", m.gap_limit_ns},
+                 {"stats_interval_ns", m.stats_interval_ns},
+                 {"warmup_samples", m.warmup_samples},
+                 {"samples_requested", m.samples_requested},
+                 {"duration_ns", m.duration_ns},
+                 {"rt_settings", m.rt_settings},
+                 {"target", m.target},
+                 {"load", m.load},
+                 {"extra", std::move(extra)}};
 }
 
 ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what)
 {
-    const auto& m = r.meta;
-    const auto& s = r.summary;
     ojson run = ojson::object();
     run["id"] = r.id;
-    run["uuid"] = m.uuid;
+    run["uuid"] = r.meta.uuid;
     run["file"] = r.db_path;
-    run["label"] = m.label;
-    run["kind"] = std::string(db::to_text(m.kind));
+    run["label"] = r.meta.label;
+    run["kind"] = std::string(db::to_text(r.meta.kind));
     run["status"] = std::string(db::to_text(r.status));
     run["partial"] = r.partial();
-    run["start_unix_ns"] = m.start_unix_ns;
-    run["end_unix_ns"] = opt_int(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0));
-    ojson md = ojson::object();
-    md["command_line"] = m.command_line;
-    md["version"] = m.version;
-    md["uname"] = m.uname;
-    md["hostname"] = m.hostname;
-    md["backend"] = m.backend;
-    md["clock_source"] = m.clock_source;
-    md["clock_hz"] = ns3(m.clock_hz);
-    md["clock_read_ns"] = ns3(m.clock_read_ns);
-    md["interval_ns"] = m.interval_ns;
-    md["jitter_ns"] = m.jitter_ns;
-    md["timeout_ns"] = m.timeout_ns;
-    md["threshold_ns"] = m.threshold_ns;
-    md["gap_limit_ns"] = m.gap_limit_ns;
-    md["stats_interval_ns"] = m.stats_interval_ns;
-    md["warmup_samples"] = m.warmup_samples;
-    md["samples_requested"] = m.samples_requested;
-    md["duration_ns"] = m.duration_ns;
-    md["rt_settings"] = m.rt_settings;
-    md["target"] = m.target;
-    md["load"] = m.load;
-    ojson extra = ojson::object();
-    for (const auto& [k, v] : m.metadata)
-        extra[k] = v;
-    md["extra"] = std::move(extra);
-    run["metadata"] = std::move(md);
-    if (what.count("summary")) {
-        const bool st = r.has_stats;
-        auto fig = [&](double v) { return st ? ojson(ns3(v)) : ojson(nullptr); };
-        ojson sm = ojson::object();
-        sm["samples"] = s.samples;
-        sm["stimuli"] = s.stimuli;
-        sm["lost"] = s.lost;
-        sm["late"] = s.late;
-        sm["disturbed"] = s.disturbed;
-        sm["overflows"] = s.overflows;
-        sm["above_threshold"] = s.above_threshold;
-        sm["pct_above"] = fig(r.pct_above());
-        sm["exceedances_dropped"] = s.exceedances_dropped;
-        sm["rising"] = s.rising;
-        sm["falling"] = s.falling;
-        sm["min_ns"] = opt_int(st, s.min_ns);
-        sm["avg_ns"] = fig(s.mean_ns);
-        sm["max_ns"] = opt_int(st, s.max_ns);
-        sm["warm_max_ns"] = opt_int(st && s.has_warm_max, s.warm_max_ns);
-        sm["stddev_ns"] = fig(s.stddev_ns);
-        sm["p50_ns"] = opt_int(st, s.p50_ns);
-        sm["p99_ns"] = opt_int(st, s.p99_ns);
-        sm["p99_9_ns"] = opt_int(st, s.p999_ns);
-        sm["p99_99_ns"] = opt_int(st, s.p9999_ns);
-        sm["p99_9999_ns"] = opt_int(st, s.p999999_ns);
-        sm["max_bracket_ns"] = s.max_bracket_ns;
-        sm["warm_max_bracket_ns"] = s.warm_max_bracket_ns;
-        sm["interruptions"] = r.bracketed ? ojson(s.interruptions) : ojson(nullptr);
-        run["summary"] = std::move(sm);
-    }
-    if (what.count("histogram")) {
-        ojson a = ojson::array();
-        for (const auto& b : cat.histogram(r))
-            a.push_back(ojson::array({b.lo_ns, b.hi_ns, b.count}));
-        run["histogram"] = std::move(a);
-    }
-    if (what.count("intervals")) {
-        ojson a = ojson::array();
-        for (const auto& w : cat.intervals(r)) {
-            const bool st = w.samples != 0;
-            auto fig = [&](double v) { return st ? ojson(ns3(v)) : ojson(nullptr); };
-            ojson o = ojson::object();
-            o["index"] = w.index;
-            o["start_unix_ns"] = w.start_unix_ns;
-            o["end_unix_ns"] = w.end_unix_ns;
-            o["samples"] = w.samples;
-            o["min_ns"] = opt_int(st, w.min_ns);
-            o["max_ns"] = opt_int(st, w.max_ns);
-            o["avg_ns"] = fig(w.mean_ns);
-            o["stddev_ns"] = fig(w.stddev_ns);
-            o["p50_ns"] = opt_int(st, w.p50_ns);
-            o["p99_ns"] = opt_int(st, w.p99_ns);
-            o["p99_9_ns"] = opt_int(st, w.p999_ns);
-            o["above_threshold"] = w.above_threshold;
-            o["lost"] = w.lost;
-            o["disturbed"] = w.disturbed;
-            o["overflows"] = w.overflows;
-            o["interruptions"] = r.bracketed ? ojson(w.interruptions) : ojson(nullptr);
-            o["max_bracket_ns"] = w.max_bracket_ns;
-            a.push_back(std::move(o));
+    run["start_unix_ns"] = r.meta.start_unix_ns;
+    run["end_unix_ns"] = json_of(maybe(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0)));
+    run["metadata"] = metadata_json(r.meta);
+    for (const char* part : json_parts) {
+        if (std::string_view(part) == "raw" || !what.count(part))
+            continue;
+        const auto rows = part_rows(cat, r, part, export_format::json);
+        if (std::string_view(part) == "summary") {
+            run[part] = object_of(rows.front());
+            continue;
         }
-        run["intervals"] = std::move(a);
-    }
-    if (what.count("worst")) {
         ojson a = ojson::array();
-        std::size_t rank = 0;
-        for (const auto& x : cat.worst(r))
-            a.push_back(sample_json(x, ++rank, true));
-        run["worst"] = std::move(a);
-    }
-    if (what.count("exceedances")) {
-        ojson a = ojson::array();
-        for (const auto& x : cat.exceedances(r))
-            a.push_back(sample_json(x, 0, true));
-        run["exceedances"] = std::move(a);
-        run["exceedances_dropped"] = s.exceedances_dropped;
-    }
-    if (what.count("events")) {
-        ojson a = ojson::array();
-        for (const auto& e : cat.events(r)) {
-            ojson o = ojson::object();
-            o["unix_ns"] = e.unix_ns;
-            o["seq"] = e.seq;
-            o["kind"] = e.kind;
-            o["value"] = e.value;
-            o["detail"] = e.detail;
-            a.push_back(std::move(o));
-        }
-        run["events"] = std::move(a);
+        for (const auto& row : rows)
+            a.push_back(std::string_view(part) == "histogram" ? array_of(row) : object_of(row));
+        run[part] = std::move(a);
+        if (std::string_view(part) == "exceedances")
+            run["exceedances_dropped"] = r.summary.exceedances_dropped;
     }
     return run;
 }
@@ -267,9 +412,7 @@ void write_run(db::catalog& cat, const db::run_record& r, const std::set<std::st
             first = false;
         };
         if (lists[i].first == "raw")
-            cat.for_each_raw(r, [&](const db::sample_row& x) {
-                row(ojson::array({x.seq, x.latency_ns, x.gap_ns, x.flags, x.bracket_ns}));
-            });
+            cat.for_each_raw(r, [&](const db::sample_row& x) { row(array_of(raw_cells(x))); });
         else
             for (const auto& x : lists[i].second)
                 row(x);
@@ -297,227 +440,156 @@ void write_json(db::catalog& cat, const std::vector<const db::run_record*>& runs
     out << (runs.empty() ? "]" : "\n  ]") << text.substr(at + 4) << '\n';
 }
 
+// ---- CSV ------------------------------------------------------------------------------------
+
+/** @brief A CSV field: "-" for an absent figure, figures as "%.3f", as CSV has always had. */
+std::string csv_text(const cell& c)
+{
+    switch (c.k) {
+    case cell::kind::integer:
+        return std::to_string(c.i);
+    case cell::kind::figure: {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.3f", c.d);
+        return b;
+    }
+    case cell::kind::text:
+        return c.s;
+    case cell::kind::none:
+        break;
+    }
+    return "-";
+}
+
+/** @brief One table of @p part, each row led by its run's id, uuid and label; raw streamed. */
 void write_csv(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-               const std::string& what, std::ostream& out)
+               const std::string& part, std::ostream& out)
 {
     table t;
     for (auto h : {"run", "uuid", "label"})
         t.add_column(h);
-    auto cols = [&](std::initializer_list<const char*> names) {
-        for (auto n : names)
-            t.add_column(n);
-    };
-    auto opt = [](bool st, std::int64_t v) { return st ? std::to_string(v) : std::string("-"); };
-    if (what == "summary")
-        cols({"kind",
-              "status",
-              "start_unix_ns",
-              "end_unix_ns",
-              "samples",
-              "stimuli",
-              "lost",
-              "late",
-              "disturbed",
-              "overflows",
-              "above_threshold",
-              "threshold_ns",
-              "min_ns",
-              "avg_ns",
-              "max_ns",
-              "warm_max_ns",
-              "stddev_ns",
-              "p50_ns",
-              "p99_ns",
-              "p99_9_ns",
-              "p99_99_ns",
-              "p99_9999_ns",
-              "max_bracket_ns",
-              "warm_max_bracket_ns",
-              "interruptions"});
-    else if (what == "intervals")
-        cols({"index", "start_unix_ns", "end_unix_ns", "samples", "min_ns", "max_ns", "avg_ns",
-              "stddev_ns", "p50_ns", "p99_ns", "p99_9_ns", "above_threshold", "lost", "disturbed",
-              "overflows", "interruptions", "max_bracket_ns"});
-    else if (what == "histogram")
-        cols({"lo_ns", "hi_ns", "count"});
-    else if (what == "worst")
-        cols({"rank", "seq", "unix_ns", "latency_ns", "gap_ns", "flags", "bracket_ns"});
-    else if (what == "exceedances")
-        cols({"seq", "unix_ns", "latency_ns", "gap_ns", "flags", "bracket_ns"});
-    else if (what == "events")
-        cols({"unix_ns", "seq", "kind", "value", "detail"});
-    else if (what == "raw")
-        cols({"seq", "latency_ns", "gap_ns", "flags", "bracket_ns"});
-    const bool raw = what == "raw";
+    for (const auto& kc : part_columns(part))
+        t.add_column(kc.first);
+    const bool raw = part == "raw";
     if (raw)
         t.print(out, table_format::csv); // the header; rows stream below
-    for (const auto* rp : runs) {
-        const auto& r = *rp;
-        const std::vector<std::string> id{std::to_string(r.id), r.meta.uuid, r.meta.label};
-        auto row = [&](std::vector<std::string> v) {
-            v.insert(v.begin(), id.begin(), id.end());
-            t.add_row(std::move(v));
-        };
-        if (what == "summary") {
-            const auto& s = r.summary;
-            const bool st = r.has_stats;
-            row({std::string(db::to_text(r.meta.kind)),
-                 std::string(db::to_text(r.status)),
-                 std::to_string(r.meta.start_unix_ns),
-                 r.end_unix_ns ? std::to_string(*r.end_unix_ns) : "-",
-                 std::to_string(s.samples),
-                 std::to_string(s.stimuli),
-                 std::to_string(s.lost),
-                 std::to_string(s.late),
-                 std::to_string(s.disturbed),
-                 std::to_string(s.overflows),
-                 std::to_string(s.above_threshold),
-                 std::to_string(r.meta.threshold_ns),
-                 opt(st, s.min_ns),
-                 st ? jnum(s.mean_ns) : "-",
-                 opt(st, s.max_ns),
-                 opt(st && s.has_warm_max, s.warm_max_ns),
-                 st ? jnum(s.stddev_ns) : "-",
-                 opt(st, s.p50_ns),
-                 opt(st, s.p99_ns),
-                 opt(st, s.p999_ns),
-                 opt(st, s.p9999_ns),
-                 opt(st, s.p999999_ns),
-                 std::to_string(s.max_bracket_ns),
-                 std::to_string(s.warm_max_bracket_ns),
-                 r.bracketed ? std::to_string(s.interruptions) : "-"});
-        } else if (what == "intervals") {
-            for (const auto& w : cat.intervals(r)) {
-                const bool st = w.samples != 0;
-                row({std::to_string(w.index), std::to_string(w.start_unix_ns),
-                     std::to_string(w.end_unix_ns), std::to_string(w.samples), opt(st, w.min_ns),
-                     opt(st, w.max_ns), st ? jnum(w.mean_ns) : "-", st ? jnum(w.stddev_ns) : "-",
-                     opt(st, w.p50_ns), opt(st, w.p99_ns), opt(st, w.p999_ns),
-                     std::to_string(w.above_threshold), std::to_string(w.lost),
-                     std::to_string(w.disturbed), std::to_string(w.overflows),
-                     r.bracketed ? std::to_string(w.interruptions) : "-",
-                     std::to_string(w.max_bracket_ns)});
-            }
-        } else if (what == "histogram") {
-            for (const auto& b : cat.histogram(r))
-                row({std::to_string(b.lo_ns), std::to_string(b.hi_ns), std::to_string(b.count)});
-        } else if (what == "worst") {
-            std::size_t rank = 0;
-            for (const auto& x : cat.worst(r))
-                row({std::to_string(++rank), std::to_string(x.seq), std::to_string(x.unix_ns),
-                     std::to_string(x.latency_ns), std::to_string(x.gap_ns),
-                     std::to_string(x.flags), std::to_string(x.bracket_ns)});
-        } else if (what == "exceedances") {
-            for (const auto& x : cat.exceedances(r))
-                row({std::to_string(x.seq), std::to_string(x.unix_ns), std::to_string(x.latency_ns),
-                     std::to_string(x.gap_ns), std::to_string(x.flags),
-                     std::to_string(x.bracket_ns)});
-        } else if (what == "events") {
-            for (const auto& e : cat.events(r))
-                row({std::to_string(e.unix_ns), std::to_string(e.seq), e.kind,
-                     std::to_string(e.value), e.detail});
-        } else if (raw) {
+    for (const auto* r : runs) {
+        const std::vector<std::string> id{std::to_string(r->id), r->meta.uuid, r->meta.label};
+        if (raw) {
             const std::string prefix =
-                csv_field(id[0]) + "," + csv_field(id[1]) + "," + csv_field(id[2]) + ",";
-            cat.for_each_raw(r, [&](const db::sample_row& x) {
-                out << prefix << x.seq << ',' << x.latency_ns << ',' << x.gap_ns << ',' << x.flags
-                    << ',' << x.bracket_ns << '\n';
+                csv_field(id[0]) + "," + csv_field(id[1]) + "," + csv_field(id[2]);
+            cat.for_each_raw(*r, [&](const db::sample_row& x) {
+                out << prefix;
+                for (const auto& kc : raw_cells(x))
+                    out << ',' << csv_text(kc.second);
+                out << '\n';
             });
+            continue;
+        }
+        for (const auto& row : part_rows(cat, *r, part, export_format::csv)) {
+            std::vector<std::string> v = id;
+            for (const auto& kc : row)
+                v.push_back(csv_text(kc.second));
+            t.add_row(std::move(v));
         }
     }
     if (!raw)
         t.print(out, table_format::csv);
 }
 
-} // namespace
+// ---- parse ----------------------------------------------------------------------------------
 
-int export_command(int argc, char** argv)
+struct format_name final {
+    const char* name;
+    export_format format;
+};
+constexpr format_name format_names[] = {
+    {"json", export_format::json},
+    {"csv", export_format::csv},
+    {"cyclictest-hist", export_format::cyclictest_hist},
+    {"rt-tests-json", export_format::rt_tests_json},
+    {"prometheus", export_format::prometheus},
+    {"junit", export_format::junit},
+    {"lava", export_format::lava},
+};
+
+bool has_bins(export_format f)
 {
-    selection_options sel;
-    std::string fmt = "json", what_text, output, bins_text;
-    po::options_description desc("options");
-    add_selection_options(desc, sel);
+    return f == export_format::cyclictest_hist || f == export_format::rt_tests_json;
+}
+bool is_ci(export_format f)
+{
+    return f == export_format::junit || f == export_format::lava;
+}
+bool is_table(export_format f)
+{
+    return f == export_format::json || f == export_format::csv;
+}
+
+/** @brief The text fields of the option table, checked and converted by parse_export(). */
+struct export_args final {
+    std::string fmt = "json", what, bins;
+    gate_limit_args limits;
+};
+
+std::string export_help(const po::options_description& desc)
+{
+    return help_text(
+        "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
+        "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
+        "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
+        "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
+        "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
+        "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
+        "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
+        "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
+        "page).",
+        desc);
+}
+
+/** @brief The option table of `irqloop export`, bound to @p r and the text fields @p a. */
+void add_export_options(po::options_description& desc, export_request& r, export_args& a)
+{
+    add_selection_options(desc, r.sel);
     auto add = desc.add_options();
-    add("format", po::value(&fmt)->default_value(fmt),
+    add("format", po::value(&a.fmt)->default_value(a.fmt),
         "json, csv, cyclictest-hist (cyclictest --histogram text, one column per run), "
         "rt-tests-json (cyclictest --json, one run), prometheus (text exposition format), "
         "junit (JUnit XML, a testcase per limit) or lava (LAVA test-case lines)");
-    add("what", po::value(&what_text),
+    add("what", po::value(&a.what),
         "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
         "exceedances, events, raw, or all (everything but raw). CSV takes exactly one. "
         "Default: all for json, intervals for csv");
-    add("histogram", po::value(&bins_text),
+    add("histogram", po::value(&a.bins),
         "cyclictest-hist and rt-tests-json: the number of 1 us bins, as cyclictest "
         "--histogram=N (default: enough for the largest max)");
-    add("output,o", po::value(&output), "output file (default: standard output)");
+    add("output,o", po::value(&r.output), "output file (default: standard output)");
     // junit and lava report gates: these limits, or else the outcome stored with each run.
-    gate_limit_args lt;
     po::options_description limits("limits of --format junit and lava (as irqloop check; "
                                    "default: the gates stored with each run by run --fail-*)");
-    add_gate_limit_options(limits, lt);
+    add_gate_limit_options(limits, a.limits);
     desc.add(limits);
-    if (!parse_reading_command(
-            argc, argv, desc,
-            "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
-            "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
-            "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
-            "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
-            "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
-            "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
-            "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
-            "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
-            "page)."))
-        return 0;
-    const bool json = fmt == "json", csv = fmt == "csv", hist = fmt == "cyclictest-hist",
-               rtjson = fmt == "rt-tests-json", prom = fmt == "prometheus";
-    const bool ci = fmt == "junit" || fmt == "lava";
-    if (!json && !csv && !hist && !rtjson && !prom && !ci)
-        throw error("bad --format", "unknown export format '" + fmt + "'",
-                    "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit or lava");
-    if (!(json || csv) && !what_text.empty())
-        throw error("bad --what", "--format " + fmt + " has a fixed content",
-                    "drop --what, or use --format json or csv");
-    if (!(hist || rtjson) && !bins_text.empty())
-        throw error("bad --histogram", "--format " + fmt + " has no 1 us bins",
-                    "use it with --format cyclictest-hist or rt-tests-json");
-    std::int64_t bins = 0;
-    if (!bins_text.empty()) {
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(bins_text.c_str(), &end, 10);
-        if (errno != 0 || end == bins_text.c_str() || *end != '\0' || v < 1 || v > 10'000'000)
-            throw error("bad --histogram", "'" + bins_text + "' is not a number of bins",
-                        "give 1 to 10000000 bins of 1 us, e.g. --histogram 400");
-        bins = v;
-    }
-    const gate_limits given = parse_gate_limits(lt);
-    if (!ci && !given.empty())
-        throw error("bad --format", "limits given to --format " + fmt,
-                    "limits go with --format junit or lava");
-    if (ci) {
-        db::catalog cat(db_paths_or_default(sel.dbs));
-        const auto gated = gate_runs(cat, cat.select(sel.sel), given, fmt == "junit");
-        std::ofstream file;
-        if (!output.empty()) {
-            file.open(output, std::ios::out | std::ios::trunc);
-            if (!file)
-                throw_from_errno(errno, "export: write '" + output + "'", {}, exit_failure);
-        }
-        std::ostream& out = output.empty() ? std::cout : file;
-        if (fmt == "junit")
-            write_junit(gated, out);
-        else
-            write_lava(gated, out);
-        out.flush();
-        if (!out)
-            throw error("export: write '" + (output.empty() ? std::string("stdout") : output) + "'",
-                        "the write failed", "check free disk space", exit_failure);
-        return 0;
-    }
-    if (what_text.empty())
-        what_text = json ? "all" : "intervals";
+}
+
+std::int64_t parse_bins(const std::string& text)
+{
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0' || v < 1 || v > 10'000'000)
+        throw error("bad --histogram", "'" + text + "' is not a number of bins",
+                    "give 1 to 10000000 bins of 1 us, e.g. --histogram 400");
+    return v;
+}
+
+/** @brief --what of json or csv (@p text empty: the format's default) as a set of parts. */
+std::set<std::string> parse_what(std::string text, export_format f)
+{
+    const bool csv = f == export_format::csv;
+    if (text.empty())
+        text = csv ? "intervals" : "all";
     std::set<std::string> what;
-    std::stringstream ss(what_text);
+    std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
         if (item == "all") {
@@ -526,58 +598,159 @@ int export_command(int argc, char** argv)
                     what.insert(p);
             continue;
         }
-        bool known = false;
-        for (auto p : json_parts)
-            known |= item == p;
-        if (!known)
+        if (std::find_if(std::begin(json_parts), std::end(json_parts),
+                         [&](const char* p) { return item == p; }) == std::end(json_parts))
             throw error(
                 "bad --what", "unknown part '" + item + "'",
                 "use summary, histogram, intervals, worst, exceedances, events, raw or all");
         what.insert(item);
     }
-    if (csv && (what.size() != 1 || what_text == "all"))
+    if (csv && (what.size() != 1 || text == "all"))
         throw error("bad --what",
-                    "CSV holds one table, '" + what_text + "' asks for " +
-                        std::to_string(what.size()),
+                    "CSV holds one table, '" + text + "' asks for " + std::to_string(what.size()),
                     "pick one: --what intervals, worst, raw, ... (or use --format json)");
-    what.insert("summary"); // JSON always carries it: without it a run's figures mean little
-    base::options_parsed();
-    db::catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = cat.select(sel.sel);
-    if (rtjson && runs.size() != 1)
+    if (!csv)
+        what.insert("summary"); // JSON always carries it: without it a run's figures mean little
+    return what;
+}
+
+/** @brief --format, and the options that only some formats take. */
+void check_format(export_request& r, const export_args& a)
+{
+    const auto* f = std::find_if(std::begin(format_names), std::end(format_names),
+                                 [&](const format_name& n) { return a.fmt == n.name; });
+    if (f == std::end(format_names))
+        throw error("bad --format", "unknown export format '" + a.fmt + "'",
+                    "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit or lava");
+    r.format = f->format;
+    if (!is_table(r.format) && !a.what.empty())
+        throw error("bad --what", "--format " + a.fmt + " has a fixed content",
+                    "drop --what, or use --format json or csv");
+    if (!has_bins(r.format) && !a.bins.empty())
+        throw error("bad --histogram", "--format " + a.fmt + " has no 1 us bins",
+                    "use it with --format cyclictest-hist or rt-tests-json");
+}
+
+} // namespace
+
+parsed<export_request> parse_export(int argc, char** argv)
+{
+    export_request r;
+    export_args a;
+    po::options_description desc("options");
+    add_export_options(desc, r, a);
+    if (!parse_reading_options(argc, argv, desc))
+        return parsed<export_request>::help(export_help(desc));
+    check_format(r, a);
+    if (!a.bins.empty())
+        r.bins = parse_bins(a.bins);
+    r.limits = parse_gate_limits(a.limits);
+    if (!is_ci(r.format) && !r.limits.empty())
+        throw error("bad --format", "limits given to --format " + a.fmt,
+                    "limits go with --format junit or lava");
+    if (is_table(r.format))
+        r.what = parse_what(a.what, r.format);
+    r.sel.dbs = db_paths_or_default(r.sel.dbs);
+    return parsed<export_request>::of(std::move(r));
+}
+
+export_outcome execute_export(const export_request& r)
+{
+    export_outcome o;
+    o.cat = std::make_unique<db::catalog>(r.sel.dbs);
+    o.runs = o.cat->select(r.sel.sel);
+    if (is_ci(r.format)) {
+        o.gated = gate_runs(*o.cat, o.runs, r.limits, r.format == export_format::junit);
+        return o;
+    }
+    if (r.format == export_format::rt_tests_json && o.runs.size() != 1)
         throw error("bad selection",
-                    "--format rt-tests-json holds one run, " + std::to_string(runs.size()) +
+                    "--format rt-tests-json holds one run, " + std::to_string(o.runs.size()) +
                         " are selected",
                     "name one with --run ID, or add --last");
-    if ((json || csv) && (what_text == "raw" || what.count("raw"))) {
+    if (r.what.count("raw")) {
         std::uint64_t n = 0;
-        for (const auto* r : runs)
-            n += cat.raw_count(*r);
+        for (const auto* run : o.runs)
+            n += o.cat->raw_count(*run);
         if (n == 0)
             throw error("export raw samples", "the selected runs have none",
                         "raw samples are kept only by 'irqloop run --raw'");
     }
-    if ((hist || rtjson) && bins == 0)
-        bins = default_histogram_bins(runs);
+    o.bins = r.bins;
+    if (has_bins(r.format) && o.bins == 0)
+        o.bins = default_histogram_bins(o.runs);
+    return o;
+}
+
+namespace
+{
+
+/**
+ * @brief junit and lava, as they have always been written: to a plain file (truncated, not
+ * removed on a failed write) or standard output, the flush checked.
+ */
+void present_ci(const export_outcome& o, const export_request& r)
+{
+    std::ofstream file;
+    if (!r.output.empty()) {
+        file.open(r.output, std::ios::out | std::ios::trunc);
+        if (!file)
+            throw_from_errno(errno, "export: write '" + r.output + "'", {}, exit_failure);
+    }
+    std::ostream& out = r.output.empty() ? std::cout : file;
+    if (r.format == export_format::junit)
+        write_junit(o.gated, out);
+    else
+        write_lava(o.gated, out);
+    out.flush();
+    if (!out)
+        throw error("export: write '" + (r.output.empty() ? std::string("stdout") : r.output) + "'",
+                    "the write failed", "check free disk space", exit_failure);
+}
+
+} // namespace
+
+int present_export(const export_outcome& o, const export_request& r)
+{
+    if (is_ci(r.format)) {
+        present_ci(o, r);
+        return 0;
+    }
     // To a file: checked, and removed again when a write fails. To standard output: run_main
     // checks the flush.
     std::optional<output_file> file;
-    if (!output.empty())
-        file.emplace(output, "export");
+    if (!r.output.empty())
+        file.emplace(r.output, "export");
     std::ostream& out = file ? file->stream() : std::cout;
-    if (json)
-        write_json(cat, runs, what, out);
-    else if (csv)
-        write_csv(cat, runs, what_text, out);
-    else if (hist)
-        write_cyclictest_hist(cat, runs, bins, out);
-    else if (rtjson)
-        write_rt_tests_json(cat, *runs.front(), bins, out);
-    else
-        write_prometheus_export(cat, runs, out);
+    auto& cat = *o.cat;
+    switch (r.format) {
+    case export_format::json:
+        write_json(cat, o.runs, r.what, out);
+        break;
+    case export_format::csv:
+        write_csv(cat, o.runs, *r.what.begin(), out);
+        break;
+    case export_format::cyclictest_hist:
+        write_cyclictest_hist(cat, o.runs, o.bins, out);
+        break;
+    case export_format::rt_tests_json:
+        write_rt_tests_json(cat, *o.runs.front(), o.bins, out);
+        break;
+    case export_format::prometheus:
+        write_prometheus_export(cat, o.runs, out);
+        break;
+    case export_format::junit:
+    case export_format::lava:
+        break; // present_ci(), above
+    }
     if (file)
         file->commit();
     return 0;
+}
+
+int export_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_export, execute_export, present_export, std::cout);
 }
 
 } // namespace irqloop::logger

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // irqloop plot: gnuplot histograms (OSADL style), timelines and tail CDFs of one or more runs.
-#include "cli-main.hpp"
+#include "plot-command.hpp"
+
 #include "commands.hpp"
 #include "error.hpp"
 #include "output-file.hpp"
@@ -30,18 +31,6 @@ namespace
 {
 
 namespace po = boost::program_options;
-
-struct plot_options {
-    std::string kind = "histogram";
-    std::string output;
-    int width = 900, height = 600;
-    latency_unit unit = latency_unit::us;
-    std::int64_t bin_ns = 0; // 0: automatic
-    std::string title;
-    bool linear = false;
-    bool logx = false;
-    std::size_t max_points = 100'000;
-};
 
 double in_unit(double ns, latency_unit u)
 {
@@ -81,7 +70,6 @@ std::vector<std::string> series_names(const std::vector<const db::run_record*>& 
     return out;
 }
 
-// The plot command of the series $run0, $run1, ... (one per name), each drawn with @p style.
 /** @brief A gnuplot inline data block: "$NAME << EOD", the lines @p rows writes, "EOD". */
 template <class Rows> void data_block(std::ostream& s, const std::string& name, Rows rows)
 {
@@ -90,8 +78,17 @@ template <class Rows> void data_block(std::ostream& s, const std::string& name, 
     s << "EOD\n";
 }
 
-void plot_runs(std::ostringstream& s, const std::vector<std::string>& names, const char* style)
+/**
+ * @brief One series per run: the data blocks $run0, $run1, ... with the lines @p rows(i) writes
+ * for run i, then the plot command drawing each with @p style under the run's series name.
+ */
+template <class Rows>
+void plot_runs(std::ostream& s, const std::vector<const db::run_record*>& runs, const char* style,
+               Rows rows)
 {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        data_block(s, "run" + std::to_string(i), [&] { rows(i); });
+    const auto names = series_names(runs);
     s << "plot ";
     for (std::size_t i = 0; i < names.size(); ++i)
         s << (i ? ", \\\n     " : "") << "$run" << i << " using 1:2 with " << style
@@ -99,7 +96,8 @@ void plot_runs(std::ostringstream& s, const std::vector<std::string>& names, con
     s << '\n';
 }
 
-std::string preamble(const plot_options& o, const std::string& title)
+/** @brief The script's first lines: the terminal of -o's type, drawing into @p path. */
+std::string script_head(const plot_request& o, const std::string& path)
 {
     std::ostringstream s;
     if (plot_format_of(o.output) == plot_format::svg)
@@ -108,21 +106,27 @@ std::string preamble(const plot_options& o, const std::string& title)
     else
         s << "set terminal pngcairo size " << o.width << ',' << o.height
           << " enhanced font 'sans,10' background '#ffffff'\n";
-    s << "set output " << gnuplot_quote(o.output) << '\n'
-      << "set encoding utf8\n"
+    s << "set output " << gnuplot_quote(path) << '\n';
+    return s.str();
+}
+
+/** @brief What every plot sets after script_head(): the title, grid, key and axes. */
+std::string preamble(const plot_request& o, const std::string& title)
+{
+    std::ostringstream s;
+    s << "set encoding utf8\n"
       << "set title " << gnuplot_quote(o.title.empty() ? title : o.title) << " noenhanced\n"
       << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
       << "set key top right noenhanced\n"
       << "set border 3\nset tics nomirror\n";
-    if (o.logx && (o.kind == "histogram" || o.kind == "cdf"))
+    if (o.logx && (o.kind == plot_kind::histogram || o.kind == plot_kind::cdf))
         s << "set logscale x\n";
     return s.str();
 }
 
 std::string histogram_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                             const plot_options& o)
+                             const plot_request& o)
 {
-    const auto names = series_names(runs);
     std::vector<std::vector<db::bucket_row>> h;
     std::int64_t lo = INT64_MAX, hi = 0;
     for (const auto* r : runs) {
@@ -149,46 +153,42 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
     s << "set xlabel 'latency (" << u << ")'\n"
       << "set ylabel 'samples per " << width_text(w) << " bin'\n"
       << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        data_block(s, "run" + std::to_string(i), [&] {
-            // A zero count has no place on a log axis: 0.1 sits below the range, so the step
-            // drops to the floor of the plot as OSADL's plots do.
-            for (const auto& b : rebin_linear(h[i], w))
-                s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
-                  << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
-        });
-    }
-    plot_runs(s, names, "histeps");
+    plot_runs(s, runs, "histeps", [&](std::size_t i) {
+        // A zero count has no place on a log axis: 0.1 sits below the range, so the step
+        // drops to the floor of the plot as OSADL's plots do.
+        for (const auto& b : rebin_linear(h[i], w))
+            s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
+              << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
+    });
     return s.str();
 }
 
 std::string cdf_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                       const plot_options& o)
+                       const plot_request& o)
 {
-    const auto names = series_names(runs);
+    std::vector<std::vector<tail_point>> curves;
+    bool any = false;
+    for (const auto* r : runs) {
+        curves.push_back(tail_curve(cat.histogram(*r)));
+        any |= !curves.back().empty();
+    }
+    if (!any)
+        throw error("plot cdf", "the selected runs have no samples yet",
+                    "plot a run that recorded at least one interval");
     std::ostringstream s;
     s << preamble(o, "latency tail: fraction of samples above");
     s << "set xlabel 'latency (" << unit_name(o.unit) << ")'\n"
       << "set ylabel 'fraction of samples > latency (1 - p)'\n"
       << "set logscale y\nset format y '10^{%L}'\n";
-    bool any = false;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        data_block(s, "run" + std::to_string(i), [&] {
-            for (const auto& p : tail_curve(cat.histogram(*runs[i]))) {
-                s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
-                any = true;
-            }
-        });
-    }
-    if (!any)
-        throw error("plot cdf", "the selected runs have no samples yet",
-                    "plot a run that recorded at least one interval");
-    plot_runs(s, names, "steps");
+    plot_runs(s, runs, "steps", [&](std::size_t i) {
+        for (const auto& p : curves[i])
+            s << num(in_unit(p.latency_ns, o.unit)) << ' ' << num(p.fraction_above) << '\n';
+    });
     return s.str();
 }
 
 std::string timeline_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                            const plot_options& o)
+                            const plot_request& o)
 {
     const auto names = series_names(runs);
     std::ostringstream s;
@@ -254,12 +254,6 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
     return s.str();
 }
 
-/** @brief What a heatmap or long-term plot draws, as rows for --data (tab-separated). */
-struct plot_data final {
-    std::string header;
-    std::vector<std::string> rows;
-};
-
 const char* const no_window_histograms = "no per-window histograms in this run";
 
 /**
@@ -270,16 +264,17 @@ const char* const no_window_histograms = "no per-window histograms in this run";
  * sentence instead of failing.
  */
 std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                           const plot_options& o, plot_data& data)
+                           const plot_request& o, plot_outcome& data)
 {
-    data.header = "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount";
+    data.data_header = "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount";
     std::ostringstream cells;
     std::uint64_t top = 0;
     std::size_t with = 0;
     for (const auto* r : runs) {
         if (!cat.has_window_histograms(*r)) {
-            std::cerr << "irqloop: plot heatmap: " << r->name() << " (run " << r->id
-                      << "): " << no_window_histograms << " (recorded before schema version 3)\n";
+            data.notes.push_back("irqloop: plot heatmap: " + r->name() + " (run " +
+                                 std::to_string(r->id) + "): " + no_window_histograms +
+                                 " (recorded before schema version 3)");
             continue;
         }
         ++with;
@@ -293,10 +288,11 @@ std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_rec
                 continue;
             const auto lo = db::window_buckets::lo_ns(b.bucket);
             const auto hi = db::window_buckets::hi_ns(b.bucket);
-            data.rows.push_back(std::to_string(r->id) + '\t' + std::to_string(b.interval) + '\t' +
-                                std::to_string(w->second->start_unix_ns) + '\t' +
-                                std::to_string(w->second->end_unix_ns) + '\t' + std::to_string(lo) +
-                                '\t' + std::to_string(hi) + '\t' + std::to_string(b.count));
+            data.data_rows.push_back(std::to_string(r->id) + '\t' + std::to_string(b.interval) +
+                                     '\t' + std::to_string(w->second->start_unix_ns) + '\t' +
+                                     std::to_string(w->second->end_unix_ns) + '\t' +
+                                     std::to_string(lo) + '\t' + std::to_string(hi) + '\t' +
+                                     std::to_string(b.count));
             char line[200];
             std::snprintf(
                 line, sizeof line, "%.3f %.3f %s %s %llu\n", double(w->second->start_unix_ns) / 1e9,
@@ -318,7 +314,7 @@ std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_rec
         // Nothing to colour: say why in the picture, and draw an empty frame.
         const std::string why = with == 0 ? std::string(no_window_histograms)
                                           : "no samples in the per-window histograms";
-        std::cerr << "irqloop: plot heatmap: " << why << "\n";
+        data.notes.push_back("irqloop: plot heatmap: " + why);
         s << "unset xdata\nset format x ''\nset xrange [0:1]\nset yrange [0:1]\n"
           << "unset ytics\nunset xtics\nset ylabel ''\n"
           << "set label 1 " << gnuplot_quote(why) << " at 0.5,0.5 center font 'sans,14'\n"
@@ -342,9 +338,9 @@ std::string heatmap_script(db::catalog& cat, const std::vector<const db::run_rec
  * take part.
  */
 std::string long_term_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                             const plot_options& o, plot_data& data)
+                             const plot_request& o, plot_outcome& data)
 {
-    data.header = "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples";
+    data.data_header = "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples";
     std::vector<std::string> labels;
     std::map<std::string, std::ostringstream> series;
     std::size_t points = 0;
@@ -356,10 +352,10 @@ std::string long_term_script(db::catalog& cat, const std::vector<const db::run_r
         for (const auto& w : cat.intervals(*r)) {
             if (!w.samples)
                 continue;
-            data.rows.push_back(std::to_string(r->id) + '\t' + r->meta.label + '\t' +
-                                std::to_string(w.index) + '\t' + std::to_string(w.start_unix_ns) +
-                                '\t' + std::to_string(w.end_unix_ns) + '\t' +
-                                std::to_string(w.max_ns) + '\t' + std::to_string(w.samples));
+            data.data_rows.push_back(
+                std::to_string(r->id) + '\t' + r->meta.label + '\t' + std::to_string(w.index) +
+                '\t' + std::to_string(w.start_unix_ns) + '\t' + std::to_string(w.end_unix_ns) +
+                '\t' + std::to_string(w.max_ns) + '\t' + std::to_string(w.samples));
             char line[120];
             std::snprintf(line, sizeof line, "%.3f %s\n",
                           (double(w.start_unix_ns) + double(w.end_unix_ns)) / 2e9,
@@ -390,11 +386,11 @@ std::string long_term_script(db::catalog& cat, const std::vector<const db::run_r
     return s.str();
 }
 
-void write_data(const std::string& path, const plot_data& d)
+void write_data(const std::string& path, const plot_outcome& d)
 {
     std::ostringstream text;
-    text << d.header << '\n';
-    for (const auto& r : d.rows)
+    text << d.data_header << '\n';
+    for (const auto& r : d.data_rows)
         text << r << '\n';
     if (path == "-") {
         std::cout << text.str();
@@ -436,7 +432,7 @@ struct temp_picture {
     }
 };
 
-void parse_size(const std::string& text, plot_options& o)
+void parse_size(const std::string& text, plot_request& o)
 {
     int w = 0, h = 0;
     char x = 0, extra = 0;
@@ -448,101 +444,148 @@ void parse_size(const std::string& text, plot_options& o)
     o.height = h;
 }
 
-} // namespace
+struct kind_name final {
+    const char* name;
+    plot_kind kind;
+};
+constexpr kind_name kind_names[] = {{"histogram", plot_kind::histogram},
+                                    {"timeline", plot_kind::timeline},
+                                    {"cdf", plot_kind::cdf},
+                                    {"heatmap", plot_kind::heatmap},
+                                    {"long-term", plot_kind::long_term}};
 
-int plot_command(int argc, char** argv)
+plot_kind parse_kind(const std::string& text)
 {
-    selection_options sel;
-    plot_options o;
-    std::string size = "900x600", unit = "us", bin;
-    bool print_script = false;
-    std::string data_path;
-    po::options_description desc("options");
-    add_selection_options(desc, sel);
+    for (const auto& k : kind_names)
+        if (text == k.name)
+            return k.kind;
+    throw error("bad --kind", "unknown plot kind '" + text + "'",
+                "use histogram, timeline, cdf, heatmap or long-term");
+}
+
+/** @brief The text fields of the option table, checked and converted by parse_plot(). */
+struct plot_args final {
+    std::string kind = "histogram", size = "900x600", unit = "us", bin;
+};
+
+/** @brief The option table of `irqloop plot`, bound to @p r and the text fields @p a. */
+void add_plot_options(po::options_description& desc, plot_request& r, plot_args& a)
+{
+    add_selection_options(desc, r.sel);
     auto add = desc.add_options();
-    add("runs", po::value(&sel.sel.runs)->multitoken()->composing(), "several run ids at once");
-    add("labels", po::value(&sel.sel.labels)->multitoken()->composing(), "several labels at once");
-    add("kind", po::value(&o.kind)->default_value(o.kind),
+    add("runs", po::value(&r.sel.sel.runs)->multitoken()->composing(), "several run ids at once");
+    add("labels", po::value(&r.sel.sel.labels)->multitoken()->composing(),
+        "several labels at once");
+    add("kind", po::value(&a.kind)->default_value(a.kind),
         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over "
         "wall-clock time), cdf (fraction of samples above each latency, log y), heatmap "
         "(per-window histograms: time on x, latency on log y, samples as colour) or long-term "
         "(every window's max over all selected runs, e.g. --label L over weeks; one series "
         "per label)");
-    add("output,o", po::value(&o.output), "output file, *.svg or *.png (required)");
-    add("size", po::value(&size)->default_value(size), "picture size in pixels, WIDTHxHEIGHT");
-    add("unit", po::value(&unit)->default_value(unit), "latency unit of the axes: ns or us");
-    add("bin", po::value(&bin),
+    add("output,o", po::value(&r.output), "output file, *.svg or *.png (required)");
+    add("size", po::value(&a.size)->default_value(a.size), "picture size in pixels, WIDTHxHEIGHT");
+    add("unit", po::value(&a.unit)->default_value(a.unit), "latency unit of the axes: ns or us");
+    add("bin", po::value(&a.bin),
         "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)");
-    add("title", po::value(&o.title), "plot title (default: says what is plotted)");
-    add("linear", po::bool_switch(&o.linear), "timeline: linear latency axis instead of log");
-    add("logx", po::bool_switch(&o.logx), "histogram, cdf: log latency axis (long tails)");
-    add("data", po::value(&data_path),
+    add("title", po::value(&r.title), "plot title (default: says what is plotted)");
+    add("linear", po::bool_switch(&r.linear), "timeline: linear latency axis instead of log");
+    add("logx", po::bool_switch(&r.logx), "histogram, cdf: log latency axis (long tails)");
+    add("data", po::value(&r.data_path),
         "heatmap, long-term: also write the rows drawn, tab-separated with a header, to this "
         "file ('-': stdout)");
-    add("script", po::bool_switch(&print_script),
+    add("script", po::bool_switch(&r.print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
-    if (!parse_reading_command(
-            argc, argv, desc,
+}
+
+} // namespace
+
+parsed<plot_request> parse_plot(int argc, char** argv)
+{
+    plot_request r;
+    plot_args a;
+    po::options_description desc("options");
+    add_plot_options(desc, r, a);
+    if (!parse_reading_options(argc, argv, desc, bare_arguments::refused))
+        return parsed<plot_request>::help(help_text(
             "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term [--db F] "
             "[--runs ID... | --labels L...] -o out.svg|out.png [--data FILE]",
             "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
             "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
             "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path.",
-            bare_arguments::refused))
-        return 0;
-    if (o.output.empty() && !print_script)
+            desc));
+    if (r.output.empty() && !r.print_script)
         throw error("plot", "no output file", "give -o out.svg or -o out.png");
-    if (o.output.empty())
-        o.output = "irqloop-plot.svg";
-    plot_format_of(o.output);
-    if (o.kind != "histogram" && o.kind != "timeline" && o.kind != "cdf" && o.kind != "heatmap" &&
-        o.kind != "long-term")
-        throw error("bad --kind", "unknown plot kind '" + o.kind + "'",
-                    "use histogram, timeline, cdf, heatmap or long-term");
-    if (!data_path.empty() && o.kind != "heatmap" && o.kind != "long-term")
+    if (r.output.empty())
+        r.output = "irqloop-plot.svg";
+    plot_format_of(r.output);
+    r.kind = parse_kind(a.kind);
+    if (!r.data_path.empty() && r.kind != plot_kind::heatmap && r.kind != plot_kind::long_term)
         throw error("bad --data", "only the heatmap and long-term plots write their data",
                     "use --kind heatmap or long-term, or export --format csv");
-    parse_size(size, o);
-    o.unit = parse_latency_unit(unit);
-    if (!bin.empty()) {
+    parse_size(a.size, r);
+    r.unit = parse_latency_unit(a.unit);
+    if (!a.bin.empty()) {
         // At least 1ns; the bin count it gives over the runs' range is checked once read.
-        o.bin_ns = parse_duration_ns_in(bin, "--bin", 1, 3600LL * 1'000'000'000);
+        r.bin_ns = parse_duration_ns_in(a.bin, "--bin", 1, 3600LL * 1'000'000'000);
     }
-    base::options_parsed();
-    db::catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = cat.select(sel.sel);
-    plot_data data;
-    auto script_for = [&](const plot_options& po) {
-        data = plot_data{};
-        return po.kind == "histogram"   ? histogram_script(cat, runs, po)
-               : po.kind == "cdf"       ? cdf_script(cat, runs, po)
-               : po.kind == "heatmap"   ? heatmap_script(cat, runs, po, data)
-               : po.kind == "long-term" ? long_term_script(cat, runs, po, data)
-                                        : timeline_script(cat, runs, po);
-    };
-    if (print_script) {
-        const std::string script = script_for(o);
-        if (!data_path.empty())
-            write_data(data_path, data);
-        std::cout << script; // checked by run_main
+    r.sel.dbs = db_paths_or_default(r.sel.dbs);
+    return parsed<plot_request>::of(std::move(r));
+}
+
+plot_outcome execute_plot(const plot_request& r)
+{
+    db::catalog cat(r.sel.dbs);
+    const auto runs = cat.select(r.sel.sel);
+    plot_outcome o;
+    o.runs = runs.size();
+    switch (r.kind) {
+    case plot_kind::histogram:
+        o.body = histogram_script(cat, runs, r);
+        break;
+    case plot_kind::cdf:
+        o.body = cdf_script(cat, runs, r);
+        break;
+    case plot_kind::heatmap:
+        o.body = heatmap_script(cat, runs, r, o);
+        break;
+    case plot_kind::long_term:
+        o.body = long_term_script(cat, runs, r, o);
+        break;
+    case plot_kind::timeline:
+        o.body = timeline_script(cat, runs, r);
+        break;
+    }
+    return o;
+}
+
+int present_plot(const plot_outcome& o, const plot_request& r)
+{
+    for (const auto& n : o.notes)
+        std::cerr << n << '\n';
+    if (r.print_script) {
+        if (!r.data_path.empty())
+            write_data(r.data_path, o);
+        std::cout << script_head(r, r.output) << o.body; // checked by run_main
         return 0;
     }
     // gnuplot writes a temporary file (it does not check its own writes); the picture is then
     // copied to -o with every write checked, so a full disk or a link to /dev/full fails
     // instead of saying "wrote", and leaves nothing behind.
-    output_file out(o.output, "plot");
-    temp_picture tmp(o.output);
-    plot_options to_tmp = o;
-    to_tmp.output = tmp.path;
-    const std::string script = script_for(to_tmp);
-    if (!data_path.empty())
-        write_data(data_path, data);
-    run_gnuplot(script, tmp.path);
+    output_file out(r.output, "plot");
+    temp_picture tmp(r.output);
+    if (!r.data_path.empty())
+        write_data(r.data_path, o);
+    run_gnuplot(script_head(r, tmp.path) + o.body, tmp.path);
     out.write(tmp.read());
     out.commit();
-    std::cerr << "irqloop: plot: wrote " << o.output << " (" << runs.size() << " run"
-              << (runs.size() == 1 ? "" : "s") << ")\n";
+    std::cerr << "irqloop: plot: wrote " << r.output << " (" << o.runs << " run"
+              << (o.runs == 1 ? "" : "s") << ")\n";
     return 0;
+}
+
+int plot_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_plot, execute_plot, present_plot, std::cout);
 }
 
 } // namespace irqloop::logger

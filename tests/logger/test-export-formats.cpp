@@ -3,6 +3,9 @@
 // JSON export, Debian's cyclictest (rt-tests) for the cyclictest text and JSON, OSADL's plot
 // recipe (docs/examples/osadl-latency-plot.sh) with gnuplot, and promtool (Debian prometheus)
 // for the Prometheus text, exported and live.
+#include "error.hpp"
+#include "export-command.hpp"
+#include "plot-command.hpp"
 #include "read.hpp"
 #include "test-report-fixtures.hpp"
 
@@ -10,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <thread>
@@ -237,19 +241,13 @@ bool real_cyclictest(const temp_dir& dir, int bins, std::string& why)
 /** @brief The JSON type of a value, as the rt-tests consumers see it. */
 std::string type_of(const nlohmann::json& j)
 {
-    if (j.is_object())
-        return "object";
-    if (j.is_array())
-        return "array";
-    if (j.is_string())
-        return "string";
+    // nlohmann's own names ("object", "array", "string", "boolean", "null"), but for numbers:
+    // the consumers tell an integer from a float.
     if (j.is_number_float())
         return "float";
     if (j.is_number_integer())
         return "integer";
-    if (j.is_boolean())
-        return "boolean";
-    return "null";
+    return j.type_name();
 }
 
 /** @brief Every key path with its type; histogram bins become "<bin>" (integers). */
@@ -618,4 +616,102 @@ TEST_CASE_METHOD(
     CHECK(scrape.out.find("\nnode_textfile_scrape_error 0\n") != std::string::npos);
     CHECK(scrape.out.find("irqloop_samples_total{") != std::string::npos);
     CHECK(scrape.out.find("uuid=\"00000000-0000-4000-8000-000000000002\"") != std::string::npos);
+}
+
+// --- parse_export and parse_plot: pure (command.hpp) -------------------------------------
+
+namespace
+{
+
+/** @brief argv for a parse_X(): the command's name, then @p args. */
+template <class Parse> auto parse_args(Parse parse, std::vector<std::string> args)
+{
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return parse(static_cast<int>(args.size()), argv.data());
+}
+
+/** @brief Each of @p cases refused by @p parse with irqloop::error and status 2. */
+template <class Parse>
+void check_refused(Parse parse, const std::vector<std::vector<std::string>>& cases)
+{
+    for (const auto& args : cases) {
+        CAPTURE(args);
+        try {
+            parse_args(parse, args);
+            FAIL("accepted");
+        } catch (const error& e) {
+            CHECK(e.status() == exit_usage);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("export and plot parse their arguments into a request, and touch no file", "[export]")
+{
+    temp_dir dir;
+    const std::string db_path = dir / "none.db", out = dir / "out.json", svg = dir / "p.svg",
+                      data = dir / "p.tsv";
+    SECTION("--help is text, not a request")
+    {
+        const auto e = parse_args(logger::parse_export, {"export", "--help"});
+        CHECK_FALSE(e.request);
+        CHECK(e.text.rfind("usage: irqloop export --format json|csv|", 0) == 0);
+        CHECK(e.text.find("--histogram arg") != std::string::npos);
+        const auto p = parse_args(logger::parse_plot, {"plot", "--help"});
+        CHECK_FALSE(p.request);
+        CHECK(p.text.rfind("usage: irqloop plot --kind histogram|", 0) == 0);
+    }
+    SECTION("a request holds the typed values; neither the database nor -o is created")
+    {
+        const auto e = parse_args(logger::parse_export, {"export", "--db", db_path, "--format",
+                                                         "csv", "--what", "worst", "-o", out});
+        REQUIRE(e.request);
+        CHECK(e.request->format == logger::export_format::csv);
+        CHECK(e.request->what == std::set<std::string>{"worst"});
+        CHECK(e.request->sel.dbs == std::vector<std::string>{db_path});
+        const auto j = parse_args(logger::parse_export,
+                                  {"export", "--db", db_path, "--what", "intervals,raw"});
+        REQUIRE(j.request);
+        CHECK(j.request->what == std::set<std::string>{"intervals", "raw", "summary"});
+        const auto h = parse_args(logger::parse_export,
+                                  {"export", "--format", "cyclictest-hist", "--histogram", "400"});
+        REQUIRE(h.request);
+        CHECK(h.request->bins == 400);
+        CHECK(h.request->sel.dbs == std::vector<std::string>{"irqloop.db"});
+        const auto p =
+            parse_args(logger::parse_plot, {"plot", "--db", db_path, "--kind", "heatmap", "-o", svg,
+                                            "--data", data, "--size", "640x480"});
+        REQUIRE(p.request);
+        CHECK(p.request->kind == logger::plot_kind::heatmap);
+        CHECK(p.request->width == 640);
+        CHECK(p.request->height == 480);
+        for (const auto& f : {db_path, out, svg, data})
+            CHECK_FALSE(std::filesystem::exists(f));
+    }
+    SECTION("bad values are refused at parse, with status 2")
+    {
+        const std::vector<std::vector<std::string>> bad_export = {
+            {"export", "--format", "xml"},
+            {"export", "--format", "prometheus", "--what", "raw"},
+            {"export", "--format", "json", "--histogram", "10"},
+            {"export", "--format", "cyclictest-hist", "--histogram", "0"},
+            {"export", "--format", "csv", "--what", "worst,raw"},
+            {"export", "--what", "nothing"},
+            {"export", "--format", "json", "--max", "100us"},
+        };
+        check_refused(logger::parse_export, bad_export);
+        const std::vector<std::vector<std::string>> bad_plot = {
+            {"plot", "--kind", "pie", "-o", svg},
+            {"plot", "--kind", "histogram"},
+            {"plot", "-o", dir / "p.pdf"},
+            {"plot", "--kind", "cdf", "-o", svg, "--data", data},
+            {"plot", "-o", svg, "--size", "10x10"},
+        };
+        check_refused(logger::parse_plot, bad_plot);
+        CHECK_FALSE(std::filesystem::exists(svg));
+    }
 }
