@@ -17,6 +17,8 @@ namespace irqloop::logger
 namespace
 {
 
+namespace po = boost::program_options;
+
 constexpr command_help check_help = {
     "irqloop check [--db F] [--run ID | --label L | --last] [--max 100us] "
     "[--p 99.99=50us ...] [--lost 0] [--overflows 0]",
@@ -30,7 +32,6 @@ constexpr command_help check_help = {
 
 parsed<check_request> parse_check(int argc, char** argv)
 {
-    namespace po = boost::program_options;
     check_request r;
     gate_limit_args lt;
     po::options_description desc("options");

@@ -17,6 +17,8 @@ namespace irqloop::logger
 namespace
 {
 
+namespace po = boost::program_options;
+
 constexpr command_help worst_help = {
     "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
     "List the worst samples of the selected runs (default: every measurement\n"
@@ -26,7 +28,6 @@ constexpr command_help worst_help = {
 
 parsed<worst_request> parse_worst(int argc, char** argv)
 {
-    namespace po = boost::program_options;
     worst_request r;
     std::string unit = "us", fmt = "text", top_text = "20";
     po::options_description desc("options");
