@@ -134,8 +134,7 @@ void print_metadata(const report_run& rr, const report_request& o, std::ostream&
     t.print(out, o.format);
 }
 
-/** @brief The summary table: a figure a row, and its floor-corrected value where a floor corrects.
- */
+/** @brief The summary table: a figure a row, and its value less the floor's share, if any. */
 struct summary_table final {
     const report_request& o;
     const db::run_record* floor;
