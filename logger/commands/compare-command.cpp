@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 // irqloop compare: one row per run or label, in the formats published latency studies use.
-#include "cli-main.hpp"
+#include "compare-command.hpp"
+
 #include "commands.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
-#include "selection.hpp"
+#include "percentiles.hpp"
 #include "stats-pool.hpp"
-#include "table.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <sstream>
 
@@ -27,17 +27,8 @@ namespace
 
 namespace po = boost::program_options;
 
-/** @brief The figures of one row: a run, or every run of one label pooled. */
-struct group {
-    std::string key;
-    std::vector<const db::run_record*> runs;
-    db::summary_row s;
-    bool has_stats = false;
-    std::int64_t threshold_ns = 0;
-};
+using group = compare_group;
 
-/** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
- *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
 /** @brief What correcting subtracts from the run (db::floor_correction_ns: the one rule, see
  *  docs/commands/report.md), else 0. */
 std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corrected)
@@ -51,13 +42,49 @@ std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corr
 /** @brief The run's summary with every latency figure lowered by @p f (stddev unchanged). */
 db::summary_row shifted(db::summary_row s, std::int64_t f)
 {
-    for (auto* v : {&s.min_ns, &s.max_ns, &s.warm_max_ns, &s.p50_ns, &s.p99_ns, &s.p999_ns,
-                    &s.p9999_ns, &s.p999999_ns})
+    for (auto* v : {&s.min_ns, &s.max_ns, &s.warm_max_ns})
         *v -= f;
+    for (const auto& p : db::stored_percentiles)
+        s.*p.field -= f;
     s.mean_ns -= double(f);
     return s;
 }
 
+/** @brief The counts of a summary, which pool by adding. */
+constexpr std::uint64_t db::summary_row::*pooled_counts[] = {
+    &db::summary_row::samples,
+    &db::summary_row::stimuli,
+    &db::summary_row::lost,
+    &db::summary_row::late,
+    &db::summary_row::disturbed,
+    &db::summary_row::overflows,
+    &db::summary_row::above_threshold,
+    &db::summary_row::exceedances_dropped,
+    &db::summary_row::rising,
+    &db::summary_row::falling,
+};
+
+/** @brief The pool's extremes and moments, and the percentiles of the summed histograms @p h
+ *  (a percentile of a pool is not a mean of percentiles), bounded by the exact extremes. */
+void take_pooled(db::summary_row& s, const stats_pool& pool, const histogram& h)
+{
+    s.min_ns = pool.min_ns();
+    s.max_ns = pool.max_ns();
+    s.mean_ns = pool.mean_ns();
+    s.stddev_ns = pool.stddev_ns();
+    constexpr std::size_t n = db::stored_percentiles.size();
+    double ranks[n];
+    std::int64_t values[n];
+    for (std::size_t i = 0; i < n; ++i)
+        ranks[i] = db::stored_percentiles[i].rank;
+    h.percentiles(ranks, values);
+    // The histogram answers with bucket bounds; the exact extremes bound every percentile.
+    for (std::size_t i = 0; i < n; ++i)
+        s.*db::stored_percentiles[i].field = std::clamp(values[i], s.min_ns, s.max_ns);
+}
+
+/** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
+ *  from the summed histograms. */
 void pool(db::catalog& cat, group& g, bool corrected)
 {
     if (g.runs.size() == 1) {
@@ -73,16 +100,8 @@ void pool(db::catalog& cat, group& g, bool corrected)
     for (const auto* r : g.runs) {
         const std::int64_t f = floor_of(cat, *r, corrected);
         const auto x = shifted(r->summary, f);
-        s.samples += x.samples;
-        s.stimuli += x.stimuli;
-        s.lost += x.lost;
-        s.late += x.late;
-        s.disturbed += x.disturbed;
-        s.overflows += x.overflows;
-        s.above_threshold += x.above_threshold;
-        s.exceedances_dropped += x.exceedances_dropped;
-        s.rising += x.rising;
-        s.falling += x.falling;
+        for (const auto m : pooled_counts)
+            s.*m += x.*m;
         g.threshold_ns = std::max(g.threshold_ns, r->meta.threshold_ns);
         if (!r->has_stats)
             continue;
@@ -95,23 +114,8 @@ void pool(db::catalog& cat, group& g, bool corrected)
             h.record_n(b.lo_ns - f, b.count);
     }
     g.has_stats = !pool.empty();
-    if (!g.has_stats)
-        return;
-    s.min_ns = pool.min_ns();
-    s.max_ns = pool.max_ns();
-    s.mean_ns = pool.mean_ns();
-    s.stddev_ns = pool.stddev_ns();
-    const double ps[] = {50, 99, 99.9, 99.99, 99.9999};
-    std::int64_t out[5];
-    h.percentiles(ps, out);
-    // The histogram answers with bucket bounds; the exact extremes bound every percentile.
-    for (auto& v : out)
-        v = std::clamp(v, s.min_ns, s.max_ns);
-    s.p50_ns = out[0];
-    s.p99_ns = out[1];
-    s.p999_ns = out[2];
-    s.p9999_ns = out[3];
-    s.p999999_ns = out[4];
+    if (g.has_stats)
+        take_pooled(s, pool, h);
 }
 
 struct context {
@@ -119,122 +123,99 @@ struct context {
     int decimals;
 };
 
+using column_fn = std::function<std::string(const group&, const context&)>;
+
 /** @brief A column the user can ask for: its key, default header and how to print a row. */
 struct column_def {
-    const char* key;
-    const char* header; ///< "%u" becomes the unit
+    std::string key;
+    std::string header; ///< "%u" becomes the unit
     bool numeric;
-    const char* help;
-    std::function<std::string(const group&, const context&)> get;
+    std::string help;
+    column_fn get;
 };
 
-std::string join_runs(const group& g, const std::function<std::string(const db::run_record&)>& f)
+/** @brief The distinct values @p f gives the group's runs, in run order, joined by "; ". */
+template <class F> column_fn joined(F f)
 {
-    std::vector<std::string> v;
-    for (const auto* r : g.runs) {
-        auto s = f(*r);
-        if (std::find(v.begin(), v.end(), s) == v.end())
-            v.push_back(std::move(s));
-    }
-    std::string o;
-    for (const auto& s : v)
-        o += (o.empty() ? "" : "; ") + s;
-    return o;
-}
-
-std::function<std::string(const group&, const context&)> lat(std::int64_t db::summary_row::*m)
-{
-    return [m](const group& g, const context& c) {
-        return format_latency(g.has_stats ? std::optional<double>(double(g.s.*m)) : std::nullopt,
-                              c.unit, c.decimals);
+    return [f](const group& g, const context&) {
+        std::vector<std::string> v;
+        for (const auto* r : g.runs) {
+            auto s = f(*r);
+            if (std::find(v.begin(), v.end(), s) == v.end())
+                v.push_back(std::move(s));
+        }
+        std::string o;
+        for (const auto& s : v)
+            o += (o.empty() ? "" : "; ") + s;
+        return o;
     };
 }
 
-// WARM MAX: absent ("—") when no run of the group has a sample after its warm-up.
-std::function<std::string(const group&, const context&)> warm_max()
+/** @brief A text field of the runs' metadata, joined. */
+column_fn meta(std::string db::run_row::*m)
 {
-    return [](const group& g, const context& c) {
-        return format_latency(g.has_stats && g.s.has_warm_max
-                                  ? std::optional<double>(double(g.s.warm_max_ns))
-                                  : std::nullopt,
-                              c.unit, c.decimals);
-    };
+    return joined([m](const db::run_record& r) { return r.meta.*m; });
 }
 
-std::function<std::string(const group&, const context&)> latd(double db::summary_row::*m)
+/** @brief A latency figure of the group, absent ("—") when it has no sample or no such figure
+ *  (@p present false: no run of the group has a sample after its warm-up, for WARM MAX). */
+template <class T>
+column_fn lat(T db::summary_row::*m, bool (*present)(const db::summary_row&) = nullptr)
 {
-    return [m](const group& g, const context& c) {
-        return format_latency(g.has_stats ? std::optional<double>(g.s.*m) : std::nullopt, c.unit,
+    return [m, present](const group& g, const context& c) {
+        const bool known = g.has_stats && (!present || present(g.s));
+        return format_latency(known ? std::optional<double>(double(g.s.*m)) : std::nullopt, c.unit,
                               c.decimals);
     };
 }
 
-std::function<std::string(const group&, const context&)> cnt(std::uint64_t db::summary_row::*m)
+column_fn cnt(std::uint64_t db::summary_row::*m)
 {
     return [m](const group& g, const context&) { return format_count(g.s.*m); };
 }
 
-const std::vector<column_def>& columns()
+/** @brief The percentile columns p50 ... p999999, from the one table of stored percentiles. */
+void add_percentile_columns(std::vector<column_def>& defs)
+{
+    for (const auto& p : db::stored_percentiles) {
+        char rank[32];
+        std::snprintf(rank, sizeof rank, "%gth percentile", p.rank);
+        defs.push_back({p.key, std::string(p.label) + " (%u)", true, p.rank == 50 ? "median" : rank,
+                        lat(p.field)});
+    }
+}
+
+std::vector<column_def> make_columns()
 {
     using R = const db::run_record&;
-    static const std::vector<column_def> defs = {
-        {"run", "run", true, "run id(s)",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return std::to_string(r.id); });
-         }},
-        {"uuid", "uuid", false, "run uuid(s)",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.uuid; });
-         }},
-        {"label", "label", false, "the run's --label",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.label; });
-         }},
+    std::vector<column_def> defs = {
+        {"run", "run", true, "run id(s)", joined([](R r) { return std::to_string(r.id); })},
+        {"uuid", "uuid", false, "run uuid(s)", meta(&db::run_row::uuid)},
+        {"label", "label", false, "the run's --label", meta(&db::run_row::label)},
         {"runs", "runs", true, "number of runs pooled in the row",
          [](const group& g, const context&) { return std::to_string(g.runs.size()); }},
         {"kind", "kind", false, "measure, floor or selftest",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return std::string(db::to_text(r.meta.kind)); });
-         }},
+         joined([](R r) { return std::string(db::to_text(r.meta.kind)); })},
         {"status", "status", false, "complete, interrupted, running, failed",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return std::string(db::to_text(r.status)); });
-         }},
-        {"target", "target", false, "the run's --target description",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.target; });
-         }},
-        {"load", "load", false, "the run's --load description",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.load; });
-         }},
-        {"backend", "backend", false, "backend spec",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.backend; });
-         }},
-        {"host", "host", false, "logger hostname",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.meta.hostname; });
-         }},
+         joined([](R r) { return std::string(db::to_text(r.status)); })},
+        {"target", "target", false, "the run's --target description", meta(&db::run_row::target)},
+        {"load", "load", false, "the run's --load description", meta(&db::run_row::load)},
+        {"backend", "backend", false, "backend spec", meta(&db::run_row::backend)},
+        {"host", "host", false, "logger hostname", meta(&db::run_row::hostname)},
         {"start", "start (UTC)", false, "start time of the first run",
          [](const group& g, const context&) {
              return format_utc(g.runs[0]->meta.start_unix_ns, 0);
          }},
-        {"file", "file", false, "database file(s)",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) { return r.db_path; });
-         }},
+        {"file", "file", false, "database file(s)", joined([](R r) { return r.db_path; })},
         {"gate", "gate", false,
          "the gates' outcome stored with the run (run --fail-*, campaign): pass, fail or -; "
          "shown by default when a run has one",
-         [](const group& g, const context&) {
-             return join_runs(g, [](R r) {
-                 for (const auto& [k, v] : r.meta.metadata)
-                     if (k == "gate.result")
-                         return v;
-                 return std::string("-");
-             });
-         }},
+         joined([](R r) {
+             for (const auto& [k, v] : r.meta.metadata)
+                 if (k == "gate.result")
+                     return v;
+             return std::string("-");
+         })},
         {"samples", "samples", true, "samples in the statistics", cnt(&db::summary_row::samples)},
         {"lost", "lost", true, "stimuli without a response before the timeout",
          cnt(&db::summary_row::lost)},
@@ -252,17 +233,21 @@ const std::vector<column_def>& columns()
              return format_latency(double(g.threshold_ns), c.unit, c.decimals);
          }},
         {"min", "min (%u)", true, "minimum latency", lat(&db::summary_row::min_ns)},
-        {"avg", "avg (%u)", true, "mean latency", latd(&db::summary_row::mean_ns)},
+        {"avg", "avg (%u)", true, "mean latency", lat(&db::summary_row::mean_ns)},
         {"max", "max (%u)", true, "maximum latency", lat(&db::summary_row::max_ns)},
-        {"warm_max", "warm max (%u)", true, "maximum after the warm-up", warm_max()},
-        {"stddev", "stddev (%u)", true, "standard deviation", latd(&db::summary_row::stddev_ns)},
-        {"p50", "p50 (%u)", true, "median", lat(&db::summary_row::p50_ns)},
-        {"p99", "p99 (%u)", true, "99th percentile", lat(&db::summary_row::p99_ns)},
-        {"p999", "p99.9 (%u)", true, "99.9th percentile", lat(&db::summary_row::p999_ns)},
-        {"p9999", "p99.99 (%u)", true, "99.99th percentile", lat(&db::summary_row::p9999_ns)},
-        {"p999999", "p99.9999 (%u)", true, "99.9999th percentile",
-         lat(&db::summary_row::p999999_ns)},
+        // WARM MAX: absent ("—") when no run of the group has a sample after its warm-up.
+        {"warm_max", "warm max (%u)", true, "maximum after the warm-up",
+         lat(&db::summary_row::warm_max_ns,
+             [](const db::summary_row& s) { return s.has_warm_max; })},
+        {"stddev", "stddev (%u)", true, "standard deviation", lat(&db::summary_row::stddev_ns)},
     };
+    add_percentile_columns(defs);
+    return defs;
+}
+
+const std::vector<column_def>& columns()
+{
+    static const std::vector<column_def> defs = make_columns();
     return defs;
 }
 
@@ -284,6 +269,16 @@ const preset presets[] = {
     {"tbm", "label=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX", latency_unit::ns, 0,
      "AVG/MIN/MAX/WARM MAX in ns (xen-devel TBM tables)"},
 };
+
+/** @brief The preset named @p name. @throws irqloop::error (exit 2) for an unknown one. */
+const preset& find_preset(const std::string& name)
+{
+    for (const auto& x : presets)
+        if (name == x.name)
+            return x;
+    throw error("bad --preset", "unknown preset '" + name + "'",
+                "use default, opersys, tbm or rt_eval");
+}
 
 const char* default_columns(bool by_label)
 {
@@ -315,7 +310,7 @@ std::vector<chosen_column> parse_columns(const std::string& spec, latency_unit u
         if (!def) {
             std::string known;
             for (const auto& d : columns())
-                known += (known.empty() ? "" : ",") + std::string(d.key);
+                known += (known.empty() ? "" : ",") + d.key;
             throw error("bad --columns", "unknown column '" + key + "'", "known: " + known);
         }
         std::string header = eq == std::string::npos ? def->header : item.substr(eq + 1);
@@ -344,23 +339,16 @@ std::optional<double> sort_value(const group& g, const std::string& key)
         v = double(s.warm_max_ns);
     else if (key == "stddev")
         v = s.stddev_ns;
-    else if (key == "p50")
-        v = double(s.p50_ns);
-    else if (key == "p99")
-        v = double(s.p99_ns);
-    else if (key == "p999")
-        v = double(s.p999_ns);
-    else if (key == "p9999")
-        v = double(s.p9999_ns);
-    else if (key == "p999999")
-        v = double(s.p999999_ns);
     else if (key == "samples")
         return double(s.samples);
     else if (key == "lost")
         return double(s.lost);
     else if (key == "pct_above")
         v = db::pct_above(s) / 100.0;
-    else
+    for (const auto& p : db::stored_percentiles)
+        if (key == p.key)
+            v = double(s.*p.field);
+    if (!v)
         throw error(
             "bad --sort", "cannot sort by '" + key + "'",
             "use start, label, min, avg, max, warm_max, stddev, p50..p999999, samples, lost "
@@ -370,9 +358,56 @@ std::optional<double> sort_value(const group& g, const std::string& key)
     return v;
 }
 
+/** @brief --sort's key, without the "-" of a descending order. */
+std::string sort_key(const std::string& sort)
+{
+    return !sort.empty() && sort[0] == '-' ? sort.substr(1) : sort;
+}
+
+/** @brief Order @p groups by --sort @p sort (start: as selected). */
+void sort_groups(std::vector<group>& groups, const std::string& sort)
+{
+    if (sort == "start")
+        return;
+    const bool desc_order = !sort.empty() && sort[0] == '-';
+    const std::string key = sort_key(sort);
+    if (key == "label") {
+        std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
+            return desc_order ? a.runs[0]->meta.label > b.runs[0]->meta.label
+                              : a.runs[0]->meta.label < b.runs[0]->meta.label;
+        });
+        return;
+    }
+    std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
+        const auto va = sort_value(a, key), vb = sort_value(b, key);
+        if (!va || !vb) // an absent figure sorts last (NULLS LAST), either direction
+            return va.has_value() && !vb.has_value();
+        return desc_order ? *va > *vb : *va < *vb;
+    });
+}
+
+/** @brief The selected runs in rows: one a run, or one a label (@p by_label). */
+std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bool by_label)
+{
+    std::vector<group> groups;
+    for (const auto* r : runs) {
+        // Unlabelled runs stay apart: an empty label is not a configuration.
+        const std::string key =
+            by_label && !r->meta.label.empty() ? r->meta.label : "#" + r->meta.uuid;
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const group& g) { return g.key == key; });
+        if (it == groups.end()) {
+            groups.push_back({key, {}, {}, false, 0, {}});
+            it = groups.end() - 1;
+        }
+        it->runs.push_back(r);
+    }
+    return groups;
+}
+
 /** @brief rt_eval: the per-window lines of the Zephyr/Linux rt_eval apps, as a table. */
-void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const context& c,
-                   table_format fmt, std::ostream& out)
+void print_rt_eval(const std::vector<group>& groups, const context& c, table_format fmt,
+                   std::ostream& out)
 {
     const std::string u = std::string(" (") + unit_name(c.unit) + ")";
     table t;
@@ -390,8 +425,9 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
     t.add_column("global max" + u);
     for (const auto& g : groups) {
         stats_pool global; // the windows so far
-        for (const auto* r : g.runs)
-            for (const auto& w : cat.intervals(*r)) {
+        for (std::size_t i = 0; i < g.runs.size(); ++i)
+            for (const auto& w : g.windows[i]) {
+                const db::run_record* r = g.runs[i];
                 std::optional<double> mn, mx, mean, sd;
                 global.add(w.samples, w.min_ns, w.max_ns, w.mean_ns, w.stddev_ns);
                 if (w.samples) {
@@ -423,32 +459,57 @@ void print_rt_eval(db::catalog& cat, const std::vector<group>& groups, const con
     t.print(out, fmt);
 }
 
-} // namespace
-
-int compare_command(int argc, char** argv)
+/** @brief One row per group in the columns asked for (the preset's, or the defaults). */
+void print_groups(const compare_outcome& o, const compare_request& r, std::ostream& out)
 {
-    selection_options sel;
-    std::string by = "run", cols, preset_name = "default", unit, fmt = "text", sort = "start",
-                decimals_text;
-    bool corrected = false;
-    po::options_description desc("options");
-    add_selection_options(desc, sel);
-    auto add = desc.add_options();
-    add("by", po::value(&by)->default_value(by),
-        "one row per run, or per label (the runs of a label pooled)");
-    add("preset", po::value(&preset_name)->default_value(preset_name),
-        "column set: default, opersys, tbm or rt_eval (see below)");
-    add("columns", po::value(&cols),
-        "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)");
-    add("unit", po::value(&unit), "latency unit: ns or us (default: the preset's)");
-    add("decimals", po::value(&decimals_text),
-        "decimals of latencies, 0 to 9 (default: the preset's)");
-    add("sort", po::value(&sort)->default_value(sort),
-        "row order: start (first run's start time), label, or a figure such as avg or -max");
-    add("floor-corrected", po::bool_switch(&corrected),
-        "subtract from each run's latency figures the share its file's floor run proves (the "
-        "smallest latency its samples prove: record it with calibrate --raw)");
-    add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
+    const preset& p = find_preset(r.preset);
+    // The default columns gain the gates' outcome when a run has one stored.
+    const std::string defaults =
+        std::string(default_columns(r.by_label)) + (o.gated ? ",gate" : "");
+    const auto chosen = parse_columns(!r.columns.empty() ? r.columns
+                                      : *p.columns       ? p.columns
+                                                         : defaults,
+                                      r.unit);
+    const context c{r.unit, r.decimals};
+    table t;
+    for (const auto& col : chosen)
+        t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left);
+    for (const auto& g : o.groups) {
+        std::vector<std::string> row;
+        for (const auto& col : chosen)
+            row.push_back(col.def->get(g, c));
+        t.add_row(std::move(row));
+    }
+    t.print(out, r.format);
+}
+
+/** @brief The notes under the table: what the floor correction took, and the partial runs. */
+void print_compare_notes(const compare_outcome& o, const compare_request& r, std::ostream& out)
+{
+    std::string with, without, partial;
+    for (const auto& f : o.floors) {
+        if (f.floor)
+            with += (with.empty() ? "" : ", ") + std::to_string(f.run->id) + " - " +
+                    format_latency(double(f.share_ns), r.unit) + " " + unit_name(r.unit) +
+                    " (floor run " + std::to_string(f.floor->id) + ")";
+        else
+            without += (without.empty() ? "" : ", ") + std::to_string(f.run->id);
+    }
+    if (!with.empty())
+        print_note(out, r.format, "floor-corrected: run " + with);
+    if (!without.empty())
+        print_note(out, r.format, "NOT corrected, no floor run on their backend: " + without);
+    for (const auto* run : o.runs)
+        if (run->partial())
+            partial += (partial.empty() ? "" : ", ") + std::to_string(run->id) + " (" +
+                       std::string(db::to_text(run->status)) + ")";
+    if (!partial.empty())
+        print_note(out, r.format, "PARTIAL runs, figures up to their last commit: " + partial);
+}
+
+/** @brief The text of --help after the usage line: the presets and the columns. */
+std::string compare_about()
+{
     std::ostringstream more;
     more << "Print one row per run (or per label) of one or more database files, side by\n"
             "side. Files from several loggers combine: runs are told apart by "
@@ -459,117 +520,109 @@ int compare_command(int argc, char** argv)
     more << "\ncolumns:\n";
     for (const auto& d : columns())
         more << "  " << d.key << ": " << d.help << '\n';
-    if (!parse_reading_command(argc, argv, desc,
-                               "irqloop compare [--by run|label] [--preset P | --columns C] "
+    return more.str();
+}
+
+/** @brief The option values kept as text until they are checked. */
+struct compare_texts {
+    std::string by = "run", unit, fmt = "text", decimals;
+};
+
+/** @brief The option table of `irqloop compare`, bound to @p r and @p t. */
+void add_compare_options(po::options_description& desc, compare_request& r, compare_texts& t)
+{
+    add_selection_options(desc, r.sel);
+    auto add = desc.add_options();
+    add("by", po::value(&t.by)->default_value(t.by),
+        "one row per run, or per label (the runs of a label pooled)");
+    add("preset", po::value(&r.preset)->default_value(r.preset),
+        "column set: default, opersys, tbm or rt_eval (see below)");
+    add("columns", po::value(&r.columns),
+        "comma-separated columns, each KEY or KEY=Header, replacing the preset's (see below)");
+    add("unit", po::value(&t.unit), "latency unit: ns or us (default: the preset's)");
+    add("decimals", po::value(&t.decimals),
+        "decimals of latencies, 0 to 9 (default: the preset's)");
+    add("sort", po::value(&r.sort)->default_value(r.sort),
+        "row order: start (first run's start time), label, or a figure such as avg or -max");
+    add("floor-corrected", po::bool_switch(&r.floor_corrected),
+        "subtract from each run's latency figures the share its file's floor run proves (the "
+        "smallest latency its samples prove: record it with calibrate --raw)");
+    add("format", po::value(&t.fmt)->default_value(t.fmt), "table format: text, markdown or csv");
+}
+
+/** @brief Check the values of @p r and @p t, and settle the unit and decimals in @p r. */
+void check_compare(compare_request& r, const compare_texts& t)
+{
+    const int decimals =
+        t.decimals.empty() ? -1 : static_cast<int>(parse_count_in(t.decimals, "--decimals", 0, 9));
+    if (t.by != "run" && t.by != "label")
+        throw error("bad --by", "unknown grouping '" + t.by + "'", "use run or label");
+    r.by_label = t.by == "label";
+    const preset& p = find_preset(r.preset);
+    r.unit = t.unit.empty() ? p.unit : parse_latency_unit(t.unit);
+    r.decimals = decimals >= 0                ? decimals
+                 : t.unit.empty()             ? p.decimals
+                 : r.unit == latency_unit::ns ? 0
+                                              : 3;
+    r.format = parse_table_format(t.fmt);
+    if (const std::string key = sort_key(r.sort); r.sort != "start" && key != "label")
+        sort_value(group{}, key); // throws for a key it cannot sort by
+    if (!r.columns.empty())
+        parse_columns(r.columns, r.unit); // throws for an unknown column
+}
+
+} // namespace
+
+parsed<compare_request> parse_compare(int argc, char** argv)
+{
+    compare_request r;
+    compare_texts t;
+    po::options_description desc("options");
+    add_compare_options(desc, r, t);
+    const std::string about = compare_about();
+    const command_help help = {"irqloop compare [--by run|label] [--preset P | --columns C] "
                                "[--db F] [F1.db F2.db ...]",
-                               more.str()))
-        return 0;
-    const int decimals = decimals_text.empty()
-                             ? -1
-                             : static_cast<int>(parse_count_in(decimals_text, "--decimals", 0, 9));
-    if (by != "run" && by != "label")
-        throw error("bad --by", "unknown grouping '" + by + "'", "use run or label");
-    const preset* p = nullptr;
-    for (const auto& x : presets)
-        if (preset_name == x.name)
-            p = &x;
-    if (!p)
-        throw error("bad --preset", "unknown preset '" + preset_name + "'",
-                    "use default, opersys, tbm or rt_eval");
-    context c{unit.empty() ? p->unit : parse_latency_unit(unit),
-              decimals >= 0 ? decimals : p->decimals};
-    if (!unit.empty() && decimals < 0)
-        c.decimals = c.unit == latency_unit::ns ? 0 : 3;
-    const auto f = parse_table_format(fmt);
-    const bool by_label = by == "label";
-    base::options_parsed();
+                               about.c_str()};
+    return parse_reading(argc, argv, desc, help, r, [&] { check_compare(r, t); });
+}
 
-    db::catalog cat(db_paths_or_default(sel.dbs));
-    const auto runs = cat.select(sel.sel);
-    std::vector<group> groups;
-    for (const auto* r : runs) {
-        // Unlabelled runs stay apart: an empty label is not a configuration.
-        const std::string key =
-            by_label && !r->meta.label.empty() ? r->meta.label : "#" + r->meta.uuid;
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const group& g) { return g.key == key; });
-        if (it == groups.end()) {
-            groups.push_back({key, {}, {}, false, 0});
-            it = groups.end() - 1;
-        }
-        it->runs.push_back(r);
+compare_outcome execute_compare(const compare_request& r)
+{
+    compare_outcome o;
+    o.cat = std::make_unique<db::catalog>(r.sel.dbs);
+    o.runs = o.cat->select(r.sel.sel);
+    o.groups = group_runs(o.runs, r.by_label);
+    for (auto& g : o.groups) {
+        pool(*o.cat, g, r.floor_corrected);
+        if (r.rt_eval())
+            for (const auto* run : g.runs)
+                g.windows.push_back(o.cat->intervals(*run));
     }
-    for (auto& g : groups)
-        pool(cat, g, corrected);
-    if (sort != "start") {
-        const bool desc_order = !sort.empty() && sort[0] == '-';
-        const std::string key = desc_order ? sort.substr(1) : sort;
-        if (key == "label")
-            std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
-                return desc_order ? a.runs[0]->meta.label > b.runs[0]->meta.label
-                                  : a.runs[0]->meta.label < b.runs[0]->meta.label;
-            });
-        else {
-            sort_value(groups.front(), key); // validates the key even for one row
-            std::stable_sort(groups.begin(), groups.end(), [&](const group& a, const group& b) {
-                const auto va = sort_value(a, key), vb = sort_value(b, key);
-                if (!va || !vb) // an absent figure sorts last (NULLS LAST), either direction
-                    return va.has_value() && !vb.has_value();
-                return desc_order ? *va > *vb : *va < *vb;
-            });
-        }
+    sort_groups(o.groups, r.sort);
+    for (const auto* run : o.runs) {
+        for (const auto& kv : run->meta.metadata)
+            o.gated |= kv.first == "gate.result";
+        if (!r.floor_corrected || run->meta.kind == db::run_kind::floor)
+            continue;
+        const db::run_record* fl = o.cat->floor_for(*run);
+        o.floors.push_back({run, fl, fl ? db::floor_correction_ns(*run, *fl) : 0});
     }
+    return o;
+}
 
-    if (std::string_view(p->name) == "rt_eval" && cols.empty()) {
-        print_rt_eval(cat, groups, c, f, std::cout);
-    } else {
-        // The default columns gain the gates' outcome when a run has one stored.
-        bool gated = false;
-        for (const auto* r : runs)
-            for (const auto& kv : r->meta.metadata)
-                gated |= kv.first == "gate.result";
-        const std::string defaults =
-            std::string(default_columns(by_label)) + (gated ? ",gate" : "");
-        const auto chosen = parse_columns(!cols.empty() ? cols
-                                          : *p->columns ? p->columns
-                                                        : defaults,
-                                          c.unit);
-        table t;
-        for (const auto& col : chosen)
-            t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left);
-        for (const auto& g : groups) {
-            std::vector<std::string> row;
-            for (const auto& col : chosen)
-                row.push_back(col.def->get(g, c));
-            t.add_row(std::move(row));
-        }
-        t.print(std::cout, f);
-    }
-    if (corrected) {
-        std::string with, without;
-        for (const auto* r : runs) {
-            if (r->meta.kind == db::run_kind::floor)
-                continue;
-            if (const db::run_record* fl = cat.floor_for(*r))
-                with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
-                        format_latency(double(db::floor_correction_ns(*r, *fl)), c.unit) + " " +
-                        unit_name(c.unit) + " (floor run " + std::to_string(fl->id) + ")";
-            else
-                without += (without.empty() ? "" : ", ") + std::to_string(r->id);
-        }
-        if (!with.empty())
-            print_note(std::cout, f, "floor-corrected: run " + with);
-        if (!without.empty())
-            print_note(std::cout, f, "NOT corrected, no floor run on their backend: " + without);
-    }
-    std::string partial;
-    for (const auto* r : runs)
-        if (r->partial())
-            partial += (partial.empty() ? "" : ", ") + std::to_string(r->id) + " (" +
-                       std::string(db::to_text(r->status)) + ")";
-    if (!partial.empty())
-        print_note(std::cout, f, "PARTIAL runs, figures up to their last commit: " + partial);
+int present_compare(const compare_outcome& o, const compare_request& r)
+{
+    if (r.rt_eval())
+        print_rt_eval(o.groups, {r.unit, r.decimals}, r.format, std::cout);
+    else
+        print_groups(o, r, std::cout);
+    print_compare_notes(o, r, std::cout);
     return 0;
+}
+
+int compare_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_compare, execute_compare, present_compare, std::cout);
 }
 
 } // namespace irqloop::logger

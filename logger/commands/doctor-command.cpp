@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: MIT
 // `irqloop doctor`: the preflight checks of the logger machine, one line each.
+#include "doctor-command.hpp"
+
 #include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
-#include "preflight.hpp"
 
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace po = boost::program_options;
 
 namespace irqloop::logger
 {
 
-int doctor_command(int argc, char** argv)
+parsed<doctor_request> parse_doctor(int argc, char** argv)
 {
-    preflight_options o;
+    doctor_request r;
+    preflight_options& o = r.preflight;
     po::options_description d(
         "irqloop doctor: check that this machine is fit to log latency: each check "
         "reads OK, WARN or FAIL with a one-line hint.\n\nusage: irqloop doctor [--cpu "
@@ -32,11 +35,11 @@ int doctor_command(int argc, char** argv)
     // No bare words: a stray one is refused, never dropped.
     auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
-        std::cout
-            << d
-            << "\nExit status: 0 when no check FAILs, 3 when one does (a FAIL means the figures "
-               "would be wrong),\n2 for bad options.\nDocs: docs/commands/doctor.md\n";
-        return 0;
+        std::ostringstream help;
+        help << d
+             << "\nExit status: 0 when no check FAILs, 3 when one does (a FAIL means the figures "
+                "would be wrong),\n2 for bad options.\nDocs: docs/commands/doctor.md\n";
+        return parsed<doctor_request>::help(help.str());
     }
     po::notify(vm);
     if (o.cpu < -1)
@@ -45,14 +48,28 @@ int doctor_command(int argc, char** argv)
     if (o.busy_window_ms < 0 || o.busy_window_ms > 10000)
         throw error("bad value for --busy-window", "'" + std::to_string(o.busy_window_ms) + "'",
                     "use 0 to 10000 ms");
-    base::options_parsed();
-    const auto checks = run_preflight(o);
+    return parsed<doctor_request>::of(std::move(r));
+}
+
+doctor_outcome execute_doctor(const doctor_request& r)
+{
+    return {run_preflight(r.preflight)};
+}
+
+int present_doctor(const doctor_outcome& o, const doctor_request& r)
+{
+    const int cpu = r.preflight.cpu;
     std::printf("irqloop doctor: sampler %s\n",
-                o.cpu < 0 ? "not pinned" : ("cpu" + std::to_string(o.cpu)).c_str());
-    std::fputs(format_preflight(checks).c_str(), stdout);
+                cpu < 0 ? "not pinned" : ("cpu" + std::to_string(cpu)).c_str());
+    std::fputs(format_preflight(o.checks).c_str(), stdout);
     if (std::fflush(stdout) != 0)
         throw_from_errno(errno, "doctor: write to standard output", {}, exit_failure);
-    return worst_level(checks) == check_level::fail ? 3 : 0;
+    return worst_level(o.checks) == check_level::fail ? 3 : 0;
+}
+
+int doctor_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_doctor, execute_doctor, present_doctor, std::cout);
 }
 
 } // namespace irqloop::logger

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // irqloop report: one run's metadata, summary, histogram, timeline and worst cases.
-#include "cli-main.hpp"
+#include "report-command.hpp"
+
 #include "commands.hpp"
 #include "error.hpp"
+#include "percentiles.hpp"
 #include "plot.hpp"
-#include "selection.hpp"
 #include "stats-pool.hpp"
 #include "store.hpp"
 #include "table.hpp"
@@ -27,20 +28,12 @@ namespace
 
 namespace po = boost::program_options;
 
-struct report_options {
-    latency_unit unit = latency_unit::us;
-    table_format fmt = table_format::text;
-    std::size_t top = 10;
-    std::size_t timeline_rows = 48;
-    std::string floor = "auto";
-};
-
 std::string ns_text(std::int64_t ns)
 {
     return ns ? format_duration(double(ns)) : "0";
 }
 
-void print_run_list(db::catalog& cat, const report_options& o, std::ostream& out)
+void print_run_list(const db::catalog& cat, const report_request& o, std::ostream& out)
 {
     table t;
     for (auto h : {"id", "uuid", "label", "kind", "status", "start (UTC)", "samples"})
@@ -67,19 +60,20 @@ void print_run_list(db::catalog& cat, const report_options& o, std::ostream& out
             row.push_back(r.db_path);
         t.add_row(std::move(row));
     }
-    t.print(out, o.fmt);
+    t.print(out, o.format);
 }
 
-void print_metadata(const db::run_record& r, const db::run_record* floor, const report_options& o,
-                    std::ostream& out)
+void print_metadata(const report_run& rr, const report_request& o, std::ostream& out)
 {
+    const db::run_record& r = *rr.run;
+    const db::run_record* floor = rr.floor;
     table t;
     t.add_column("field", table::align::left);
     t.add_column("value", table::align::left);
     const auto& m = r.meta;
     std::string status(db::to_text(r.status));
     if (r.status == db::run_status::running)
-        status += db::writer_alive(r.db_path, r.id)
+        status += rr.writer_alive
                       ? " (PARTIAL: still being recorded; figures up to the last commit)"
                       : " (PARTIAL: its logger died; figures up to the last commit)";
     else if (r.status == db::run_status::interrupted)
@@ -137,91 +131,99 @@ void print_metadata(const db::run_record& r, const db::run_record* floor, const 
         t.add_row({"floor run", std::to_string(floor->id) + " '" + floor->name() + "', min " +
                                     format_latency(double(floor->summary.min_ns), o.unit) + " " +
                                     unit_name(o.unit)});
-    t.print(out, o.fmt);
+    t.print(out, o.format);
 }
 
-void print_summary(const db::run_record& r, const db::run_record* floor, const report_options& o,
+/** @brief The summary table: a figure a row, and its value less the floor's share, if any. */
+struct summary_table final {
+    const report_request& o;
+    const db::run_record* floor;
+    double share; ///< what correcting subtracts (db::floor_correction_ns)
+    std::string u = std::string(" (") + unit_name(o.unit) + ")";
+    table t;
+
+    /** @brief A latency row; @p suffix (a bracket) follows the raw and the corrected value. */
+    void latency(const std::string& name, std::optional<double> v, bool corrected = true,
+                 const std::string& suffix = "")
+    {
+        std::vector<std::string> row{name + u, format_latency(v, o.unit) + suffix};
+        if (floor)
+            row.push_back(corrected && v ? format_latency(*v - share, o.unit) + suffix
+                                         : format_latency(v, o.unit));
+        t.add_row(std::move(row));
+    }
+    void count(const char* name, std::string v) { t.add_row({name, std::move(v)}); }
+};
+
+/** @brief The notes under the summary: few samples, and what the floor correction took. */
+void print_summary_notes(const db::run_record& r, const db::run_record* floor, double share,
+                         const report_request& o, std::ostream& out)
+{
+    if (r.has_stats && r.summary.samples < 1'000'000)
+        print_note(out, o.format,
+                   "note: with " + format_count(r.summary.samples) +
+                       " samples the highest percentiles are the top samples themselves "
+                       "(p99.9999 needs 10^6 samples to mean more than the max).");
+    if (!floor)
+        return;
+    const char* rule =
+        db::floor_device_timed(*floor)
+            ? "a device-timed reading already excludes its command offset, so the floor's share "
+              "is its minimum sample's proven lower bound, less what this run's offset took in; "
+              "stddev is unchanged."
+            : "the smallest latency the floor's samples prove, never more "
+              "(docs/commands/report.md, \"Floor correction\"); stddev is unchanged.";
+    const std::string u = unit_name(o.unit);
+    print_note(out, o.format,
+               "floor-corrected = value - " + format_latency(share, o.unit) + " " + u +
+                   " (floor run " + std::to_string(floor->id) + ", min " +
+                   format_latency(double(floor->summary.min_ns), o.unit) + " " + u + "): " + rule);
+}
+
+void print_summary(const db::run_record& r, const db::run_record* floor, const report_request& o,
                    std::ostream& out)
 {
     const auto& s = r.summary;
-    const std::string u = std::string(" (") + unit_name(o.unit) + ")";
-    table t;
-    t.add_column("figure", table::align::left);
-    t.add_column("value");
-    if (floor)
-        t.add_column("floor-corrected" + u);
     // The one floor rule (db::floor_correction_ns): what the floor's samples prove; for a
     // device-timed backend less what the run's own offset took in already.
-    const double f = floor ? double(db::floor_correction_ns(r, *floor)) : 0.0;
-    const bool plain = !floor || !db::floor_device_timed(*floor);
-    auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
-        std::vector<std::string> row{name + u, format_latency(v, o.unit)};
-        if (floor)
-            row.push_back(corrected && v ? format_latency(*v - f, o.unit)
-                                         : format_latency(v, o.unit));
-        t.add_row(std::move(row));
-    };
-    auto cnt = [&](const char* name, std::string v) { t.add_row({name, std::move(v)}); };
+    summary_table t{o, floor, floor ? double(db::floor_correction_ns(r, *floor)) : 0.0};
+    t.t.add_column("figure", table::align::left);
+    t.t.add_column("value");
+    if (floor)
+        t.t.add_column("floor-corrected" + t.u);
     auto opt = [&](auto v) {
         return r.has_stats ? std::optional<double>(double(v)) : std::nullopt;
     };
-    cnt("samples", format_count(s.samples));
-    cnt("stimuli", format_count(s.stimuli));
-    lat("min", opt(s.min_ns));
-    lat("avg", opt(s.mean_ns));
     // A maximum held by a disturbed sample is its upper bound; its bracket follows.
-    auto bracketed = [&](const char* name, std::optional<double> v, std::int64_t bracket) {
-        if (!v || bracket <= 0)
-            return lat(name, v);
-        const std::string b = " (bracket " + format_latency(double(bracket), o.unit) + ")";
-        std::vector<std::string> row{name + u, format_latency(v, o.unit) + b};
-        if (floor)
-            row.push_back(format_latency(*v - f, o.unit) + b);
-        t.add_row(std::move(row));
+    auto bracket = [&](std::int64_t max_ns, std::int64_t bracket_ns) {
+        return opt(max_ns) && bracket_ns > 0
+                   ? " (bracket " + format_latency(double(bracket_ns), o.unit) + ")"
+                   : std::string();
     };
-    bracketed("max", opt(s.max_ns), s.max_bracket_ns);
-    bracketed("warm max", s.has_warm_max ? opt(s.warm_max_ns) : std::nullopt,
-              s.warm_max_bracket_ns);
-    lat("stddev", opt(s.stddev_ns), false);
-    lat("p50", opt(s.p50_ns));
-    lat("p99", opt(s.p99_ns));
-    lat("p99.9", opt(s.p999_ns));
-    lat("p99.99", opt(s.p9999_ns));
-    lat("p99.9999", opt(s.p999999_ns));
-    cnt("threshold", format_latency(double(r.meta.threshold_ns), o.unit) + " " + unit_name(o.unit));
-    cnt("above threshold", format_count(s.above_threshold));
-    cnt("% above threshold", format_percent(r.pct_above()));
-    cnt("exceedances dropped", format_count(s.exceedances_dropped));
-    cnt("lost", format_count(s.lost));
-    cnt("late", format_count(s.late));
-    cnt("disturbed", format_count(s.disturbed));
+    t.count("samples", format_count(s.samples));
+    t.count("stimuli", format_count(s.stimuli));
+    t.latency("min", opt(s.min_ns));
+    t.latency("avg", opt(s.mean_ns));
+    t.latency("max", opt(s.max_ns), true, bracket(s.max_ns, s.max_bracket_ns));
+    t.latency("warm max", s.has_warm_max ? opt(s.warm_max_ns) : std::nullopt, true,
+              s.has_warm_max ? bracket(s.warm_max_ns, s.warm_max_bracket_ns) : std::string());
+    t.latency("stddev", opt(s.stddev_ns), false);
+    for (const auto& p : db::stored_percentiles)
+        t.latency(p.label, opt(s.*p.field));
+    t.count("threshold",
+            format_latency(double(r.meta.threshold_ns), o.unit) + " " + unit_name(o.unit));
+    t.count("above threshold", format_count(s.above_threshold));
+    t.count("% above threshold", format_percent(r.pct_above()));
+    t.count("exceedances dropped", format_count(s.exceedances_dropped));
+    t.count("lost", format_count(s.lost));
+    t.count("late", format_count(s.late));
+    t.count("disturbed", format_count(s.disturbed));
     // Version-1 runs did not count them (and judged "disturbed" by the largest poll gap).
-    cnt("logger interruptions", r.bracketed ? format_count(s.interruptions) : "n/a");
-    cnt("overflows", format_count(s.overflows));
-    cnt("rising / falling", format_count(s.rising) + " / " + format_count(s.falling));
-    t.print(out, o.fmt);
-    if (r.has_stats && s.samples < 1'000'000)
-        print_note(out, o.fmt,
-                   "note: with " + format_count(s.samples) +
-                       " samples the highest percentiles are the top samples themselves "
-                       "(p99.9999 needs 10^6 samples to mean more than the max).");
-    if (floor && !plain)
-        print_note(out, o.fmt,
-                   "floor-corrected = value - " + format_latency(f, o.unit) + " " +
-                       unit_name(o.unit) + " (floor run " + std::to_string(floor->id) + ", min " +
-                       format_latency(double(floor->summary.min_ns), o.unit) + " " +
-                       unit_name(o.unit) +
-                       "): a device-timed reading already excludes its command offset, so the "
-                       "floor's share is its minimum sample's proven lower bound, less what this "
-                       "run's offset took in; stddev is unchanged.");
-    else if (floor)
-        print_note(out, o.fmt,
-                   "floor-corrected = value - " + format_latency(f, o.unit) + " " +
-                       unit_name(o.unit) + " (floor run " + std::to_string(floor->id) + ", min " +
-                       format_latency(double(floor->summary.min_ns), o.unit) + " " +
-                       unit_name(o.unit) +
-                       "): the smallest latency the floor's samples prove, never more "
-                       "(docs/commands/report.md, \"Floor correction\"); stddev is unchanged.");
+    t.count("logger interruptions", r.bracketed ? format_count(s.interruptions) : "n/a");
+    t.count("overflows", format_count(s.overflows));
+    t.count("rising / falling", format_count(s.rising) + " / " + format_count(s.falling));
+    t.t.print(out, o.format);
+    print_summary_notes(r, floor, t.share, o, out);
 }
 
 /**
@@ -229,11 +231,11 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
  * computed far end: schema version 6, intervals.truth_max_ns). Prints nothing, and returns
  * false, for any other run, so their reports stay as they were.
  */
-bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db::interval_row>& iv,
-                 const report_options& o, std::ostream& out)
+bool print_truth(const report_run& rr, const report_request& o, std::ostream& out)
 {
+    const db::run_record& r = *rr.run;
     std::optional<std::int64_t> truth_max;
-    for (const auto& w : iv)
+    for (const auto& w : rr.intervals)
         if (w.truth_max_ns && (!truth_max || *w.truth_max_ns > *truth_max))
             truth_max = w.truth_max_ns;
     if (!truth_max)
@@ -243,7 +245,7 @@ bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db
     auto with_bracket = [&](std::int64_t ns, std::int64_t bracket) {
         return lat(ns) + " (bracket " + lat(bracket) + ")";
     };
-    print_heading(out, o.fmt, "truth (sim) vs measured");
+    print_heading(out, o.format, "truth (sim) vs measured");
     table t;
     t.add_column("figure", table::align::left);
     t.add_column("truth" + u);
@@ -260,7 +262,7 @@ bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db
     }
     // The worst sample, and how many of the stored worst ones lie within their brackets.
     std::uint64_t known = 0, within = 0;
-    for (const auto& w : cat.worst(r)) {
+    for (const auto& w : rr.truth_worst) {
         if (!w.truth_ns || w.latency_ns < 0)
             continue;
         if (!known)
@@ -269,13 +271,13 @@ bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db
         ++known;
         within += w.latency_ns - w.bracket_ns <= *w.truth_ns && *w.truth_ns <= w.latency_ns;
     }
-    t.print(out, o.fmt);
-    print_note(out, o.fmt,
+    t.print(out, o.format);
+    print_note(out, o.format,
                "truth: the delay the simulated board drew for each edge, on the logger's own "
                "clock (the max over answered samples, clean or disturbed); measured - truth is "
                "what the logger adds: its drive() and poll costs, and its interruptions.");
     if (known)
-        print_note(out, o.fmt,
+        print_note(out, o.format,
                    "the " + format_count(known) +
                        " stored worst samples with a truth: " + format_count(within) +
                        " lie within their bracket (latency - bracket <= truth <= latency).");
@@ -283,11 +285,11 @@ bool print_truth(db::catalog& cat, const db::run_record& r, const std::vector<db
 }
 
 void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>& buckets,
-                     const report_options& o, std::ostream& out)
+                     const report_request& o, std::ostream& out)
 {
     const auto bins = rebin_report(buckets);
     if (bins.empty()) {
-        print_note(out, o.fmt, "(no samples)");
+        print_note(out, o.format, "(no samples)");
         return;
     }
     std::uint64_t top = 0, total = 0;
@@ -302,13 +304,16 @@ void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>&
     t.add_column("count");
     t.add_column("%");
     t.add_column("marks", table::align::left);
-    if (o.fmt != table_format::csv)
+    if (o.format != table_format::csv)
         t.add_column("log10 scale", table::align::left);
-    // Where the summary's figures fall: the bin holding each of them.
-    const std::pair<const char*, std::int64_t> figures[] = {
-        {"p50", r.summary.p50_ns},          {"p99", r.summary.p99_ns},
-        {"p99.9", r.summary.p999_ns},       {"p99.99", r.summary.p9999_ns},
-        {"threshold", r.meta.threshold_ns}, {"max", r.summary.max_ns}};
+    // Where the summary's figures fall: the bin holding each of them. Every stored percentile
+    // up to p99.99 (p99.9999 is not marked), the threshold and the max.
+    std::vector<std::pair<const char*, std::int64_t>> figures;
+    for (const auto& p : db::stored_percentiles)
+        if (p.rank <= 99.99)
+            figures.emplace_back(p.label, r.summary.*p.field);
+    figures.emplace_back("threshold", r.meta.threshold_ns);
+    figures.emplace_back("max", r.summary.max_ns);
     for (std::size_t i = 0; i < bins.size(); ++i) {
         const auto& b = bins[i];
         const bool last = i + 1 == bins.size();
@@ -319,18 +324,18 @@ void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>&
         std::vector<std::string> row{
             format_latency(double(b.lo_ns), o.unit), format_latency(double(b.hi_ns), o.unit),
             format_count(b.count), format_percent(100.0 * double(b.count) / double(total)), marks};
-        if (o.fmt != table_format::csv)
+        if (o.format != table_format::csv)
             row.push_back(log_bar(b.count, top));
         t.add_row(std::move(row));
     }
-    t.print(out, o.fmt);
+    t.print(out, o.format);
 }
 
 void print_timeline(const db::run_record& r, const std::vector<db::interval_row>& iv,
-                    const report_options& o, std::ostream& out)
+                    const report_request& o, std::ostream& out)
 {
     if (iv.empty()) {
-        print_note(out, o.fmt, "(no interval committed yet)");
+        print_note(out, o.format, "(no interval committed yet)");
         return;
     }
     const std::size_t rows = o.timeline_rows ? o.timeline_rows : iv.size();
@@ -375,27 +380,27 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
                    format_count(m.lost), format_count(m.disturbed),
                    m.smi_count ? format_count(*m.smi_count) : std::string("n/a"), mark});
     }
-    t.print(out, o.fmt);
+    t.print(out, o.format);
     if (per > 1)
-        print_note(out, o.fmt,
+        print_note(out, o.format,
                    "note: " + std::to_string(iv.size()) + " intervals, " + std::to_string(per) +
                        " per row (--timeline-rows 0 shows every one).");
 }
 
 void print_worst(const db::run_record& r, const std::vector<db::sample_row>& w,
-                 const report_options& o, std::ostream& out)
+                 const report_request& o, std::ostream& out)
 {
     if (w.empty()) {
-        print_note(out, o.fmt, "(no samples)");
+        print_note(out, o.format, "(no samples)");
         return;
     }
     std::vector<worst_entry> rows;
     for (const auto& s : w)
         rows.push_back({&r, s});
-    print_worst_table(rows, worst_columns::sample_only, o.unit, o.fmt, out);
+    print_worst_table(rows, worst_columns::sample_only, o.unit, o.format, out);
 }
 
-void print_events(db::catalog& cat, const db::run_record& r, const report_options& o,
+void print_events(const std::vector<db::event_total>& events, const report_request& o,
                   std::ostream& out)
 {
     table t;
@@ -404,16 +409,17 @@ void print_events(db::catalog& cat, const db::run_record& r, const report_option
     t.add_column("sum of values");
     t.add_column("first (UTC)", table::align::left);
     t.add_column("last (UTC)", table::align::left);
-    for (const auto& e : cat.event_totals(r))
+    for (const auto& e : events)
         t.add_row({e.kind, std::to_string(e.events), std::to_string(e.value_sum),
                    format_utc(e.first_unix_ns, 3), format_utc(e.last_unix_ns, 3)});
     if (t.rows() == 0)
-        print_note(out, o.fmt, "(none)");
+        print_note(out, o.format, "(none)");
     else
-        t.print(out, o.fmt);
+        t.print(out, o.format);
 }
 
-const db::run_record* pick_floor(db::catalog& cat, const db::run_record& r, const std::string& spec)
+const db::run_record* pick_floor(const db::catalog& cat, const db::run_record& r,
+                                 const std::string& spec)
 {
     if (spec == "none" || r.meta.kind == db::run_kind::floor)
         return nullptr;
@@ -429,12 +435,28 @@ const db::run_record* pick_floor(db::catalog& cat, const db::run_record& r, cons
     return f;
 }
 
-void report_one(db::catalog& cat, const db::run_record& r, const report_options& o,
-                std::ostream& out)
+/** @brief Read what the report of @p r shows (the floor @p o names, checked). */
+report_run read_run(db::catalog& cat, const db::run_record& r, const report_request& o)
 {
-    const db::run_record* floor = pick_floor(cat, r, o.floor);
-    const bool md = o.fmt == table_format::markdown;
-    auto gap = [&] { out << (o.fmt == table_format::csv ? "" : "\n"); };
+    report_run rr;
+    rr.run = &r;
+    rr.floor = pick_floor(cat, r, o.floor);
+    rr.writer_alive = r.status == db::run_status::running && db::writer_alive(r.db_path, r.id);
+    rr.intervals = cat.intervals(r);
+    rr.histogram = cat.histogram(r);
+    rr.worst = cat.worst(r, o.top);
+    if (std::any_of(rr.intervals.begin(), rr.intervals.end(),
+                    [](const db::interval_row& w) { return w.truth_max_ns.has_value(); }))
+        rr.truth_worst = cat.worst(r);
+    rr.events = cat.event_totals(r);
+    return rr;
+}
+
+void report_one(const report_run& rr, const report_request& o, std::ostream& out)
+{
+    const db::run_record& r = *rr.run;
+    const bool md = o.format == table_format::markdown;
+    auto gap = [&] { out << (o.format == table_format::csv ? "" : "\n"); };
     std::string title = "irqloop report: run " + std::to_string(r.id);
     if (!r.meta.label.empty())
         title += " '" + r.meta.label + "'";
@@ -443,45 +465,49 @@ void report_one(db::catalog& cat, const db::run_record& r, const report_options&
     if (md)
         out << "# " << title << "\n\n";
     else
-        print_note(out, o.fmt, title);
+        print_note(out, o.format, title);
     if (r.partial())
-        print_note(out, o.fmt,
+        print_note(out, o.format,
                    "PARTIAL: this run is " + std::string(db::to_text(r.status)) +
                        "; every figure below covers only the intervals committed before it "
                        "stopped (or so far).");
     gap();
-    print_heading(out, o.fmt, "run");
-    print_metadata(r, floor, o, out);
+    print_heading(out, o.format, "run");
+    print_metadata(rr, o, out);
     gap();
-    print_heading(out, o.fmt, r.partial() ? "summary (partial)" : "summary");
-    print_summary(r, floor, o, out);
+    print_heading(out, o.format, r.partial() ? "summary (partial)" : "summary");
+    print_summary(r, rr.floor, o, out);
     gap();
-    const auto intervals = cat.intervals(r);
-    if (print_truth(cat, r, intervals, o, out))
+    if (print_truth(rr, o, out))
         gap();
-    print_heading(out, o.fmt, "histogram (log10 bars; linear bins up to p99, then doubling)");
-    print_histogram(r, cat.histogram(r), o, out);
+    print_heading(out, o.format, "histogram (log10 bars; linear bins up to p99, then doubling)");
+    print_histogram(r, rr.histogram, o, out);
     gap();
-    print_heading(out, o.fmt, "timeline");
-    print_timeline(r, intervals, o, out);
+    print_heading(out, o.format, "timeline");
+    print_timeline(r, rr.intervals, o, out);
     gap();
-    print_heading(out, o.fmt, "worst " + std::to_string(o.top));
-    print_worst(r, cat.worst(r, o.top), o, out);
+    print_heading(out, o.format, "worst " + std::to_string(o.top));
+    print_worst(r, rr.worst, o, out);
     gap();
-    print_heading(out, o.fmt, "events");
-    print_events(cat, r, o, out);
+    print_heading(out, o.format, "events");
+    print_events(rr.events, o, out);
 }
+
+constexpr command_help report_help = {
+    "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "
+    "[--format text|markdown|csv]",
+    "Print a run's metadata, summary (raw and floor-corrected), a log-scale histogram,\n"
+    "the per-interval timeline and the worst samples. Without --run or --label, the\n"
+    "most recent measurement run. Running or interrupted runs are marked PARTIAL."};
 
 } // namespace
 
-int report_command(int argc, char** argv)
+parsed<report_request> parse_report(int argc, char** argv)
 {
-    selection_options sel;
-    report_options o;
+    report_request r;
     std::string unit = "us", fmt = "text", top = "10", timeline_rows = "48";
-    bool list = false;
     po::options_description desc("options");
-    add_selection_options(desc, sel);
+    add_selection_options(desc, r.sel);
     auto add = desc.add_options();
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
@@ -489,41 +515,50 @@ int report_command(int argc, char** argv)
     add("timeline-rows", po::value(&timeline_rows)->default_value(timeline_rows),
         "at most this many timeline rows (up to 1M); consecutive intervals are merged (0: one per "
         "interval)");
-    add("floor", po::value(&o.floor)->default_value(o.floor),
+    add("floor", po::value(&r.floor)->default_value(r.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
-    add("list", po::bool_switch(&list), "list the runs of the file(s) and stop");
-    if (!parse_reading_command(
-            argc, argv, desc,
-            "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "
-            "[--format text|markdown|csv]",
-            "Print a run's metadata, summary (raw and floor-corrected), a log-scale histogram,\n"
-            "the per-interval timeline and the worst samples. Without --run or --label, the\n"
-            "most recent measurement run. Running or interrupted runs are marked PARTIAL."))
-        return 0;
-    o.unit = parse_latency_unit(unit);
-    o.fmt = parse_table_format(fmt);
-    o.top = parse_count_in(top, "--top", 1, 1'000'000);
-    o.timeline_rows = parse_count_in(timeline_rows, "--timeline-rows", 0, 1'000'000);
-    base::options_parsed();
-    db::catalog cat(db_paths_or_default(sel.dbs));
-    if (list) {
-        if (cat.runs().empty())
-            cat.select(sel.sel); // throws the "holds no runs" message
-        print_run_list(cat, o, std::cout);
-        return 0;
+    add("list", po::bool_switch(&r.list), "list the runs of the file(s) and stop");
+    return parse_reading(argc, argv, desc, report_help, r, [&] {
+        r.unit = parse_latency_unit(unit);
+        r.format = parse_table_format(fmt);
+        r.top = parse_count_in(top, "--top", 1, 1'000'000);
+        r.timeline_rows = parse_count_in(timeline_rows, "--timeline-rows", 0, 1'000'000);
+    });
+}
+
+report_outcome execute_report(const report_request& r)
+{
+    report_outcome o;
+    o.cat = std::make_unique<db::catalog>(r.sel.dbs);
+    if (r.list) {
+        if (o.cat->runs().empty())
+            o.cat->select(r.sel.sel); // throws the "holds no runs" message
+        return o;
     }
-    if (sel.sel.empty())
-        sel.sel.last = true;
-    const auto runs = cat.select(sel.sel);
-    bool first = true;
-    for (const auto* r : runs) {
-        if (!first)
-            std::cout << (o.fmt == table_format::csv ? "" : "\n");
-        first = false;
-        report_one(cat, *r, o, std::cout);
+    db::run_selector sel = r.sel.sel;
+    if (sel.empty())
+        sel.last = true;
+    for (const auto* run : o.cat->select(sel))
+        o.runs.push_back(read_run(*o.cat, *run, r));
+    return o;
+}
+
+int present_report(const report_outcome& o, const report_request& r)
+{
+    if (r.list)
+        print_run_list(*o.cat, r, std::cout);
+    for (std::size_t i = 0; i < o.runs.size(); ++i) {
+        if (i)
+            std::cout << (r.format == table_format::csv ? "" : "\n");
+        report_one(o.runs[i], r, std::cout);
     }
     std::cout.flush();
     return 0;
+}
+
+int report_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_report, execute_report, present_report, std::cout);
 }
 
 } // namespace irqloop::logger

@@ -2,6 +2,7 @@
 #include "selection.hpp"
 
 #include "cli-main.hpp"
+#include "command.hpp"
 #include "error.hpp"
 
 #include <boost/program_options.hpp>
@@ -56,23 +57,16 @@ parse_reading_command(int argc, char** argv,
                       const boost::program_options::options_description& desc,
                       const std::string& usage, const std::string& about, bare_arguments bare)
 {
-    namespace po = boost::program_options;
-    po::positional_options_description pos;
-    if (bare == bare_arguments::db_files)
-        pos.add("db", -1);
-    auto vm = base::parse_options(argc, argv, desc, pos);
-    if (vm.count("help")) {
+    auto vm = parse_reading_options(argc, argv, desc, bare);
+    if (!vm)
         print_command_help(usage.c_str(), about.c_str(), desc);
-        return std::nullopt;
-    }
-    po::notify(vm);
     return vm;
 }
 
 void print_command_help(const char* usage, const char* about,
                         const boost::program_options::options_description& desc)
 {
-    std::cout << "usage: " << usage << "\n\n" << about << "\n\n" << desc << '\n';
+    std::cout << help_text(usage, about, desc);
 }
 
 } // namespace irqloop::logger

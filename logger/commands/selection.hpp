@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "command.hpp"
 #include "read.hpp"
 
 #include <boost/program_options/options_description.hpp>
@@ -55,6 +56,29 @@ std::optional<boost::program_options::variables_map>
 parse_reading_options(int argc, char** argv,
                       const boost::program_options::options_description& desc,
                       bare_arguments bare = bare_arguments::db_files);
+
+/** @brief What a command's --help says above its options (help_text()). */
+struct command_help final {
+    const char* usage; ///< after "usage: "
+    const char* about;
+};
+
+/**
+ * @brief The parse() of a reading command (command.hpp) whose options in @p desc are bound to
+ * @p r: parse_reading_options(), then @p check() (the values kept as text, checked into
+ * @p r), then the default file (db_paths_or_default). With --help, only the help text.
+ */
+template <class Request, class Check>
+parsed<Request> parse_reading(int argc, char** argv,
+                              const boost::program_options::options_description& desc,
+                              const command_help& help, Request& r, Check&& check)
+{
+    if (!parse_reading_options(argc, argv, desc))
+        return parsed<Request>::help(help_text(help.usage, help.about, desc));
+    check();
+    r.sel.dbs = db_paths_or_default(r.sel.dbs);
+    return parsed<Request>::of(std::move(r));
+}
 
 /** @brief Print "usage: irqloop CMD ..." and @p desc to stdout, for --help. */
 void print_command_help(const char* usage, const char* about,

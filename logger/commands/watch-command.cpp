@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `irqloop watch`: a read-only live view of the newest running run of a file, refreshed
 // from another terminal while `irqloop run` writes it.
+#include "watch-command.hpp"
+
 #include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
-#include "read.hpp"
 #include "stop-signal.hpp"
 #include "table.hpp"
 #include "units.hpp"
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -40,11 +42,50 @@ std::string us(std::int64_t ns)
     return format_duration(static_cast<double>(ns));
 }
 
+/** @brief The view of a running run: its counts, extremes, last window, worst and events. */
+void print_running(const watch_outcome& o, const watch_request& r)
+{
+    const db::run_record* run = o.run;
+    const auto& s = run->summary;
+    std::printf("run %lld (%s) running, %s\n", static_cast<long long>(run->id), run->name().c_str(),
+                run->meta.backend.c_str());
+    std::printf(
+        "  samples %llu  stimuli %llu  rate %.0f/s  lost %llu  disturbed %llu  "
+        "overflows %llu\n",
+        static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.stimuli),
+        o.rate, static_cast<unsigned long long>(s.lost),
+        static_cast<unsigned long long>(s.disturbed), static_cast<unsigned long long>(s.overflows));
+    std::printf("  max so far %s  warm max %s  above %s: %llu\n",
+                run->has_stats ? us(s.max_ns).c_str() : absent_value,
+                s.has_warm_max ? us(s.warm_max_ns).c_str() : absent_value,
+                us(run->meta.threshold_ns).c_str(),
+                static_cast<unsigned long long>(s.above_threshold));
+    if (const auto& w = o.window)
+        std::printf("  window %llu: samples %llu  max %s  p99 %s  lost %llu\n",
+                    static_cast<unsigned long long>(w->index),
+                    static_cast<unsigned long long>(w->samples),
+                    w->samples ? us(w->max_ns).c_str() : absent_value,
+                    w->samples ? us(w->p99_ns).c_str() : absent_value,
+                    static_cast<unsigned long long>(w->lost));
+    if (r.top) {
+        std::printf("  worst:");
+        for (const auto& w : o.worst)
+            std::printf(" %s@%llu", us(w.latency_ns).c_str(),
+                        static_cast<unsigned long long>(w.seq));
+        std::printf("\n");
+    }
+    std::printf("  events:");
+    for (const auto& e : o.events)
+        std::printf(" %s %llu", e.kind.c_str(), static_cast<unsigned long long>(e.events));
+    std::printf("\n");
+}
+
 } // namespace
 
-int watch_command(int argc, char** argv)
+parsed<watch_request> parse_watch(int argc, char** argv)
 {
-    std::string db_path, refresh = "1s", count = "0", top_text = "5";
+    watch_request r;
+    std::string refresh = "1s", count = "0", top_text = "5";
     po::options_description d(
         "irqloop watch: a live, read-only view of the newest running run in a file, "
         "refreshed every second; works while irqloop run writes it. Ends when no "
@@ -52,7 +93,7 @@ int watch_command(int argc, char** argv)
     // clang-format off
     d.add_options()
         ("help,h", "show this help")
-        ("db", po::value(&db_path)->required(), "the irqloop file a run is writing")
+        ("db", po::value(&r.db)->required(), "the irqloop file a run is writing")
         ("refresh", po::value(&refresh)->default_value(refresh), "time between two views")
         ("count", po::value(&count)->default_value(count), "stop after this many views; 0 = until the run ends or SIGINT")
         ("top", po::value(&top_text)->default_value(top_text), "worst samples shown (0 to 1000)");
@@ -60,98 +101,93 @@ int watch_command(int argc, char** argv)
     // No bare words: a stray one is refused, never dropped.
     auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
-        std::cout << d << "\nDocs: docs/commands/watch.md\n";
-        return 0;
+        std::ostringstream help;
+        help << d << "\nDocs: docs/commands/watch.md\n";
+        return parsed<watch_request>::help(help.str());
     }
     po::notify(vm);
-    const std::int64_t refresh_ns =
-        parse_duration_ns_in(refresh, "--refresh", 100'000'000, 3600LL * 1'000'000'000);
-    const std::uint64_t views = parse_count(count, "--count");
-    const std::size_t top = parse_count_in(top_text, "--top", 0, 1000);
-    base::options_parsed();
+    r.refresh_ns = parse_duration_ns_in(refresh, "--refresh", 100'000'000, 3600LL * 1'000'000'000);
+    r.views = parse_count(count, "--count");
+    r.top = parse_count_in(top_text, "--top", 0, 1000);
+    return parsed<watch_request>::of(std::move(r));
+}
 
-    base::stop_signals signals;
-    const bool tty = isatty(STDOUT_FILENO);
-    std::string watching; // uuid of the run on screen
-    std::uint64_t last_stimuli = 0, shown = 0;
-    bool checked = false;
-    auto last_t = std::chrono::steady_clock::now();
-    while (!signals.flag().load()) {
-        // Every page is checked at the first view; the views after it trust the file (a
-        // check each refresh would cost 0.5 s of CPU per 100 MB of it).
-        db::catalog c({db_path}, checked ? db::store::pages::trust : db::store::pages::check);
-        checked = true;
-        const db::run_record* run = newest_running(c);
-        if (!run) {
-            if (watching.empty()) {
-                std::printf("irqloop watch: no running run in %s\n", db_path.c_str());
-            } else {
-                for (const auto& r : c.runs())
-                    if (r.meta.uuid == watching)
-                        std::printf("irqloop watch: %s ended: %s, %llu samples\n", r.name().c_str(),
-                                    std::string(db::to_text(r.status)).c_str(),
-                                    static_cast<unsigned long long>(r.summary.samples));
-            }
-            return 0;
-        }
-        const auto now = std::chrono::steady_clock::now();
-        const auto& s = run->summary;
-        double rate = 0;
-        if (watching == run->meta.uuid) {
-            const double dt = std::chrono::duration<double>(now - last_t).count();
-            rate = dt > 0 ? static_cast<double>(s.stimuli - last_stimuli) / dt : 0;
-        } else if (run->end_unix_ns && *run->end_unix_ns > run->meta.start_unix_ns) {
-            rate = static_cast<double>(s.stimuli) * 1e9 /
-                   static_cast<double>(*run->end_unix_ns - run->meta.start_unix_ns);
-        }
-        watching = run->meta.uuid;
-        last_stimuli = s.stimuli;
-        last_t = now;
+watch_outcome execute_watch(const watch_request& r, watch_state& state)
+{
+    watch_outcome o;
+    // Every page is checked at the first view; the views after it trust the file (a check
+    // each refresh would cost 0.5 s of CPU per 100 MB of it).
+    o.cat = std::make_unique<db::catalog>(std::vector<std::string>{r.db},
+                                          state.checked ? db::store::pages::trust
+                                                        : db::store::pages::check);
+    state.checked = true;
+    o.run = newest_running(*o.cat);
+    if (!o.run) {
+        o.watched = !state.watching.empty();
+        for (const auto& run : o.cat->runs())
+            if (o.watched && run.meta.uuid == state.watching)
+                o.ended = &run;
+        return o;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    const auto& s = o.run->summary;
+    if (state.watching == o.run->meta.uuid) {
+        const double dt = std::chrono::duration<double>(now - state.last_t).count();
+        o.rate = dt > 0 ? static_cast<double>(s.stimuli - state.last_stimuli) / dt : 0;
+    } else if (o.run->end_unix_ns && *o.run->end_unix_ns > o.run->meta.start_unix_ns) {
+        o.rate = static_cast<double>(s.stimuli) * 1e9 /
+                 static_cast<double>(*o.run->end_unix_ns - o.run->meta.start_unix_ns);
+    }
+    state.watching = o.run->meta.uuid;
+    state.last_stimuli = s.stimuli;
+    state.last_t = now;
+    if (auto iv = o.cat->intervals(*o.run); !iv.empty())
+        o.window = iv.back();
+    if (r.top)
+        o.worst = o.cat->worst(*o.run, r.top);
+    o.events = o.cat->event_totals(*o.run);
+    return o;
+}
+
+int present_watch(const watch_outcome& o, const watch_request& r)
+{
+    if (!o.run && !o.watched) {
+        std::printf("irqloop watch: no running run in %s\n", r.db.c_str());
+    } else if (!o.run) {
+        if (o.ended)
+            std::printf("irqloop watch: %s ended: %s, %llu samples\n", o.ended->name().c_str(),
+                        std::string(db::to_text(o.ended->status)).c_str(),
+                        static_cast<unsigned long long>(o.ended->summary.samples));
+    } else {
+        const bool tty = isatty(STDOUT_FILENO);
         if (tty)
             std::printf("\033[H\033[J");
-        std::printf("run %lld (%s) running, %s\n", static_cast<long long>(run->id),
-                    run->name().c_str(), run->meta.backend.c_str());
-        std::printf("  samples %llu  stimuli %llu  rate %.0f/s  lost %llu  disturbed %llu  "
-                    "overflows %llu\n",
-                    static_cast<unsigned long long>(s.samples),
-                    static_cast<unsigned long long>(s.stimuli), rate,
-                    static_cast<unsigned long long>(s.lost),
-                    static_cast<unsigned long long>(s.disturbed),
-                    static_cast<unsigned long long>(s.overflows));
-        std::printf("  max so far %s  warm max %s  above %s: %llu\n",
-                    run->has_stats ? us(s.max_ns).c_str() : absent_value,
-                    s.has_warm_max ? us(s.warm_max_ns).c_str() : absent_value,
-                    us(run->meta.threshold_ns).c_str(),
-                    static_cast<unsigned long long>(s.above_threshold));
-        const auto iv = c.intervals(*run);
-        if (!iv.empty()) {
-            const auto& w = iv.back();
-            std::printf("  window %llu: samples %llu  max %s  p99 %s  lost %llu\n",
-                        static_cast<unsigned long long>(w.index),
-                        static_cast<unsigned long long>(w.samples),
-                        w.samples ? us(w.max_ns).c_str() : absent_value,
-                        w.samples ? us(w.p99_ns).c_str() : absent_value,
-                        static_cast<unsigned long long>(w.lost));
-        }
-        if (top) {
-            const auto worst = c.worst(*run, top);
-            std::printf("  worst:");
-            for (const auto& w : worst)
-                std::printf(" %s@%llu", us(w.latency_ns).c_str(),
-                            static_cast<unsigned long long>(w.seq));
-            std::printf("\n");
-        }
-        std::printf("  events:");
-        for (const auto& e : c.event_totals(*run))
-            std::printf(" %s %llu", e.kind.c_str(), static_cast<unsigned long long>(e.events));
-        std::printf("\n");
+        print_running(o, r);
         if (!tty)
             std::printf("\n");
-        if (std::fflush(stdout) != 0)
-            throw_from_errno(errno, "watch: write to standard output", {}, exit_failure);
-        if (views && ++shown >= views)
+    }
+    if (std::fflush(stdout) != 0)
+        throw_from_errno(errno, "watch: write to standard output", {}, exit_failure);
+    return 0;
+}
+
+int watch_command(int argc, char** argv)
+{
+    const auto p = parse_watch(argc, argv);
+    if (!p.request) {
+        std::cout << p.text;
+        return 0;
+    }
+    const watch_request& r = *p.request;
+    base::stop_signals signals;
+    watch_state state;
+    for (std::uint64_t shown = 0; !signals.flag().load();) {
+        const auto o = execute_watch(r, state);
+        present_watch(o, r);
+        if (!o.run || (r.views && ++shown >= r.views))
             return 0;
-        const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(refresh_ns);
+        const auto until =
+            std::chrono::steady_clock::now() + std::chrono::nanoseconds(r.refresh_ns);
         while (!signals.flag().load() && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

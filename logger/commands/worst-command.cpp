@@ -14,9 +14,20 @@
 namespace irqloop::logger
 {
 
+namespace
+{
+
+namespace po = boost::program_options;
+
+constexpr command_help worst_help = {
+    "irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
+    "List the worst samples of the selected runs (default: every measurement\n"
+    "run of the file(s)), worst first, with the logger's wall-clock time."};
+
+} // namespace
+
 parsed<worst_request> parse_worst(int argc, char** argv)
 {
-    namespace po = boost::program_options;
     worst_request r;
     std::string unit = "us", fmt = "text", top_text = "20";
     po::options_description desc("options");
@@ -27,17 +38,11 @@ parsed<worst_request> parse_worst(int argc, char** argv)
         "1000)");
     add("unit", po::value(&unit)->default_value(unit), "latency unit: ns or us");
     add("format", po::value(&fmt)->default_value(fmt), "table format: text, markdown or csv");
-    if (!parse_reading_options(argc, argv, desc))
-        return parsed<worst_request>::help(
-            help_text("irqloop worst [--db F ...] [--top 20] [--run ID] [--label L] [--last]",
-                      "List the worst samples of the selected runs (default: every measurement\n"
-                      "run of the file(s)), worst first, with the logger's wall-clock time.",
-                      desc));
-    r.unit = parse_latency_unit(unit);
-    r.format = parse_table_format(fmt);
-    r.top = parse_count_in(top_text, "--top", 1, 1'000'000);
-    r.sel.dbs = db_paths_or_default(r.sel.dbs);
-    return parsed<worst_request>::of(std::move(r));
+    return parse_reading(argc, argv, desc, worst_help, r, [&] {
+        r.unit = parse_latency_unit(unit);
+        r.format = parse_table_format(fmt);
+        r.top = parse_count_in(top_text, "--top", 1, 1'000'000);
+    });
 }
 
 worst_outcome execute_worst(const worst_request& r)

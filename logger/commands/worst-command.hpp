@@ -25,7 +25,7 @@ struct worst_outcome final {
     std::vector<worst_entry> hits;    ///< worst first, at most top
 };
 
-/** @brief The option table of `irqloop worst`, bound to @p r (text fields in @p top_text...). */
+/** @brief Check `irqloop worst`'s arguments against its option table into a request (pure). */
 parsed<worst_request> parse_worst(int argc, char** argv);
 worst_outcome execute_worst(const worst_request& r);
 int present_worst(const worst_outcome& o, const worst_request& r);

@@ -78,15 +78,6 @@ std::vector<std::string> lines_of(const std::string& text)
     return v;
 }
 
-std::vector<std::string> split_ws(const std::string& s)
-{
-    std::vector<std::string> v;
-    std::stringstream in(s);
-    for (std::string w; in >> w;)
-        v.push_back(w);
-    return v;
-}
-
 /** @brief What a cyclictest --histogram text holds, read by its grammar. */
 struct hist_text {
     std::vector<std::string> problems; ///< every line that breaks the grammar

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The reading commands' refusals, through the real binary: message form and exit status.
+#include "check-command.hpp"
+#include "compare-command.hpp"
+#include "doctor-command.hpp"
+#include "merge-command.hpp"
+#include "report-command.hpp"
 #include "test-report-fixtures.hpp"
+#include "watch-command.hpp"
+#include "worst-command.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+
+#include <filesystem>
 
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
@@ -23,7 +32,97 @@ std::string small_db(const temp_dir& dir)
     return path;
 }
 
+/** @brief Call a command's parse() with @p line split at white space, as argv. */
+template <class Parse> auto parse_line(Parse parse, const std::string& line)
+{
+    auto words = split_ws(line);
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    return parse(int(words.size()), argv.data());
+}
+
+/** @brief The exit status the irqloop::error of @p f carries, or -1 when it throws none. */
+template <class F> int refusal_status(F f)
+{
+    try {
+        f();
+    } catch (const irqloop::error& e) {
+        return e.status();
+    }
+    return -1;
+}
+
+/** @brief What std::cout receives while this lives. */
+class cout_capture final
+{
+public:
+    cout_capture() : old_(std::cout.rdbuf(out_.rdbuf())) {}
+    ~cout_capture() { std::cout.rdbuf(old_); }
+    std::string text() const { return out_.str(); }
+
+private:
+    std::ostringstream out_;
+    std::streambuf* old_;
+};
+
 } // namespace
+
+TEST_CASE("each reading command's parse() opens, creates and prints nothing", "[report]")
+{
+    temp_dir dir;
+    const std::string missing = dir / "missing.db", fresh = dir / "new.db";
+    cout_capture out;
+    // Every value is checked, and no file looked at: the file named does not exist.
+    const auto rep = parse_line(parse_report, "report --run 7 --top 3 --unit ns --db " + missing);
+    REQUIRE(rep.request);
+    CHECK(rep.request->sel.dbs == std::vector<std::string>{missing});
+    CHECK(rep.request->top == 3);
+    CHECK(rep.request->unit == latency_unit::ns);
+    const auto cmp =
+        parse_line(parse_compare, "compare --preset tbm --sort -p9999 --db " + missing);
+    REQUIRE(cmp.request);
+    CHECK(cmp.request->unit == latency_unit::ns); // the preset's
+    CHECK(cmp.request->decimals == 0);
+    CHECK(parse_line(parse_check, "check --max 10us --db " + missing).request);
+    CHECK(parse_line(parse_worst, "worst --top 2 " + missing).request);
+    CHECK(parse_line(parse_watch, "watch --count 1 --db " + missing).request);
+    CHECK(parse_line(parse_doctor, "doctor --root " + (dir / "no-tree")).request);
+    const auto mrg = parse_line(parse_merge, "merge --db " + fresh + " " + missing);
+    REQUIRE(mrg.request);
+    CHECK(mrg.request->sources == std::vector<std::string>{missing});
+    // compare's --sort and --columns are refused before a file is opened.
+    CHECK(refusal_status(
+              [&] { parse_line(parse_compare, "compare --sort bogus --db " + missing); }) == 2);
+    CHECK(refusal_status([&] {
+              parse_line(parse_compare, "compare --columns label,bogus --db " + missing);
+          }) == 2);
+    CHECK(refusal_status([&] { parse_line(parse_check, "check --db " + missing); }) == 2);
+    CHECK(std::filesystem::is_empty(dir.path()));
+    CHECK(out.text().empty());
+}
+
+TEST_CASE("each reading command's parse() returns the --help text, printing nothing", "[report]")
+{
+    cout_capture out;
+    const std::pair<std::string, std::string> helps[] = {
+        {"report", parse_line(parse_report, "report --help").text},
+        {"compare", parse_line(parse_compare, "compare -h").text},
+        {"check", parse_line(parse_check, "check --help --max 1us").text},
+        {"merge", parse_line(parse_merge, "merge --help").text},
+        {"worst", parse_line(parse_worst, "worst --help").text},
+        {"doctor", parse_line(parse_doctor, "doctor --help").text},
+        {"watch", parse_line(parse_watch, "watch --help").text},
+    };
+    CHECK(out.text().empty());
+    for (const auto& [name, text] : helps) {
+        INFO(name);
+        CHECK(text.find("usage: irqloop " + name) != std::string::npos);
+        CHECK(text.find("show this help") != std::string::npos);
+    }
+    CHECK(!parse_line(parse_watch, "watch --help").request);
+}
 
 TEST_CASE("an unknown run id or label is refused, naming what exists", "[report]")
 {

@@ -324,6 +324,16 @@ inline std::string replace_all(std::string s, const std::string& from, const std
     return s;
 }
 
+/** @brief The words of @p s, split at white space (a command line of a table-driven test). */
+inline std::vector<std::string> split_ws(const std::string& s)
+{
+    std::vector<std::string> v;
+    std::stringstream in(s);
+    for (std::string w; in >> w;)
+        v.push_back(w);
+    return v;
+}
+
 /**
  * @brief Compare @p actual with tests/golden/report/@p name. With IRQLOOP_UPDATE_GOLDEN=1 in
  * the environment the file is (re)written instead, and the test warns: review `git diff`.

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unistd.h>
 
 using namespace irqloop::logger;
@@ -37,54 +38,44 @@ const std::string& golden_db()
     return path;
 }
 
+/** @brief The command a golden or tamper case runs: its command line's first word. */
+int (*command_of(const std::vector<std::string>& args))(int, char**)
+{
+    const std::string& name = args.at(0);
+    return name == "report"    ? report_command
+           : name == "worst"   ? worst_command
+           : name == "compare" ? compare_command
+           : name == "export"  ? export_command
+                               : throw std::logic_error("no golden command " + name);
+}
+
 struct golden_case {
     const char* file;
-    int (*fn)(int, char**);
-    std::vector<std::string> args; ///< after the command name; "--db DB" is added
+    const char* line; ///< the command and its arguments; "--db DB" is added
 };
 
 const std::vector<golden_case>& cases()
 {
     static const std::vector<golden_case> c = {
-        {"report-run2.txt", report_command, {"report", "--run", "2"}},
-        {"report-run2-ns.md",
-         report_command,
-         {"report", "--run", "2", "--unit", "ns", "--format", "markdown"}},
-        {"report-run3.csv",
-         report_command,
-         {"report", "--run", "3", "--format", "csv", "--top", "5"}},
-        {"report-interrupted.txt",
-         report_command,
-         {"report", "--label", "rt-ping", "--timeline-rows", "0"}},
-        {"report-running.txt", report_command, {"report", "--last"}},
-        {"report-list.txt", report_command, {"report", "--list"}},
-        {"worst-all.txt", worst_command, {"worst", "--top", "12"}},
-        {"worst-idle.md",
-         worst_command,
-         {"worst", "--label", "rt-idle", "--top", "5", "--unit", "ns", "--format", "markdown"}},
-        {"compare-default.txt", compare_command, {"compare"}},
-        {"compare-by-label.txt", compare_command, {"compare", "--by", "label"}},
-        {"compare-tbm.txt", compare_command, {"compare", "--by", "label", "--preset", "tbm"}},
-        {"compare-opersys.md",
-         compare_command,
-         {"compare", "--preset", "opersys", "--format", "markdown"}},
-        {"compare-rt-eval.txt",
-         compare_command,
-         {"compare", "--preset", "rt_eval", "--label", "rt-idle"}},
+        {"report-run2.txt", "report --run 2"},
+        {"report-run2-ns.md", "report --run 2 --unit ns --format markdown"},
+        {"report-run3.csv", "report --run 3 --format csv --top 5"},
+        {"report-interrupted.txt", "report --label rt-ping --timeline-rows 0"},
+        {"report-running.txt", "report --last"},
+        {"report-list.txt", "report --list"},
+        {"worst-all.txt", "worst --top 12"},
+        {"worst-idle.md", "worst --label rt-idle --top 5 --unit ns --format markdown"},
+        {"compare-default.txt", "compare"},
+        {"compare-by-label.txt", "compare --by label"},
+        {"compare-tbm.txt", "compare --by label --preset tbm"},
+        {"compare-opersys.md", "compare --preset opersys --format markdown"},
+        {"compare-rt-eval.txt", "compare --preset rt_eval --label rt-idle"},
         {"compare-columns.csv",
-         compare_command,
-         {"compare", "--columns", "uuid,label=Config,samples,p99,p999999,max", "--sort", "-max",
-          "--format", "csv"}},
-        {"export-run6.json", export_command, {"export", "--run", "6", "--what", "all,raw"}},
-        {"export-intervals.csv",
-         export_command,
-         {"export", "--format", "csv", "--what", "intervals"}},
-        {"export-worst.csv",
-         export_command,
-         {"export", "--format", "csv", "--what", "worst", "--run", "5"}},
-        {"export-raw.csv",
-         export_command,
-         {"export", "--format", "csv", "--what", "raw", "--run", "6"}},
+         "compare --columns uuid,label=Config,samples,p99,p999999,max --sort -max --format csv"},
+        {"export-run6.json", "export --run 6 --what all,raw"},
+        {"export-intervals.csv", "export --format csv --what intervals"},
+        {"export-worst.csv", "export --format csv --what worst --run 5"},
+        {"export-raw.csv", "export --format csv --what raw --run 6"},
     };
     return c;
 }
@@ -99,12 +90,12 @@ process_result run_case(const golden_case& gc)
     char cwd[4096];
     REQUIRE(::getcwd(cwd, sizeof cwd) != nullptr);
     REQUIRE(::chdir(golden_dir().file("").c_str()) == 0);
-    auto args = gc.args;
+    auto args = split_ws(gc.line);
     args.push_back("--db");
     args.push_back("golden.db");
     process_result c;
     try {
-        c = run_cmd(gc.fn, args);
+        c = run_cmd(command_of(args), args);
     } catch (...) {
         REQUIRE(::chdir(cwd) == 0);
         throw;
@@ -253,70 +244,47 @@ TEST_CASE("report, worst and compare tables change with the value they show", "[
     const std::string copy = dir.file("tampered.db");
     struct tamper {
         const char* sql;
-        int (*fn)(int, char**);
-        std::vector<std::string> args;
+        const char* line; ///< the command whose output must change; "--db COPY" is added
     };
     const std::vector<tamper> cases = {
-        {"UPDATE runs SET max_ns = max_ns + 1 WHERE id = 2",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE runs SET p999999_ns = p999999_ns + 1 WHERE id = 2",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE runs SET lost = lost + 1 WHERE id = 2", report_command, {"report", "--run", "2"}},
-        {"UPDATE runs SET min_ns = min_ns - 1 WHERE id = 1",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE intervals SET max_ns = max_ns + 1 WHERE run_id = 2 AND idx = 1",
-         report_command,
-         {"report", "--run", "2"}},
+        {"UPDATE runs SET max_ns = max_ns + 1 WHERE id = 2", "report --run 2"},
+        {"UPDATE runs SET p999999_ns = p999999_ns + 1 WHERE id = 2", "report --run 2"},
+        {"UPDATE runs SET lost = lost + 1 WHERE id = 2", "report --run 2"},
+        {"UPDATE runs SET min_ns = min_ns - 1 WHERE id = 1", "report --run 2"},
+        {"UPDATE intervals SET max_ns = max_ns + 1 WHERE run_id = 2 AND idx = 1", "report --run 2"},
         {"UPDATE intervals SET stddev_ns = stddev_ns + 1 WHERE run_id = 2 AND idx = 2",
-         report_command,
-         {"report", "--run", "2"}},
+         "report --run 2"},
         {"UPDATE histogram SET count = count + 1 WHERE run_id = 2 AND lo_ns = (SELECT max(lo_ns) "
          "FROM histogram WHERE run_id = 2)",
-         report_command,
-         {"report", "--run", "2"}},
+         "report --run 2"},
         {"UPDATE worst SET latency_ns = latency_ns + 1 WHERE run_id = 2 AND rank = 3",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE worst SET unix_ns = unix_ns + 1000 WHERE run_id = 3 AND rank = 1",
-         worst_command,
-         {"worst"}},
-        {"UPDATE events SET value = value + 1 WHERE run_id = 2",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE run_metadata SET value = value || 'x' WHERE run_id = 2",
-         report_command,
-         {"report", "--run", "2"}},
-        {"UPDATE runs SET warm_max_ns = warm_max_ns + 1 WHERE id = 3",
-         compare_command,
-         {"compare", "--preset", "tbm"}},
-        {"UPDATE runs SET mean_ns = mean_ns + 1 WHERE id = 4",
-         compare_command,
-         {"compare", "--by", "label"}},
+         "report --run 2"},
+        {"UPDATE worst SET unix_ns = unix_ns + 1000 WHERE run_id = 3 AND rank = 1", "worst"},
+        {"UPDATE events SET value = value + 1 WHERE run_id = 2", "report --run 2"},
+        {"UPDATE run_metadata SET value = value || 'x' WHERE run_id = 2", "report --run 2"},
+        {"UPDATE runs SET warm_max_ns = warm_max_ns + 1 WHERE id = 3", "compare --preset tbm"},
+        {"UPDATE runs SET mean_ns = mean_ns + 1 WHERE id = 4", "compare --by label"},
         {"UPDATE histogram SET count = count + 5 WHERE run_id = 4 AND lo_ns = (SELECT max(lo_ns) "
          "FROM histogram WHERE run_id = 4)",
-         compare_command,
-         {"compare", "--by", "label", "--columns", "label,p9999"}},
+         "compare --by label --columns label,p9999"},
         {"UPDATE intervals SET above_threshold = above_threshold + 1 WHERE run_id = 2 AND idx = 0",
-         compare_command,
-         {"compare", "--preset", "rt_eval"}},
+         "compare --preset rt_eval"},
     };
     for (const auto& t : cases) {
         DYNAMIC_SECTION(t.sql)
         {
             std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
-            auto args = t.args;
+            auto args = split_ws(t.line);
             args.push_back("--db");
             args.push_back(copy);
-            const auto before = run_cmd(t.fn, args);
+            const auto fn = command_of(args);
+            const auto before = run_cmd(fn, args);
             REQUIRE(before.status == 0);
             {
                 SQLite::Database w(copy, SQLite::OPEN_READWRITE);
                 REQUIRE(w.exec(t.sql) >= 1);
             }
-            const auto after = run_cmd(t.fn, args);
+            const auto after = run_cmd(fn, args);
             REQUIRE(after.status == 0);
             CHECK(after.out != before.out);
         }

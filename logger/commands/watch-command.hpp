@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `irqloop watch` as parse -> execute -> present (command.hpp), the one command that repeats:
+// watch_command() runs execute_watch() and present_watch() once per view, until no run is
+// running, --count views were shown, or SIGINT.
+#include "command.hpp"
+#include "read.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace irqloop::logger
+{
+
+struct watch_request final {
+    std::string db;                          ///< the file a run is writing
+    std::int64_t refresh_ns = 1'000'000'000; ///< between two views
+    std::uint64_t views = 0;                 ///< stop after this many; 0: until the run ends
+    std::size_t top = 5;                     ///< worst samples shown
+};
+
+/** @brief What one view keeps for the next: the run on screen, for its rate. */
+struct watch_state final {
+    std::string watching; ///< uuid of the run on screen, empty before the first view
+    std::uint64_t last_stimuli = 0;
+    std::chrono::steady_clock::time_point last_t = std::chrono::steady_clock::now();
+    bool checked = false; ///< every page of the file was checked at the first view
+};
+
+/** @brief One view of the file. */
+struct watch_outcome final {
+    std::unique_ptr<db::catalog> cat;       ///< the file as read for this view
+    const db::run_record* run = nullptr;    ///< the newest running run; none: the last view
+    bool watched = false;                   ///< with no run: a run was on screen before
+    const db::run_record* ended = nullptr;  ///< with no run: the one on screen before, as it ended
+    double rate = 0;                        ///< stimuli per second since the view before
+    std::optional<db::interval_row> window; ///< the run's last committed stats window
+    std::vector<db::sample_row> worst;      ///< its top --top
+    std::vector<db::event_total> events;
+};
+
+parsed<watch_request> parse_watch(int argc, char** argv);
+/** @brief Read one view of the file; @p state carries what the next view needs. */
+watch_outcome execute_watch(const watch_request& r, watch_state& state);
+/** @brief Print one view (clearing the terminal first on a tty). */
+int present_watch(const watch_outcome& o, const watch_request& r);
+
+} // namespace irqloop::logger
