@@ -23,16 +23,11 @@ args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=20
       -print_final_stats=1 -artifact_prefix="$work/artifacts/")
 
 if [[ $t == cli ]]; then
-  # The harness must know every command; its dictionary is every command's options, as
-  # their --help lists them today.
+  # The harness takes its commands from logger::command_table(), the list irqloop's --help
+  # prints; its dictionary is every command's options, as their --help lists them today.
   irqloop=$dir/logger/irqloop
   cmds=$("$irqloop" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1}')
-  for c in $cmds; do
-    if ! grep -q "{\"$c\"," "$src/tests/fuzz/fuzz-cli.cpp"; then
-      echo "irqloop: fuzz-cli: command '$c' is missing from tests/fuzz/fuzz-cli.cpp" >&2
-      exit 1
-    fi
-  done
+  [[ -n $cmds ]] || { echo "irqloop: fuzz-cli: '$irqloop --help' lists no commands" >&2; exit 1; }
   for c in $cmds; do
     echo "\"$c\""
     "$irqloop" "$c" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | sed 's/.*/"&"/'
