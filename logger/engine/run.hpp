@@ -8,9 +8,11 @@
 #include "rows.hpp"
 #include "rt-setup.hpp"
 #include "sampler.hpp"
+#include "session.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,14 +118,18 @@ struct run_outcome final {
 std::pair<std::string, std::string> wire_line_names(const std::string& backend);
 
 /**
- * @brief Measure through @p wire until done or @p stop: the sampler on a thread of its own
- * (real-time settings applied there), the recorder on another, progress on the caller's.
+ * @brief Measure through @p wire until done or @p stop: the core session (session-core.hpp):
+ * the sampler on a thread of its own (real-time settings applied there), the recorder on
+ * another, the plug-ins' ticks on the caller's.
  *
  * With a db_path the run is begun in the store before the first stimulus and each interval
  * is committed as it closes; the final status is set before returning.
+ * The engine's own plug-ins (session-plugins.hpp) come first, then @p extra (a command's, e.g.
+ * its gates), each hook in that order.
  * @throws irqloop::error for a store failure (the run is marked failed if the store still
  *         accepts writes; committed intervals stay) or a strict real-time miss.
  */
-run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop);
+run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop,
+                        std::span<run_plugin* const> extra = {});
 
 } // namespace irqloop::logger
