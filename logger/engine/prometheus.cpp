@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "prometheus.hpp"
 
+#include "percentiles.hpp"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -120,11 +122,9 @@ private:
     std::span<const metrics_run> runs_;
 };
 
-} // namespace
-
-void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
+// The latency histogram: cumulative buckets, +Inf, sum and count.
+void write_histogram(writer& w)
 {
-    writer w(out, runs);
     w.family("irqloop_latency_seconds", "histogram",
              "Stimulus-to-answer latency of the samples in the statistics (lost and disturbed "
              "samples excluded); a bucket counts under le only when all its values are <= le.");
@@ -140,7 +140,11 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
               [](const metrics_run& r) { return seconds(r.sum_ns); });
     w.samples("irqloop_latency_seconds_count",
               [](const metrics_run& r) { return integer(r.count); });
+}
 
+// Min, max, warm max and the stored percentiles, in seconds.
+void write_latency_gauges(writer& w)
+{
     struct figure {
         const char* name;
         const char* help;
@@ -163,20 +167,18 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
     }
     w.family("irqloop_latency_percentile_seconds", "gauge",
              "Latency percentile from the 0.1 % histogram (never below the true value).");
-    const std::pair<const char*, std::int64_t db::summary_row::*> pct[] = {
-        {"50", &db::summary_row::p50_ns},
-        {"99", &db::summary_row::p99_ns},
-        {"99.9", &db::summary_row::p999_ns},
-        {"99.99", &db::summary_row::p9999_ns},
-        {"99.9999", &db::summary_row::p999999_ns}};
-    for (const auto& [p, field] : pct)
+    for (const auto& p : db::stored_percentiles)
         w.samples(
             "irqloop_latency_percentile_seconds",
-            [&, field = field](const metrics_run& r) {
-                return r.has_stats ? seconds(double(r.summary.*field)) : std::string();
+            [&](const metrics_run& r) {
+                return r.has_stats ? seconds(double(r.summary.*p.field)) : std::string();
             },
-            std::string(",percentile=\"") + p + '"');
+            std::string(",percentile=\"") + (p.label + 1) + '"'); // "99.99" of "p99.99"
+}
 
+// The summary's counts, and the windows committed.
+void write_counters(writer& w)
+{
     struct counter {
         const char* name;
         const char* help;
@@ -201,6 +203,11 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
     }
     w.family("irqloop_windows_total", "counter", "Statistics windows committed.");
     w.samples("irqloop_windows_total", [](const metrics_run& r) { return integer(r.windows); });
+}
+
+// The run's threshold, start and whether it is still recording.
+void write_run_gauges(writer& w)
+{
     w.family("irqloop_threshold_seconds", "gauge", "The run's latency threshold (--threshold).");
     w.samples("irqloop_threshold_seconds",
               [](const metrics_run& r) { return seconds(double(r.threshold_ns)); });
@@ -214,6 +221,17 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
     w.family("irqloop_run_active", "gauge", "1 while the run is recording, 0 once it ended.");
     w.samples("irqloop_run_active",
               [](const metrics_run& r) { return std::string(r.active ? "1" : "0"); });
+}
+
+} // namespace
+
+void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
+{
+    writer w(out, runs);
+    write_histogram(w);
+    write_latency_gauges(w);
+    write_counters(w);
+    write_run_gauges(w);
 }
 
 } // namespace irqloop::logger

@@ -455,8 +455,13 @@ run_outcome finalise(session& c)
     out.summary = c.rec->summary();
     out.intervals = c.rec->intervals_committed();
     out.events_dropped = c.rec->events_dropped();
-    for (auto* p : c.plugins)
-        p->on_finish(out, c.rec->run_histogram());
+    try {
+        for (auto* p : c.plugins)
+            p->on_finish(out, c.rec->run_histogram());
+    } catch (...) {
+        if (!c.failure)
+            c.failure = std::current_exception();
+    }
     if (c.store) {
         try {
             c.store->finish_run(out.run_id, out.status, unix_now_ns());
