@@ -6,6 +6,7 @@
 #include "run-process.hpp"
 #include "run-request.hpp"
 #include "temp-dir.hpp"
+#include "test-campaign-file.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <boost/program_options/errors.hpp>
@@ -24,12 +25,12 @@ using Catch::Matchers::ContainsSubstring;
 TEST_CASE("campaign: three phases into one file, and a kill during phase 2 resumes at phase 2",
           "[run][cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[idle]\nduration = 1s\nprogress = none\ntarget = sim board\n"
-                       << "[load]\nduration = 4s\nprogress = none\nstats-interval = 200ms\n"
-                       << "[after]\nsamples = 2000\nprogress = none\n";
+    campaign_file night("night");
+    const auto& dir = night.dir;
+    const auto &db = night.db, &ini = night.ini;
+    night.write(std::string("[idle]\nduration = 1s\nprogress = none\ntarget = sim board\n") +
+                "[load]\nduration = 4s\nprogress = none\nstats-interval = 200ms\n" +
+                "[after]\nsamples = 2000\nprogress = none\n");
     background_process first({IRQLOOP_BIN, "campaign", ini}, dir / "first.log");
     bool in_phase2 = false;
     for (int i = 0; i < 200 && !in_phase2; ++i) {
@@ -97,8 +98,8 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
           "and no file is made",
           "[cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
+    campaign_file night("night");
+    const auto &db = night.db, &ini = night.ini;
     const std::string first = "[idle]\nduration = 5s\nprogress = none\n";
     struct bad_phase {
         const char* text;
@@ -112,7 +113,7 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
              bad_phase{"[after]\nduration = 1s\nraw = perhaps\n", "raw"},
          }) {
         INFO(text);
-        std::ofstream(ini) << "db = " << db << "\n" << first << "[load]\nsamples = 100\n" << text;
+        night.write(first + "[load]\nsamples = 100\n" + text);
         auto r = run_process({IRQLOOP_BIN, "campaign", ini});
         INFO(r.out << r.err);
         CHECK(r.status == 2);
@@ -129,11 +130,10 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
 TEST_CASE("campaign: a phase's keys become its run's options, switches included",
           "[run][cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[short]\nsamples = 300\nprogress = none\nraw = true\n"
-                       << "keep-disturbed = false\ntarget = sim board, idle\n";
+    campaign_file night("night");
+    const auto &db = night.db, &ini = night.ini;
+    night.write("[short]\nsamples = 300\nprogress = none\nraw = true\n"
+                "keep-disturbed = false\ntarget = sim board, idle\n");
     auto r = run_process({IRQLOOP_BIN, "campaign", ini});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);

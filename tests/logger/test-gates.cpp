@@ -5,6 +5,7 @@
 #include "run-process.hpp"
 #include "store.hpp"
 #include "temp-dir.hpp"
+#include "test-campaign-file.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
@@ -17,6 +18,7 @@
 using namespace irqloop;
 using namespace irqloop::test;
 using Catch::Matchers::ContainsSubstring;
+using irqloop::logger::histogram;
 
 namespace
 {
@@ -171,14 +173,8 @@ TEST_CASE("gates: a disturbed max fails by its upper bound; a proven lower bound
 
 TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gates]")
 {
-    fig f;
-    f.samples = 0;
-    f.lost = 100;
-    lone_run one("dead", f);
-    logger::gate_limits lim;
-    lim.max_ns = 1'000'000'000;
-    lim.percentiles = {{99.99, 1'000'000'000}};
-    const auto g = one.gates(lim);
+    lone_run one("dead", fig{.samples = 0, .lost = 100});
+    const auto g = one.gates({.max_ns = 1'000'000'000, .percentiles = {{99.99, 1'000'000'000}}});
     REQUIRE(g.lines.size() == 2);
     CHECK(g.failed() == 2);
     CHECK_THAT(logger::format_gate_lines(g), ContainsSubstring("n/a"));
@@ -206,6 +202,17 @@ TEST_CASE("gates: a percentile that is not stored comes from the histogram by th
     CHECK(g.lines[2].value == 1900);
     CHECK(g.lines[2].pass);
     CHECK(g.lines[3].value == double(f.p99_ns)); // stored: the summary's own figure
+    // `run --fail-*` evaluates the same limits on the outcome it holds, its run histogram in
+    // memory, without reading the file: the same lines, value for value.
+    histogram h;
+    for (const auto& b : f.buckets)
+        h.record_n(b.lo_ns, b.count);
+    const auto held = logger::evaluate_gates(one.r, lim, h);
+    REQUIRE(held.lines.size() == g.lines.size());
+    for (std::size_t i = 0; i < g.lines.size(); ++i) {
+        CHECK(held.lines[i].value == g.lines[i].value);
+        CHECK(held.lines[i].pass == g.lines[i].pass);
+    }
     CHECK(logger::percentile_name(99.99) == "p99.99");
     CHECK(logger::percentile_name(99.9999) == "p99.9999");
     CHECK(logger::percentile_name(90) == "p90");
@@ -531,17 +538,16 @@ TEST_CASE("export --format lava: LAVA's grammar and lava-dispatcher's own signal
 TEST_CASE("campaign: per-phase gates set the exit status and show in the compare table",
           "[run][cli][gates-run]")
 {
-    temp_dir dir;
-    const std::string db = dir / "camp.db", ini = dir / "camp.ini";
+    campaign_file camp("camp");
+    const auto &db = camp.db, &ini = camp.ini;
     // Phase 'spiky' has spikes of exactly 200 us: its max cannot be under 199.999 us.
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[calm]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
-                       << "hw = sim:model=fixed,value=5us,seed=3\nprogress = none\n"
-                       << "max = 1s\np = 99.99=1s\noverflows = 0\n"
-                       << "[spiky]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
-                       << "hw = sim:model=fixed,value=5us,spike_p=1e-2,spike_min=200us,"
-                          "spike_max=200us,seed=3\nprogress = none\n"
-                       << "max = 199.999us\n";
+    camp.write("[calm]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
+               "hw = sim:model=fixed,value=5us,seed=3\nprogress = none\n"
+               "max = 1s\np = 99.99=1s\noverflows = 0\n"
+               "[spiky]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
+               "hw = sim:model=fixed,value=5us,spike_p=1e-2,spike_min=200us,"
+               "spike_max=200us,seed=3\nprogress = none\n"
+               "max = 199.999us\n");
     auto first = run_process({IRQLOOP_BIN, "campaign", ini});
     INFO(first.out << first.err);
     CHECK(first.status == 3);
@@ -560,8 +566,8 @@ TEST_CASE("campaign: per-phase gates set the exit status and show in the compare
     CHECK(again.status == 3);
     CHECK_THAT(again.out, ContainsSubstring("'spiky': complete (run 2), skipped\n"));
     // A phase key from run's spelling is refused before anything runs.
-    std::ofstream(dir / "bad.ini") << "db = " << db << "\n[x]\nfail-above = 1us\n";
-    CHECK(run_process({IRQLOOP_BIN, "campaign", dir / "bad.ini"}).status == 2);
-    std::ofstream(dir / "bad2.ini") << "db = " << db << "\n[x]\nmax = 100\n";
-    CHECK(run_process({IRQLOOP_BIN, "campaign", dir / "bad2.ini"}).status == 2);
+    std::ofstream(camp.dir / "bad.ini") << "db = " << db << "\n[x]\nfail-above = 1us\n";
+    CHECK(run_process({IRQLOOP_BIN, "campaign", camp.dir / "bad.ini"}).status == 2);
+    std::ofstream(camp.dir / "bad2.ini") << "db = " << db << "\n[x]\nmax = 100\n";
+    CHECK(run_process({IRQLOOP_BIN, "campaign", camp.dir / "bad2.ini"}).status == 2);
 }
