@@ -192,7 +192,7 @@ void gate_plugin::on_finish(run_outcome& out, const histogram& h)
     rec.summary = out.summary;
     rec.has_stats = out.summary.samples > 0;
     rec.meta.metadata.emplace_back("logger.keep_disturbed",
-                                   session_->opt.keep_disturbed ? "yes" : "no");
+                                   session_->opt.recording.keep_disturbed ? "yes" : "no");
     outcome_ = evaluate_gates(rec, limits_, h);
     if (session_->store)
         session_->store->set_run_metadata(out.run_id, gate_metadata(*outcome_));

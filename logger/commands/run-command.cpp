@@ -71,31 +71,31 @@ void add_timing_options(po::options_description& d, run_request& req, const tabl
         ("help,h", "show this help")
         ("hw", po::value(&req.hw)->default_value(std::string(df.hw)), "backend spec (see 'backends' below)")
         ("samples,n", into([&o](const std::string& v) {
-            o.samples = parse_count(v, "--samples");
-            if (o.samples == 0)
+            o.timing.samples = parse_count(v, "--samples");
+            if (o.timing.samples == 0)
                 throw error("bad value for --samples", "'" + v + "'",
                             "give at least 1, or leave it out to run until SIGINT");
          }), "stop after this many stimuli (K/M/G suffixes: 100M)")
         ("duration,D", into([&o](const std::string& v) {
-            o.duration_ns = parse_duration_ns(v, "--duration");
-            if (o.duration_ns == 0)
+            o.timing.duration_ns = parse_duration_ns(v, "--duration");
+            if (o.timing.duration_ns == 0)
                 throw error("bad value for --duration", "'" + v + "'",
                             "give at least 1us, or leave it out to run until SIGINT");
          }), "stop after this long (ns/us/ms/s/m/h/d: 8h)")
-        ("interval,i", into([&o](const std::string& v) { o.interval_ns = parse_duration_ns_in(v, "--interval", 0, hour); })->default_value(std::string(df.interval)), "stimulus period; 0 = as fast as possible")
-        ("jitter", into([&o](const std::string& v) { o.jitter_ns = parse_duration_ns_in(v, "--jitter", 0, hour); })->default_value("0"), "random extra delay in [0, jitter) per stimulus, against phase lock")
+        ("interval,i", into([&o](const std::string& v) { o.timing.interval_ns = parse_duration_ns_in(v, "--interval", 0, hour); })->default_value(std::string(df.interval)), "stimulus period; 0 = as fast as possible")
+        ("jitter", into([&o](const std::string& v) { o.timing.jitter_ns = parse_duration_ns_in(v, "--jitter", 0, hour); })->default_value("0"), "random extra delay in [0, jitter) per stimulus, against phase lock")
         ("timeout", into([&o](const std::string& v) {
-            o.timeout_ns = parse_duration_ns(v, "--timeout");
-            if (o.timeout_ns == 0)
+            o.timing.timeout_ns = parse_duration_ns(v, "--timeout");
+            if (o.timing.timeout_ns == 0)
                 throw error("bad value for --timeout", "'0'", "give the longest latency you accept, e.g. 10ms");
-            if (o.timeout_ns > sec)
+            if (o.timing.timeout_ns > sec)
                 throw error("bad value for --timeout", "'" + v + "' is over 1s", "a lost response would stall the run; use at most 1s");
          })->default_value("10ms"), "a response later than this is counted lost")
-        ("threshold", into([&o](const std::string& v) { o.threshold_ns = parse_duration_ns_in(v, "--threshold", 0, hour); })->default_value("30us"), "samples above this are exceedances (kept, counted as % above)")
-        ("warmup", into([&o](const std::string& v) { o.warmup = parse_count(v, "--warmup"); })->default_value("1000"), "first N samples excluded from WARM MAX")
-        ("stats-interval", into([&o](const std::string& v) { o.stats_interval_ns = parse_duration_ns_in(v, "--stats-interval", 100 * ms, day); })->default_value("10s"), "length of one statistics window (one database commit)")
+        ("threshold", into([&o](const std::string& v) { o.recording.threshold_ns = parse_duration_ns_in(v, "--threshold", 0, hour); })->default_value("30us"), "samples above this are exceedances (kept, counted as % above)")
+        ("warmup", into([&o](const std::string& v) { o.recording.warmup = parse_count(v, "--warmup"); })->default_value("1000"), "first N samples excluded from WARM MAX")
+        ("stats-interval", into([&o](const std::string& v) { o.recording.stats_interval_ns = parse_duration_ns_in(v, "--stats-interval", 100 * ms, day); })->default_value("10s"), "length of one statistics window (one database commit)")
         // 0 would flag every sample disturbed: refused; 'auto' derives it from the loop's costs.
-        ("gap-limit", into([&o](const std::string& v) { o.gap_limit_ns = v == "auto" ? -1 : parse_duration_ns_in(v, "--gap-limit", 1, sec); })->default_value("auto"), "a sample whose bracket (drive() plus the polls around its answer) is wider than this is flagged disturbed; auto = max(1us, 20 x median poll period, 4 x median drive(), 3 x the cycle counter's step)");
+        ("gap-limit", into([&o](const std::string& v) { o.timing.gap_limit_ns = v == "auto" ? -1 : parse_duration_ns_in(v, "--gap-limit", 1, sec); })->default_value("auto"), "a sample whose bracket (drive() plus the polls around its answer) is wider than this is flagged disturbed; auto = max(1us, 20 x median poll period, 4 x median drive(), 3 x the cycle counter's step)");
     // clang-format on
 }
 
@@ -105,23 +105,23 @@ void add_recording_options(po::options_description& d, run_request& req, run_swi
     auto& o = req.opt;
     // clang-format off
     d.add_options()
-        ("keep-disturbed", po::bool_switch(&o.keep_disturbed), "count disturbed samples in the statistics (they are always counted and flagged)")
+        ("keep-disturbed", po::bool_switch(&o.recording.keep_disturbed), "count disturbed samples in the statistics (they are always counted and flagged)")
         // The top-K list is held in memory (and rewritten at every commit).
-        ("top-k", into([&o](const std::string& v) { o.top_k = parse_count_in(v, "--top-k", 0, 1'000'000); })->default_value("1000"), "number of worst samples kept")
-        ("max-exceedances", into([&o](const std::string& v) { o.max_exceedances = parse_count(v, "--max-exceedances"); })->default_value("1M"), "cap on stored samples above --threshold (the rest are counted)")
-        ("raw", po::bool_switch(&o.raw), "store every sample (about 21 bytes each; for short runs)")
+        ("top-k", into([&o](const std::string& v) { o.recording.top_k = parse_count_in(v, "--top-k", 0, 1'000'000); })->default_value("1000"), "number of worst samples kept")
+        ("max-exceedances", into([&o](const std::string& v) { o.recording.max_exceedances = parse_count(v, "--max-exceedances"); })->default_value("1M"), "cap on stored samples above --threshold (the rest are counted)")
+        ("raw", po::bool_switch(&o.recording.raw), "store every sample (about 21 bytes each; for short runs)")
         ("db", po::value(&sw.db)->default_value(sw.db), "SQLite results file (created if missing)")
         ("no-db", po::bool_switch(&sw.no_db), "do not store; print the summary only")
-        ("label,l", po::value(&o.label), "label for comparisons, e.g. rt-idle")
-        ("target", po::value(&o.target), "free text: the target board, kernel and config")
-        ("load", po::value(&o.load), "free text: the load on the target, e.g. 'hackbench -l 1000' (default: the --load-cmd)")
-        ("load-cmd", po::value(&o.load_cmd), "start this /bin/sh command once the warm-up is done, in its own process group; stopped when the run ends, and by its guard (irqloop-load-guard) when irqloop dies (its start, exit status and output tail are events)")
-        ("load-required", po::bool_switch(&o.load_required), "end the run when the --load-cmd load exits by itself")
-        ("load-grace", into([&o](const std::string& v) { o.load_grace_ns = parse_duration_ns_in(v, "--load-grace", 0, 600 * sec); })->default_value("5s"), "SIGTERM to the load's group, then SIGKILL after this long")
+        ("label,l", po::value(&o.recording.label), "label for comparisons, e.g. rt-idle")
+        ("target", po::value(&o.recording.target), "free text: the target board, kernel and config")
+        ("load", po::value(&o.recording.load), "free text: the load on the target, e.g. 'hackbench -l 1000' (default: the --load-cmd)")
+        ("load-cmd", po::value(&o.soak.load_cmd), "start this /bin/sh command once the warm-up is done, in its own process group; stopped when the run ends, and by its guard (irqloop-load-guard) when irqloop dies (its start, exit status and output tail are events)")
+        ("load-required", po::bool_switch(&o.soak.load_required), "end the run when the --load-cmd load exits by itself")
+        ("load-grace", into([&o](const std::string& v) { o.soak.load_grace_ns = parse_duration_ns_in(v, "--load-grace", 0, 600 * sec); })->default_value("5s"), "SIGTERM to the load's group, then SIGKILL after this long")
         ("on-threshold", po::value(&sw.on_threshold)->composing(), "on a sample above --threshold: shell,command=CMD | signal,pid=N,num=S | stop | trace (raise --trigger-line); repeatable")
-        ("action-holdoff", into([&o](const std::string& v) { o.action_holdoff_ns = parse_duration_ns_in(v, "--action-holdoff", 0, day); })->default_value("10s"), "after the actions fire, samples above --threshold within this long fire none (counted)")
-        ("max-events", into([&o](const std::string& v) { o.max_events = parse_count(v, "--max-events"); })->default_value("100K"), "cap on stored lost/disturbed/overflow events (the rest are counted)")
-        ("metrics-file", po::value(&o.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
+        ("action-holdoff", into([&o](const std::string& v) { o.soak.action_holdoff_ns = parse_duration_ns_in(v, "--action-holdoff", 0, day); })->default_value("10s"), "after the actions fire, samples above --threshold within this long fire none (counted)")
+        ("max-events", into([&o](const std::string& v) { o.recording.max_events = parse_count(v, "--max-events"); })->default_value("100K"), "cap on stored lost/disturbed/overflow events (the rest are counted)")
+        ("metrics-file", po::value(&o.recording.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
         ("preflight-root", po::value(&req.preflight_root)->default_value(req.preflight_root), "read the preflight checks' sys/ and proc/, and the SMI counter's dev/cpu/N/msr, below this directory (as doctor --root)");
     // clang-format on
 }
@@ -146,10 +146,10 @@ void add_session_options(po::options_description& d, run_request& req, run_switc
     base::add_rt_options(d, sw.rt, "the sampler thread");
     // clang-format off
     d.add_options()
-        ("force-tsc", po::bool_switch(&o.force_tsc), "use the TSC even if it is not invariant")
-        ("trigger-line", po::value(&o.trigger_line), "raise this backend line when a sample exceeds --trigger-above (e.g. 22)")
-        ("trigger-above", into([&o](const std::string& v) { o.trigger_above_ns = parse_duration_ns_in(v, "--trigger-above", 0, hour); })->default_value("50us"), "latency that raises --trigger-line")
-        ("seed", into([&o](const std::string& v) { o.seed = parse_count(v, "--seed"); })->default_value("1"), "seed of the --jitter sequence")
+        ("force-tsc", po::bool_switch(&o.timing.force_tsc), "use the TSC even if it is not invariant")
+        ("trigger-line", po::value(&o.timing.trigger_line), "raise this backend line when a sample exceeds --trigger-above (e.g. 22)")
+        ("trigger-above", into([&o](const std::string& v) { o.timing.trigger_above_ns = parse_duration_ns_in(v, "--trigger-above", 0, hour); })->default_value("50us"), "latency that raises --trigger-line")
+        ("seed", into([&o](const std::string& v) { o.timing.seed = parse_count(v, "--seed"); })->default_value("1"), "seed of the --jitter sequence")
         ("progress", into([&req](const std::string& v) {
             req.progress_auto = v == "auto"; // tty or log: chosen when it runs
             if (v == "tty")
@@ -182,7 +182,7 @@ po::options_description run_option_table(run_request& req, run_switches& sw, boo
         floor ? table_defaults{"sim:model=fixed,value=0", "10us"} : table_defaults{};
     req.floor = floor;
     if (floor)
-        req.opt.label = "floor"; // unless --label names it otherwise
+        req.opt.recording.label = "floor"; // unless --label names it otherwise
     add_timing_options(d, req, df);
     add_recording_options(d, req, sw);
     if (!floor)
@@ -199,34 +199,35 @@ void finish_request(run_request& req, const run_switches& sw, const po::variable
     if (vm.count("samples") && vm.count("duration"))
         throw error("run", "--samples and --duration both given",
                     "choose one bound, or none to run until SIGINT");
-    opt.kind = req.floor ? db::run_kind::floor : db::run_kind::measure;
+    opt.recording.kind = req.floor ? db::run_kind::floor : db::run_kind::measure;
     if (sw.no_db && !vm["db"].defaulted())
         throw error("run", "--db and --no-db both given", "choose one");
     if (!sw.no_db && sw.db.empty())
         throw error("bad value for --db", "an empty path",
                     "give a file name, e.g. --db irqloop.db, or --no-db to store nothing");
-    opt.db_path = sw.no_db ? "" : sw.db;
-    if (opt.trigger_line.empty()) {
+    opt.recording.db_path = sw.no_db ? "" : sw.db;
+    if (opt.timing.trigger_line.empty()) {
         if (!vm["trigger-above"].defaulted())
             throw error("run", "--trigger-above given without --trigger-line",
                         "name the line to raise with --trigger-line");
-        opt.trigger_above_ns = 0;
+        opt.timing.trigger_above_ns = 0;
     }
-    if (opt.load.empty())
-        opt.load = opt.load_cmd; // the description defaults to the command
-    if (opt.load_required && opt.load_cmd.empty())
+    if (opt.recording.load.empty())
+        opt.recording.load = opt.soak.load_cmd; // the description defaults to the command
+    if (opt.soak.load_required && opt.soak.load_cmd.empty())
         throw error("run", "--load-required given without --load-cmd",
                     "give the load to run with --load-cmd");
     for (const auto& a : sw.on_threshold)
-        opt.actions.push_back(parse_action(a));
-    for (const auto& a : opt.actions) {
+        opt.soak.actions.push_back(parse_action(a));
+    for (const auto& a : opt.soak.actions) {
         if (a.kind != action_kind::trace)
             continue;
-        if (opt.trigger_line.empty())
+        if (opt.timing.trigger_line.empty())
             throw error("bad value for --on-threshold", "'trace' needs a line to raise",
                         "name it with --trigger-line (a gpiod backend line)");
         if (vm["trigger-above"].defaulted())
-            opt.trigger_above_ns = opt.threshold_ns; // trace fires with the other actions
+            opt.timing.trigger_above_ns =
+                opt.recording.threshold_ns; // trace fires with the other actions
     }
     for (const auto& p : sw.fail_p) {
         req.gates.percentiles.push_back(parse_percentile_limit(p, "--fail-p"));
@@ -241,7 +242,7 @@ void finish_request(run_request& req, const run_switches& sw, const po::variable
         req.gates.lost = 0;
     if (sw.fail_on_overflow)
         req.gates.overflows = 0;
-    opt.dead_wire_stimuli = sw.allow_silent ? 0 : run_options::dead_wire_default;
+    opt.timing.dead_wire_stimuli = sw.allow_silent ? 0 : run_options::dead_wire_default;
     opt.rt = base::to_rt_request(sw.rt);
     // The spec's keys and values too, without opening the hardware (a campaign's last phase).
     hw::check_lines_spec(req.hw, hw::role::logger);
@@ -256,10 +257,10 @@ void print_summary(const run_outcome& r, const run_options& opt)
         return format_latency(have ? std::optional<double>(ns) : std::nullopt, latency_unit::us, 3);
     };
     std::printf("run %s%s: %s, %llu samples", r.run_id ? std::to_string(r.run_id).c_str() : "-",
-                opt.label.empty() ? "" : (" (" + opt.label + ")").c_str(),
+                opt.recording.label.empty() ? "" : (" (" + opt.recording.label + ")").c_str(),
                 db::to_text(r.status).data(), static_cast<unsigned long long>(s.samples));
-    if (!opt.db_path.empty())
-        std::printf(" -> %s", opt.db_path.c_str());
+    if (!opt.recording.db_path.empty())
+        std::printf(" -> %s", opt.recording.db_path.c_str());
     std::printf("\n");
     // A maximum held by a disturbed sample is its upper bound, shown with its bracket.
     auto bracketed = [&](std::int64_t v, std::int64_t bracket, bool known = true) {
@@ -280,7 +281,7 @@ void print_summary(const run_outcome& r, const run_options& opt)
     std::printf("%s\n", pct.c_str());
     std::printf("  above %s: %llu (%.6f%%)  lost %llu  late %llu  disturbed %llu  overflows %llu"
                 "  logger interruptions %llu\n",
-                format_duration(static_cast<double>(opt.threshold_ns)).c_str(),
+                format_duration(static_cast<double>(opt.recording.threshold_ns)).c_str(),
                 static_cast<unsigned long long>(s.above_threshold), db::pct_above(s),
                 static_cast<unsigned long long>(s.lost), static_cast<unsigned long long>(s.late),
                 static_cast<unsigned long long>(s.disturbed),
@@ -361,7 +362,7 @@ parsed<run_request> parse_like(int argc, char** argv, bool floor)
         return parsed<run_request>::help(run_help(desc));
     po::notify(vm);
     finish_request(req, sw, vm);
-    req.opt.command_line = "irqloop " + join_command_line(argc, argv);
+    req.opt.recording.command_line = "irqloop " + join_command_line(argc, argv);
     return parsed<run_request>::of(std::move(req));
 }
 
@@ -372,14 +373,14 @@ void preflight(run_request& req)
     preflight_options pre;
     pre.cpu = opt.rt.cpu;
     pre.root = req.preflight_root;
-    opt.smi_root = req.preflight_root;
-    opt.preflight = run_preflight(pre);
-    for (const auto& c : opt.preflight)
+    opt.recording.smi_root = req.preflight_root;
+    opt.recording.preflight = run_preflight(pre);
+    for (const auto& c : opt.recording.preflight)
         if (c.level == check_level::warn || c.level == check_level::fail)
             std::fprintf(stderr, "irqloop: preflight: %s %s: %s (%s)\n", level_name(c.level),
                          c.key.c_str(), c.value.c_str(), c.hint.c_str());
     if (opt.rt.strict)
-        for (const auto& c : opt.preflight)
+        for (const auto& c : opt.recording.preflight)
             if (c.level == check_level::fail)
                 throw error("run: preflight check " + c.key, c.value,
                             c.hint + "; or drop --strict-rt");
@@ -390,10 +391,11 @@ void refuse_failed(const run_result& res, const run_request& req)
 {
     const auto& r = res.run;
     const auto& opt = req.opt;
-    const std::string stored = opt.db_path.empty()
+    const std::string stored = opt.recording.db_path.empty()
                                    ? ""
-                                   : "; run " + std::to_string(r.run_id) + " in " + opt.db_path +
-                                         " is " + std::string(db::to_text(r.status));
+                                   : "; run " + std::to_string(r.run_id) + " in " +
+                                         opt.recording.db_path + " is " +
+                                         std::string(db::to_text(r.status));
     if (r.no_answer)
         throw error("run", r.no_answer_reason + stored,
                     "is the responder running on the target? are STIM and RESP swapped? do the "
@@ -426,12 +428,12 @@ void present_extras(const run_result& res, const run_request& req)
                      "irqloop: run: %llu lost/disturbed/overflow events over --max-events %llu "
                      "were counted, not stored\n",
                      static_cast<unsigned long long>(r.events_dropped),
-                     static_cast<unsigned long long>(opt.max_events));
-    if (!opt.actions.empty() && !req.quiet)
+                     static_cast<unsigned long long>(opt.recording.max_events));
+    if (!opt.soak.actions.empty() && !req.quiet)
         std::printf("  actions: fired %llu, held off %llu\n",
                     static_cast<unsigned long long>(r.actions_fired),
                     static_cast<unsigned long long>(r.actions_held_off));
-    if (!opt.load_cmd.empty() && !req.quiet)
+    if (!opt.soak.load_cmd.empty() && !req.quiet)
         std::printf("  load: %s\n", r.load_end.empty()
                                         ? "not started (the run ended within the warm-up)"
                                         : r.load_end.c_str());
@@ -442,10 +444,11 @@ int present_interrupted(const run_result& res, const run_request& req, int gates
 {
     const auto& r = res.run;
     const auto& opt = req.opt;
-    const std::string where_db = opt.db_path.empty() ? ""
-                                                     : "; results so far are in " + opt.db_path +
-                                                           " as run " + std::to_string(r.run_id);
-    if (r.load_died && opt.load_required && !res.signal) {
+    const std::string where_db = opt.recording.db_path.empty()
+                                     ? ""
+                                     : "; results so far are in " + opt.recording.db_path +
+                                           " as run " + std::to_string(r.run_id);
+    if (r.load_died && opt.soak.load_required && !res.signal) {
         const bool never = r.load_end.rfind("not started", 0) == 0;
         std::fprintf(stderr,
                      "irqloop: run: the load %s (%s) and --load-required is set: "
@@ -505,7 +508,7 @@ run_result execute_run_request(run_request& req)
     // Everything that can be refused is checked before the first stimulus.
     auto wire = hw::open_lines(req.hw, hw::role::logger);
     if (!req.floor)
-        take_floor(*wire, opt.db_path);
+        take_floor(*wire, opt.recording.db_path);
     // Gates: evaluated on the outcome the run holds, stored with it as gate.* (a plug-in).
     std::optional<gate_plugin> gates;
     std::vector<run_plugin*> plugins;
@@ -532,7 +535,7 @@ int present_run(const run_result& res, const run_request& req)
     refuse_failed(res, req);
     present_extras(res, req);
     const int gates_status = res.gates && !res.gates->pass() ? exit_gate_failed : 0;
-    if (r.status == db::run_status::interrupted && r.load_died && req.opt.load_required &&
+    if (r.status == db::run_status::interrupted && r.load_died && req.opt.soak.load_required &&
         !res.signal)
         return present_interrupted(res, req, gates_status);
     if (r.summary.samples == 0 && r.status != db::run_status::interrupted)
@@ -540,10 +543,11 @@ int present_run(const run_result& res, const run_request& req)
                     "no sample in the statistics: " + std::to_string(r.summary.stimuli) +
                         " stimuli, " + std::to_string(r.summary.lost) + " lost, " +
                         std::to_string(r.summary.disturbed) + " disturbed" +
-                        (req.opt.db_path.empty()
+                        (req.opt.recording.db_path.empty()
                              ? ""
-                             : "; run " + std::to_string(r.run_id) + " in " + req.opt.db_path +
-                                   " is " + std::string(db::to_text(r.status))),
+                             : "; run " + std::to_string(r.run_id) + " in " +
+                                   req.opt.recording.db_path + " is " +
+                                   std::string(db::to_text(r.status))),
                     r.summary.disturbed ? "raise --gap-limit, or --keep-disturbed"
                                         : "check the wiring and the responder",
                     exit_no_answer);
@@ -573,7 +577,7 @@ run_request parse_run_keys(const run_keys& keys, std::string command_line)
     po::store(parsed, vm);
     po::notify(vm);
     finish_request(req, sw, vm);
-    req.opt.command_line = std::move(command_line);
+    req.opt.recording.command_line = std::move(command_line);
     return req;
 }
 

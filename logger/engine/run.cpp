@@ -164,8 +164,8 @@ void calibrate_loop(session& c)
     // shm wire's futex wake, needs an explicit --gap-limit.) A device-timed backend: at least
     // the widest bracket its own clock gives (a slow TCK, the syncbb tick's uncertainty);
     // wider ones are the host's.
-    if (c.opt.gap_limit_ns >= 0) {
-        c.out.gap_limit_ns = c.opt.gap_limit_ns;
+    if (c.opt.timing.gap_limit_ns >= 0) {
+        c.out.gap_limit_ns = c.opt.timing.gap_limit_ns;
         c.out.gap_limit_rule = "--gap-limit";
     } else {
         const auto a = auto_gap_limit(c.out.poll_ns, c.out.drive_ns, c.out.clock_step_ns,
@@ -181,18 +181,20 @@ sampler_config make_sampler_config(const session& c)
     const auto& clk = c.out.clock;
     auto cycles_of = [&](std::int64_t ns) { return clk.from_ns(static_cast<double>(ns)); };
     sampler_config sc;
-    sc.samples = opt.samples;
-    sc.duration_cycles = cycles_of(opt.duration_ns);
-    sc.interval_cycles = cycles_of(opt.interval_ns);
-    sc.jitter_cycles = cycles_of(opt.jitter_ns);
-    sc.timeout_cycles = cycles_of(opt.timeout_ns);
+    sc.samples = opt.timing.samples;
+    sc.duration_cycles = cycles_of(opt.timing.duration_ns);
+    sc.interval_cycles = cycles_of(opt.timing.interval_ns);
+    sc.jitter_cycles = cycles_of(opt.timing.jitter_ns);
+    sc.timeout_cycles = cycles_of(opt.timing.timeout_ns);
     sc.gap_limit_cycles = cycles_of(c.out.gap_limit_ns);
     sc.quiet_cycles = cycles_of(c.quiet_ns);
-    sc.rearm_cycles = clk.from_ns(std::max(1000.0, static_cast<double>(opt.interval_ns) / 2));
-    sc.seed = opt.seed;
+    sc.rearm_cycles =
+        clk.from_ns(std::max(1000.0, static_cast<double>(opt.timing.interval_ns) / 2));
+    sc.seed = opt.timing.seed;
     sc.both_edges = c.wire.far_end_answers_both_edges();
     sc.far_end_follows = sc.both_edges && c.wire.far_end_follows();
-    sc.trigger_above_cycles = opt.trigger_above_ns ? cycles_of(opt.trigger_above_ns) : 0;
+    sc.trigger_above_cycles =
+        opt.timing.trigger_above_ns ? cycles_of(opt.timing.trigger_above_ns) : 0;
     sc.cycles_per_ns = clk.hz / 1e9;
     return sc;
 }
@@ -203,10 +205,10 @@ db::run_row make_run_row(const session& c)
     const auto& clk = c.out.clock;
     db::run_row r;
     r.uuid = c.out.uuid;
-    r.label = opt.label;
-    r.kind = opt.kind;
+    r.label = opt.recording.label;
+    r.kind = opt.recording.kind;
     r.start_unix_ns = unix_now_ns();
-    r.command_line = opt.command_line;
+    r.command_line = opt.recording.command_line;
     r.version = irqloop::version;
     r.uname = uname_string();
     r.hostname = host_name();
@@ -214,18 +216,18 @@ db::run_row make_run_row(const session& c)
     r.clock_source = clk.source;
     r.clock_hz = clk.hz;
     r.clock_read_ns = clk.read_cost_ns;
-    r.interval_ns = opt.interval_ns;
-    r.jitter_ns = opt.jitter_ns;
-    r.timeout_ns = opt.timeout_ns;
-    r.threshold_ns = opt.threshold_ns;
+    r.interval_ns = opt.timing.interval_ns;
+    r.jitter_ns = opt.timing.jitter_ns;
+    r.timeout_ns = opt.timing.timeout_ns;
+    r.threshold_ns = opt.recording.threshold_ns;
     r.gap_limit_ns = c.out.gap_limit_ns;
-    r.stats_interval_ns = opt.stats_interval_ns;
-    r.warmup_samples = opt.warmup;
-    r.samples_requested = opt.samples;
-    r.duration_ns = opt.duration_ns;
+    r.stats_interval_ns = opt.recording.stats_interval_ns;
+    r.warmup_samples = opt.recording.warmup;
+    r.samples_requested = opt.timing.samples;
+    r.duration_ns = opt.timing.duration_ns;
     r.rt_settings = c.rt->summary();
-    r.target = opt.target;
-    r.load = opt.load;
+    r.target = opt.recording.target;
+    r.load = opt.recording.load;
     for (auto& m : c.wire.metadata())
         r.metadata.emplace_back(m.key, m.value);
     auto meta = [&](const char* key, std::string value) {
@@ -240,31 +242,31 @@ db::run_row make_run_row(const session& c)
     meta("logger.answer", c.sc.far_end_follows ? "follow" : "toggle");
     meta("logger.clock_invariant", clk.invariant ? "yes" : "no");
     meta("logger.clock_agreement_ppm", std::to_string(clk.agreement_ppm));
-    meta("logger.keep_disturbed", opt.keep_disturbed ? "yes" : "no");
+    meta("logger.keep_disturbed", opt.recording.keep_disturbed ? "yes" : "no");
     // How a sample is judged disturbed: by the width of its bracket (the polls around the
     // answer plus drive()), never by a gap elsewhere in the wait. Version-1 runs lack the key.
     meta("logger.disturbed_rule", "bracket");
     // Each window's latency histogram is stored (interval_histograms, schema version 3) in
     // these buckets; runs recorded before have no key and no rows.
     meta("logger.window_histogram", db::window_buckets::scheme);
-    if (!opt.trigger_line.empty())
-        meta("logger.trigger",
-             opt.trigger_line + " above " + std::to_string(opt.trigger_above_ns) + " ns");
-    for (auto& [k, v] : preflight_metadata(opt.preflight))
+    if (!opt.timing.trigger_line.empty())
+        meta("logger.trigger", opt.timing.trigger_line + " above " +
+                                   std::to_string(opt.timing.trigger_above_ns) + " ns");
+    for (auto& [k, v] : preflight_metadata(opt.recording.preflight))
         r.metadata.emplace_back(k, v);
-    if (!opt.load_cmd.empty()) {
-        meta("load.command", opt.load_cmd);
-        meta("load.required", opt.load_required ? "yes" : "no");
-        meta("load.grace_ns", std::to_string(opt.load_grace_ns));
+    if (!opt.soak.load_cmd.empty()) {
+        meta("load.command", opt.soak.load_cmd);
+        meta("load.required", opt.soak.load_required ? "yes" : "no");
+        meta("load.grace_ns", std::to_string(opt.soak.load_grace_ns));
     }
     std::string acts;
-    for (const auto& a : opt.actions)
+    for (const auto& a : opt.soak.actions)
         acts += (acts.empty() ? "" : "; ") + a.text;
     if (!acts.empty()) {
         meta("actions.on_threshold", acts);
-        meta("actions.holdoff_ns", std::to_string(opt.action_holdoff_ns));
+        meta("actions.holdoff_ns", std::to_string(opt.soak.action_holdoff_ns));
     }
-    meta("logger.max_events", std::to_string(opt.max_events));
+    meta("logger.max_events", std::to_string(opt.recording.max_events));
     meta("logger.smi_counter",
          c.smi->available() ? c.smi->device() + " MSR 0x34" : "n/a: " + c.smi->why());
     return r;
@@ -274,15 +276,15 @@ recorder_config make_recorder_config(const session& c)
 {
     recorder_config rc;
     rc.clock = c.out.clock;
-    rc.threshold_ns = c.opt.threshold_ns;
-    rc.warmup_samples = c.opt.warmup;
-    rc.stats_interval_ns = c.opt.stats_interval_ns;
+    rc.threshold_ns = c.opt.recording.threshold_ns;
+    rc.warmup_samples = c.opt.recording.warmup;
+    rc.stats_interval_ns = c.opt.recording.stats_interval_ns;
     rc.gap_limit_ns = c.out.gap_limit_ns;
-    rc.top_k = c.opt.top_k;
-    rc.max_exceedances = c.opt.max_exceedances;
-    rc.max_events = c.opt.max_events;
-    rc.raw = c.opt.raw;
-    rc.keep_disturbed = c.opt.keep_disturbed;
+    rc.top_k = c.opt.recording.top_k;
+    rc.max_exceedances = c.opt.recording.max_exceedances;
+    rc.max_events = c.opt.recording.max_events;
+    rc.raw = c.opt.recording.raw;
+    rc.keep_disturbed = c.opt.recording.keep_disturbed;
     rc.anchor_unix_ns = c.anchor_unix;
     rc.anchor_cycles = c.anchor_cycles;
     if (c.smi->available())
@@ -295,17 +297,18 @@ recorder_config make_recorder_config(const session& c)
 // first stimulus.
 void set_up(session& c)
 {
-    c.out.clock = hw::process_clock(c.opt.force_tsc);
+    c.out.clock = hw::process_clock(c.opt.timing.force_tsc);
     // The results file first: a refused file refuses the run before the wire is started (a
     // shm wire this run created is then removed again, docs/commands/exit-status.md).
-    if (!c.opt.db_path.empty()) {
-        c.store = std::make_unique<db::store>(c.opt.db_path);
+    if (!c.opt.recording.db_path.empty()) {
+        c.store = std::make_unique<db::store>(c.opt.recording.db_path);
         // Another process holding the write lock: each commit keeps trying for one window.
-        c.store->set_busy_retry(std::chrono::milliseconds(c.opt.stats_interval_ns / 1'000'000));
+        c.store->set_busy_retry(
+            std::chrono::milliseconds(c.opt.recording.stats_interval_ns / 1'000'000));
     }
     // The trigger line too: a backend without one refuses before its wire is started.
-    if (!c.opt.trigger_line.empty() && !c.wire.open_trigger(c.opt.trigger_line))
-        throw error("open trigger line '" + c.opt.trigger_line + "'",
+    if (!c.opt.timing.trigger_line.empty() && !c.wire.open_trigger(c.opt.timing.trigger_line))
+        throw error("open trigger line '" + c.opt.timing.trigger_line + "'",
                     "backend '" + c.wire.describe() + "' has no trigger line",
                     "use a gpiod backend, or drop --trigger-line");
     c.rt.emplace(c.opt.rt);
@@ -314,17 +317,18 @@ void set_up(session& c)
     c.started.emplace(c.wire);
     calibrate_loop(c);
     // After a loss, the response must stay still this long before the next stimulus.
-    c.quiet_ns =
-        c.opt.quiet_ns >= 0 ? c.opt.quiet_ns : std::min<std::int64_t>(c.opt.timeout_ns, 1'000'000);
+    c.quiet_ns = c.opt.timing.quiet_ns >= 0
+                     ? c.opt.timing.quiet_ns
+                     : std::min<std::int64_t>(c.opt.timing.timeout_ns, 1'000'000);
     c.sc = make_sampler_config(c);
-    c.ring.emplace(c.opt.ring_samples);
+    c.ring.emplace(c.opt.timing.ring_samples);
     c.smp.emplace(c.wire, *c.ring, c.sc);
     c.sampling.emplace(*c.smp, *c.rt, c.out.end);
     c.rt->check_strict();
     c.out.uuid = make_uuid();
     for (auto* p : c.plugins)
         p->on_start(c);
-    c.smi.emplace(c.opt.smi_root, c.opt.rt.cpu);
+    c.smi.emplace(c.opt.recording.smi_root, c.opt.rt.cpu);
     if (c.store)
         c.out.run_id = c.store->begin_run(make_run_row(c));
     c.anchor_cycles = hw::cycles();

@@ -8,8 +8,8 @@ namespace irqloop::logger
 
 void threshold_actions::on_start(session&)
 {
-    threshold_cycles_ = s_.clock().from_ns(static_cast<double>(s_.opt.threshold_ns));
-    runner_.emplace(s_.opt.actions, s_.opt.action_holdoff_ns, [this] {
+    threshold_cycles_ = s_.clock().from_ns(static_cast<double>(s_.opt.recording.threshold_ns));
+    runner_.emplace(s_.opt.soak.actions, s_.opt.soak.action_holdoff_ns, [this] {
         stopped_run_.store(true);
         s_.halt();
     });
@@ -20,7 +20,7 @@ void threshold_actions::on_batch(std::span<const sample> batch)
 {
     for (const auto& smp : batch) {
         if ((smp.flags & sample::lost) || smp.latency_cycles <= threshold_cycles_ ||
-            ((smp.flags & sample::disturbed) && !s_.opt.keep_disturbed))
+            ((smp.flags & sample::disturbed) && !s_.opt.recording.keep_disturbed))
             continue;
         const auto at = s_.anchor_unix +
                         static_cast<std::int64_t>(s_.clock().ns(smp.t0_cycles - s_.anchor_cycles));

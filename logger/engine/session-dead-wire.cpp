@@ -8,7 +8,7 @@ namespace irqloop::logger
 
 dead_wire_watch::dead_wire_watch(session& s) : s_(s)
 {
-    if (s.opt.dead_wire_stimuli == 0)
+    if (s.opt.timing.dead_wire_stimuli == 0)
         alive_.store(true); // --allow-silent
 }
 
@@ -28,7 +28,7 @@ void dead_wire_watch::on_batch(std::span<const sample> batch)
         }
         if (silent_++ == 0)
             first_t0_ = smp.t0_cycles;
-        if (silent_ >= s_.opt.dead_wire_stimuli && smp.t0_cycles - first_t0_ >= min_cycles) {
+        if (silent_ >= s_.opt.timing.dead_wire_stimuli && smp.t0_cycles - first_t0_ >= min_cycles) {
             dead_.store(true);
             s_.halt();
             return;

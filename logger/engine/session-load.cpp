@@ -26,7 +26,7 @@ std::string one_line(std::string t)
 
 void load_runner::on_start(session&)
 {
-    load_.emplace(load_options{s_.opt.load_cmd, s_.opt.load_grace_ns, 1024});
+    load_.emplace(load_options{s_.opt.soak.load_cmd, s_.opt.soak.load_grace_ns, 1024});
 }
 
 db::event_row load_runner::end_event(const load_result& r, const char* how)
@@ -53,7 +53,7 @@ void load_runner::start(std::uint64_t stimuli)
         s_.out.load_died = true;
         s_.out.load_end = "not started: " + e.message();
         s_.post({unix_now_ns(), stimuli, "load", -1, s_.out.load_end});
-        if (s_.opt.load_required) {
+        if (s_.opt.soak.load_required) {
             stopped_run_.store(true);
             s_.halt();
         }
@@ -62,7 +62,7 @@ void load_runner::start(std::uint64_t stimuli)
     s_.post({unix_now_ns(), stimuli, "load", 0,
              "started after " + std::to_string(stimuli) + " samples (process group " +
                  std::to_string(load_->pgid()) + ", guard " + std::to_string(load_->guard_pid()) +
-                 "): " + s_.opt.load_cmd});
+                 "): " + s_.opt.soak.load_cmd});
 }
 
 // The load starts once the warm-up samples are taken; an early death is recorded and, with
@@ -73,7 +73,7 @@ void load_runner::on_tick()
         return;
     const std::uint64_t stimuli = s_.stimuli();
     if (!started_) {
-        if (stimuli >= s_.opt.warmup && wire_.alive() && !s_.sampler_done())
+        if (stimuli >= s_.opt.recording.warmup && wire_.alive() && !s_.sampler_done())
             start(stimuli);
         return;
     }
@@ -81,7 +81,7 @@ void load_runner::on_tick()
         reported_ = true;
         s_.out.load_died = true;
         s_.post(end_event(load_->stop(), "exited by itself"));
-        if (s_.opt.load_required) {
+        if (s_.opt.soak.load_required) {
             stopped_run_.store(true);
             s_.halt();
         }

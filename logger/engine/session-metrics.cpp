@@ -9,12 +9,12 @@ namespace irqloop::logger
 void metrics_writer::on_start(session&)
 {
     metrics_run base;
-    base.label = s_.opt.label;
+    base.label = s_.opt.recording.label;
     base.uuid = s_.out.uuid;
     base.backend = s_.wire.describe();
-    base.threshold_ns = s_.opt.threshold_ns;
+    base.threshold_ns = s_.opt.recording.threshold_ns;
     base.start_unix_ns = unix_now_ns();
-    file_.emplace(s_.opt.metrics_file, std::move(base));
+    file_.emplace(s_.opt.recording.metrics_file, std::move(base));
     // The first write refuses a path that cannot be written, before the first stimulus.
     file_->write(db::summary_row{}, histogram(1), 0, true);
 }

@@ -36,11 +36,11 @@ void print_progress(const run_options& opt, const recorder::live& l, std::uint64
                     double elapsed_s, double rate)
 {
     std::string eta = "-";
-    if (opt.samples && rate > 0 && stimuli < opt.samples)
-        eta = format_duration((static_cast<double>(opt.samples - stimuli) / rate) * 1e9);
-    else if (opt.duration_ns)
-        eta =
-            format_duration(std::max(0.0, static_cast<double>(opt.duration_ns) - elapsed_s * 1e9));
+    if (opt.timing.samples && rate > 0 && stimuli < opt.timing.samples)
+        eta = format_duration((static_cast<double>(opt.timing.samples - stimuli) / rate) * 1e9);
+    else if (opt.timing.duration_ns)
+        eta = format_duration(
+            std::max(0.0, static_cast<double>(opt.timing.duration_ns) - elapsed_s * 1e9));
     char line[256];
     std::snprintf(
         line, sizeof line,
@@ -105,11 +105,11 @@ std::vector<std::unique_ptr<run_plugin>> engine_plugins(session& s)
     const dead_wire_watch& watch = *wire;
     v.push_back(std::move(wire));
     v.push_back(std::make_unique<late_start_note>(s));
-    if (!s.opt.load_cmd.empty())
+    if (!s.opt.soak.load_cmd.empty())
         v.push_back(std::make_unique<load_runner>(s, watch));
-    if (!s.opt.actions.empty())
+    if (!s.opt.soak.actions.empty())
         v.push_back(std::make_unique<threshold_actions>(s));
-    if (!s.opt.metrics_file.empty())
+    if (!s.opt.recording.metrics_file.empty())
         v.push_back(std::make_unique<metrics_writer>(s));
     v.push_back(std::make_unique<ring_counters>(s));
     if (s.opt.progress != progress_mode::none)

@@ -163,15 +163,15 @@ TEST_CASE("campaign: parse_run_keys() builds the run request without opening any
                                      {"fail-above", "100us"},
                                      {"label", "idle"}},
                                     "irqloop run --duration 2s");
-    CHECK(req.opt.duration_ns == 2'000'000'000);
-    CHECK(req.opt.interval_ns == 250'000);
-    CHECK(req.opt.raw);
-    CHECK(req.opt.label == "idle");
-    CHECK(req.opt.db_path == db);
+    CHECK(req.opt.timing.duration_ns == 2'000'000'000);
+    CHECK(req.opt.timing.interval_ns == 250'000);
+    CHECK(req.opt.recording.raw);
+    CHECK(req.opt.recording.label == "idle");
+    CHECK(req.opt.recording.db_path == db);
     CHECK(req.hw == "sim:model=fixed,value=30us");
     REQUIRE(req.gates.max_ns);
     CHECK(*req.gates.max_ns == 100'000);
-    CHECK(req.opt.command_line == "irqloop run --duration 2s");
+    CHECK(req.opt.recording.command_line == "irqloop run --duration 2s");
     CHECK_THROWS_AS(parse_run_keys({{"duraton", "1s"}}, ""), boost::program_options::error);
     CHECK_THROWS_AS(parse_run_keys({{"interval", "-5us"}}, ""), irqloop::error);
     CHECK_THROWS_AS(parse_run_keys({{"hw", "sim:modle=fixed"}}, ""), irqloop::error);
