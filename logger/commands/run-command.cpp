@@ -62,6 +62,16 @@ struct table_defaults {
     const char* interval = "100us";
 };
 
+// A bound of the run (--samples, --duration): 0 is refused; without one it runs until SIGINT.
+template <class T> T bound(T value, const std::string& text, const char* what, const char* least)
+{
+    if (value == 0)
+        throw error(std::string("bad value for ") + what, "'" + text + "'",
+                    std::string("give at least ") + least +
+                        ", or leave it out to run until SIGINT");
+    return value;
+}
+
 // --samples, --duration, --interval ... --gap-limit, into the request's timing figures.
 void add_timing_options(po::options_description& d, run_request& req, const table_defaults& df)
 {
@@ -70,18 +80,8 @@ void add_timing_options(po::options_description& d, run_request& req, const tabl
     d.add_options()
         ("help,h", "show this help")
         ("hw", po::value(&req.hw)->default_value(std::string(df.hw)), "backend spec (see 'backends' below)")
-        ("samples,n", into([&o](const std::string& v) {
-            o.timing.samples = parse_count(v, "--samples");
-            if (o.timing.samples == 0)
-                throw error("bad value for --samples", "'" + v + "'",
-                            "give at least 1, or leave it out to run until SIGINT");
-         }), "stop after this many stimuli (K/M/G suffixes: 100M)")
-        ("duration,D", into([&o](const std::string& v) {
-            o.timing.duration_ns = parse_duration_ns(v, "--duration");
-            if (o.timing.duration_ns == 0)
-                throw error("bad value for --duration", "'" + v + "'",
-                            "give at least 1us, or leave it out to run until SIGINT");
-         }), "stop after this long (ns/us/ms/s/m/h/d: 8h)")
+        ("samples,n", into([&o](const std::string& v) { o.timing.samples = bound(parse_count(v, "--samples"), v, "--samples", "1"); }), "stop after this many stimuli (K/M/G suffixes: 100M)")
+        ("duration,D", into([&o](const std::string& v) { o.timing.duration_ns = bound(parse_duration_ns(v, "--duration"), v, "--duration", "1us"); }), "stop after this long (ns/us/ms/s/m/h/d: 8h)")
         ("interval,i", into([&o](const std::string& v) { o.timing.interval_ns = parse_duration_ns_in(v, "--interval", 0, hour); })->default_value(std::string(df.interval)), "stimulus period; 0 = as fast as possible")
         ("jitter", into([&o](const std::string& v) { o.timing.jitter_ns = parse_duration_ns_in(v, "--jitter", 0, hour); })->default_value("0"), "random extra delay in [0, jitter) per stimulus, against phase lock")
         ("timeout", into([&o](const std::string& v) {

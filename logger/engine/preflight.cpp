@@ -115,6 +115,15 @@ struct context {
     int busy_window_ms;
 };
 
+// "a, b, c": the names of a set, in its order.
+std::string comma_list(const std::set<std::string>& names)
+{
+    std::string s;
+    for (const auto& n : names)
+        s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
 preflight_check make(const char* key, check_level l, std::string value, std::string hint = {})
 {
     return {key, l, std::move(value),
@@ -183,11 +192,8 @@ preflight_check check_governor(const context& c)
     if (bad.empty())
         return make("cpu.governor", check_level::ok,
                     "performance on cpu " + cpu_list_text(c.scope));
-    std::string names;
-    for (const auto& b : bad)
-        names += (names.empty() ? "" : ", ") + b;
     return make(
-        "cpu.governor", check_level::warn, names + " on cpu " + cpu_list_text(bad_cpus),
+        "cpu.governor", check_level::warn, comma_list(bad) + " on cpu " + cpu_list_text(bad_cpus),
         "cpupower -c " + cpu_list_text(bad_cpus) +
             " frequency-set -g performance (a frequency change stretches the loop's timing)");
 }
@@ -297,10 +303,8 @@ preflight_check check_idle(const context& c)
     if (deep.empty())
         return make("cpu.idle", check_level::ok,
                     "no state deeper than C1 enabled on cpu " + cpu_list_text(c.scope));
-    std::string names;
-    for (const auto& d : deep)
-        names += (names.empty() ? "" : ", ") + d;
-    return make("cpu.idle", check_level::warn, names + " enabled on cpu " + cpu_list_text(where),
+    return make("cpu.idle", check_level::warn,
+                comma_list(deep) + " enabled on cpu " + cpu_list_text(where),
                 "irqloop run holds /dev/cpu_dma_latency at 0 for the run; for good: cpupower "
                 "idle-set -D 2");
 }

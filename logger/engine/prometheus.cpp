@@ -122,6 +122,21 @@ private:
     std::span<const metrics_run> runs_;
 };
 
+// One figure of the summary: its metric's name and help, and its field.
+template <class T> struct summary_figure {
+    const char* name;
+    const char* help;
+    T db::summary_row::*field;
+};
+
+// A family of one sample per run: its TYPE and HELP, then @p value of each run.
+template <class T, class Value>
+void one_family(writer& w, const summary_figure<T>& f, const char* type, Value value)
+{
+    w.family(f.name, type, f.help);
+    w.samples(f.name, value);
+}
+
 // The latency histogram: cumulative buckets, +Inf, sum and count.
 void write_histogram(writer& w)
 {
@@ -145,12 +160,7 @@ void write_histogram(writer& w)
 // Min, max, warm max and the stored percentiles, in seconds.
 void write_latency_gauges(writer& w)
 {
-    struct figure {
-        const char* name;
-        const char* help;
-        std::int64_t db::summary_row::*field;
-    };
-    const figure figures[] = {
+    const summary_figure<std::int64_t> figures[] = {
         {"irqloop_latency_min_seconds", "Smallest latency in the statistics.",
          &db::summary_row::min_ns},
         {"irqloop_latency_max_seconds",
@@ -159,12 +169,10 @@ void write_latency_gauges(writer& w)
         {"irqloop_latency_warm_max_seconds", "Largest latency after the warm-up samples.",
          &db::summary_row::warm_max_ns},
     };
-    for (const auto& f : figures) {
-        w.family(f.name, "gauge", f.help);
-        w.samples(f.name, [&](const metrics_run& r) {
+    for (const auto& f : figures)
+        one_family(w, f, "gauge", [&](const metrics_run& r) {
             return r.has_stats ? seconds(double(r.summary.*f.field)) : std::string();
         });
-    }
     w.family("irqloop_latency_percentile_seconds", "gauge",
              "Latency percentile from the 0.1 % histogram (never below the true value).");
     for (const auto& p : db::stored_percentiles)
@@ -179,12 +187,7 @@ void write_latency_gauges(writer& w)
 // The summary's counts, and the windows committed.
 void write_counters(writer& w)
 {
-    struct counter {
-        const char* name;
-        const char* help;
-        std::uint64_t db::summary_row::*field;
-    };
-    const counter counters[] = {
+    const summary_figure<std::uint64_t> counters[] = {
         {"irqloop_stimuli_total", "Stimulus edges driven.", &db::summary_row::stimuli},
         {"irqloop_samples_total", "Samples in the statistics.", &db::summary_row::samples},
         {"irqloop_lost_total", "Stimuli without an answer before the timeout.",
@@ -197,10 +200,9 @@ void write_counters(writer& w)
         {"irqloop_above_threshold_total", "Samples above the run's threshold.",
          &db::summary_row::above_threshold},
     };
-    for (const auto& c : counters) {
-        w.family(c.name, "counter", c.help);
-        w.samples(c.name, [&](const metrics_run& r) { return integer(r.summary.*c.field); });
-    }
+    for (const auto& c : counters)
+        one_family(w, c, "counter",
+                   [&](const metrics_run& r) { return integer(r.summary.*c.field); });
     w.family("irqloop_windows_total", "counter", "Statistics windows committed.");
     w.samples("irqloop_windows_total", [](const metrics_run& r) { return integer(r.windows); });
 }

@@ -102,6 +102,18 @@ std::string us(std::int64_t ns)
     return std::to_string(ns) + "ns";
 }
 
+/** @brief ci-consumers.py @p args: its output; skipped when the consumer is not installed
+ *  (status 4), required to succeed otherwise. */
+process_result consume(const std::string& consumers, const std::string& args)
+{
+    auto r = run_shell("/usr/bin/python3 '" + consumers + "' " + args);
+    INFO(r.out);
+    if (r.status == 4)
+        SKIP(r.out);
+    REQUIRE(r.status == 0);
+    return r;
+}
+
 } // namespace
 
 TEST_CASE("gates: each limit passes at its value and fails one step below it", "[gates]")
@@ -452,11 +464,7 @@ TEST_CASE("export --format junit: a testsuite per run, a testcase per limit, rea
     auto lint = run_shell("xmllint --noout '" + xml + "'");
     INFO(lint.out);
     CHECK(lint.status == 0);
-    auto parsed = run_shell("/usr/bin/python3 '" + consumers + "' junit '" + xml + "'");
-    INFO(parsed.out);
-    if (parsed.status == 4)
-        SKIP(parsed.out);
-    REQUIRE(parsed.status == 0);
+    const auto parsed = consume(consumers, "junit '" + xml + "'");
     CHECK_THAT(parsed.out, ContainsSubstring("suites 3 tests 9 failures 2\n"));
     CHECK_THAT(parsed.out, ContainsSubstring("suite idle (run 1) tests 3 failures 0\n"));
     // The invalid byte is replaced (U+FFFD), the special characters escaped, not dropped.
@@ -519,12 +527,7 @@ TEST_CASE("export --format lava: LAVA's grammar and lava-dispatcher's own signal
     if (fetch.status == 4)
         SKIP(fetch.out);
     REQUIRE(fetch.status == 0);
-    auto real = run_shell("/usr/bin/python3 '" + consumers + "' lava-dispatcher '" + lines + "' '" +
-                          lava + "'");
-    INFO(real.out);
-    if (real.status == 4)
-        SKIP(real.out);
-    REQUIRE(real.status == 0);
+    const auto real = consume(consumers, "lava-dispatcher '" + lines + "' '" + lava + "'");
     CHECK_THAT(real.out, ContainsSubstring("results 48 fail 3 measurements 45\n"));
     CHECK_THAT(real.out, ContainsSubstring("\nload______.run2.gate.max_us fail 150.0 us\n"));
     // Our test definition example passes lava_common's schema.
