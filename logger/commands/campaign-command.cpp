@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `irqloop campaign FILE.ini`: phases of `irqloop run` in order into one database, then the
 // compare table; a re-run skips the phases already complete.
+#include "campaign-command.hpp"
 #include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "gates.hpp"
 #include "read.hpp"
-#include "run-request.hpp"
+#include "run-command.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 namespace po = boost::program_options;
 
@@ -22,15 +24,6 @@ namespace irqloop::logger
 
 namespace
 {
-
-struct phase {
-    std::string section;
-    run_keys keys;             // run options, in file order
-    gate_limit_args gate_text; // max, p, lost, overflows
-    gate_limits gates;
-    std::string label; // the section's name unless it sets label
-    run_request request;
-};
 
 // Gate the phase's newest run with @p label: the lines, the outcome stored with the run.
 // Returns false when a limit failed.
@@ -74,7 +67,7 @@ std::string phase_command_line(const run_keys& keys)
 }
 
 // Phase @p p's gates and its run request, or the refusal naming the file and the phase.
-void prepare_phase(phase& p, const std::string& file, const std::string& db)
+void prepare_phase(campaign_phase& p, const std::string& file, const std::string& db)
 {
     p.gates = parse_gate_limits(p.gate_text, "[" + p.section + "] ");
     run_keys keys = {{"db", db}};
@@ -108,11 +101,87 @@ int call(int (*fn)(int, char**), std::vector<std::string> args)
     return fn(static_cast<int>(args.size()), v.data());
 }
 
+// One key of the file: the top-level db, or a phase's run option or gate limit.
+void take_key(campaign_request& req, const std::string& key, const std::string& value)
+{
+    const std::string& file = req.file;
+    auto& phases = req.phases;
+    const auto dot = key.find('.');
+    if (dot == std::string::npos) {
+        if (key != "db")
+            throw error("campaign: " + file, "unknown top-level key '" + key + "'",
+                        "only db = FILE goes above the first [section]");
+        req.db = value;
+        return;
+    }
+    const std::string section = key.substr(0, dot), k = key.substr(dot + 1);
+    if (phases.empty() || phases.back().section != section) {
+        for (const auto& p : phases)
+            if (p.section == section)
+                throw error("campaign: " + file, "section [" + section + "] appears twice",
+                            "give each phase one section");
+        phases.push_back({section, {}, {}, {}, section, {}});
+    }
+    if (k == "db" || k == "no-db" || k == "help")
+        throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
+                    "phases share the campaign's db; set it at the top");
+    if (k.rfind("fail-", 0) == 0)
+        throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
+                    "a phase's gates take check's keys: max, p, lost, overflows");
+    auto& gt = phases.back().gate_text;
+    if (k == "max")
+        gt.max = value;
+    else if (k == "p")
+        gt.p.push_back(value);
+    else if (k == "lost")
+        gt.lost = value;
+    else if (k == "overflows")
+        gt.overflows = value;
+    else
+        phases.back().keys.emplace_back(k, value);
+}
+
+// The file's keys into @p req, then every phase into its run request.
+void read_campaign_file(campaign_request& req, const std::string& db_override)
+{
+    std::ifstream in(req.file);
+    if (!in)
+        throw error("campaign: open '" + req.file + "'", "cannot read it", "check the path");
+    po::options_description none;
+    const auto parsed = po::parse_config_file(in, none, true);
+    for (const auto& o : parsed.options)
+        take_key(req, o.string_key, o.value.empty() ? "" : o.value.front());
+    if (!db_override.empty())
+        req.db = db_override;
+    if (req.phases.empty())
+        throw error("campaign: " + req.file, "no [section]", "give one section per phase");
+    // Every phase is parsed into its request before the first one runs, through run's own
+    // option table and checks: a typo in phase 5 fails now, not at 3 am, and no file is made.
+    for (auto& p : req.phases)
+        prepare_phase(p, req.file, req.db);
+}
+
+const char* const campaign_about =
+    "\nThe file: a top-level 'db = night.db', then one section per phase; its keys are "
+    "'irqloop run'\noptions without the dashes (duration, samples, hw, load-cmd, "
+    "target, "
+    "threshold, ...).\nThe section name is the phase's --label unless it sets label.\n"
+    "Gates: a phase's max, p (repeatable), lost and overflows keys are irqloop check's\n"
+    "limits, applied to the phase's run when it ends (or is found complete); the "
+    "outcome\n"
+    "is stored with the run and shown in the compare table, and the campaign exits 3\n"
+    "when a limit of any phase failed (the phases after it still run).\n"
+    "Every phase is parsed and checked (its keys, their values, the hw spec's keys)\n"
+    "before the first one runs: a bad one is refused with exit status 2, naming the\n"
+    "phase, and no file is made or touched.\n"
+    "Docs: docs/commands/campaign.md\n";
+
 } // namespace
 
-int campaign_command(int argc, char** argv)
+parsed<campaign_request> parse_campaign(int argc, char** argv)
 {
-    std::string file, db_override;
+    campaign_request req;
+    std::string db_override;
     po::options_description d(
         "irqloop campaign: run the phases of FILE.ini in order into one database, "
         "then print the compare table by label. A re-run skips the phases already "
@@ -121,88 +190,29 @@ int campaign_command(int argc, char** argv)
     // clang-format off
     d.add_options()
         ("help,h", "show this help")
-        ("file", po::value(&file), "the campaign file (Boost.Program_options config syntax, one [section] per phase)")
+        ("file", po::value(&req.file), "the campaign file (Boost.Program_options config syntax, one [section] per phase)")
         ("db", po::value(&db_override), "the results file (overrides the file's top-level db =)");
     // clang-format on
     po::positional_options_description pos;
     pos.add("file", 1);
     auto vm = base::parse_options(argc, argv, d, pos);
     if (vm.count("help")) {
-        std::cout
-            << d
-            << "\nThe file: a top-level 'db = night.db', then one section per phase; its keys are "
-               "'irqloop run'\noptions without the dashes (duration, samples, hw, load-cmd, "
-               "target, "
-               "threshold, ...).\nThe section name is the phase's --label unless it sets label.\n"
-               "Gates: a phase's max, p (repeatable), lost and overflows keys are irqloop check's\n"
-               "limits, applied to the phase's run when it ends (or is found complete); the "
-               "outcome\n"
-               "is stored with the run and shown in the compare table, and the campaign exits 3\n"
-               "when a limit of any phase failed (the phases after it still run).\n"
-               "Every phase is parsed and checked (its keys, their values, the hw spec's keys)\n"
-               "before the first one runs: a bad one is refused with exit status 2, naming the\n"
-               "phase, and no file is made or touched.\n"
-               "Docs: docs/commands/campaign.md\n";
-        return 0;
+        std::ostringstream o;
+        o << d << campaign_about;
+        return parsed<campaign_request>::help(o.str());
     }
     po::notify(vm);
-    if (file.empty())
+    if (req.file.empty())
         throw error("campaign", "no campaign file given", "irqloop campaign FILE.ini");
-    base::options_parsed();
-    std::ifstream in(file);
-    if (!in)
-        throw error("campaign: open '" + file + "'", "cannot read it", "check the path");
-    po::options_description none;
-    const auto parsed = po::parse_config_file(in, none, true);
-    std::string db = "irqloop.db";
-    std::vector<phase> phases;
-    for (const auto& o : parsed.options) {
-        const std::string& key = o.string_key;
-        const std::string value = o.value.empty() ? "" : o.value.front();
-        const auto dot = key.find('.');
-        if (dot == std::string::npos) {
-            if (key != "db")
-                throw error("campaign: " + file, "unknown top-level key '" + key + "'",
-                            "only db = FILE goes above the first [section]");
-            db = value;
-            continue;
-        }
-        const std::string section = key.substr(0, dot), k = key.substr(dot + 1);
-        if (phases.empty() || phases.back().section != section) {
-            for (const auto& p : phases)
-                if (p.section == section)
-                    throw error("campaign: " + file, "section [" + section + "] appears twice",
-                                "give each phase one section");
-            phases.push_back({section, {}, {}, {}, section, {}});
-        }
-        if (k == "db" || k == "no-db" || k == "help")
-            throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
-                        "phases share the campaign's db; set it at the top");
-        if (k.rfind("fail-", 0) == 0)
-            throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
-                        "a phase's gates take check's keys: max, p, lost, overflows");
-        auto& gt = phases.back().gate_text;
-        if (k == "max")
-            gt.max = value;
-        else if (k == "p")
-            gt.p.push_back(value);
-        else if (k == "lost")
-            gt.lost = value;
-        else if (k == "overflows")
-            gt.overflows = value;
-        else
-            phases.back().keys.emplace_back(k, value);
-    }
-    if (!db_override.empty())
-        db = db_override;
-    if (phases.empty())
-        throw error("campaign: " + file, "no [section]", "give one section per phase");
-    // Every phase is parsed into its request before the first one runs, through run's own
-    // option table and checks: a typo in phase 5 fails now, not at 3 am, and no file is made.
-    for (auto& p : phases)
-        prepare_phase(p, file, db);
-    std::vector<std::string> failed;
+    read_campaign_file(req, db_override);
+    return parsed<campaign_request>::of(std::move(req));
+}
 
+campaign_outcome execute_campaign(campaign_request& req)
+{
+    campaign_outcome out;
+    const auto& db = req.db;
+    auto& phases = req.phases;
     for (std::size_t i = 0; i < phases.size(); ++i) {
         auto& p = phases[i];
         const std::string& label = p.label;
@@ -211,34 +221,53 @@ int campaign_command(int argc, char** argv)
             std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
                         phases.size(), label.c_str(), static_cast<long long>(id));
             if (!p.gates.empty() && !gate_phase(db, label, p.gates))
-                failed.push_back(label);
+                out.failed.push_back(label);
             continue;
         }
         std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(), label.c_str());
         std::fflush(stdout);
-        const int rc = execute_run_request(p.request);
+        const int rc = present_run(execute_run_request(p.request), p.request);
         if (rc != 0) {
             std::fprintf(
                 stderr,
                 "irqloop: campaign: phase '%s' ended with status %d; a re-run resumes with it\n",
                 label.c_str(), rc);
-            return rc;
+            out.status = rc;
+            return out;
         }
         if (!p.gates.empty() && !gate_phase(db, label, p.gates))
-            failed.push_back(label);
+            out.failed.push_back(label);
     }
+    return out;
+}
+
+int present_campaign(const campaign_outcome& o, const campaign_request& req)
+{
+    if (o.status != 0)
+        return o.status;
     std::printf("\n");
     std::fflush(stdout);
-    const int rc = call(compare_command, {"compare", "--by", "label", "--db", db});
-    if (rc != 0 || failed.empty())
+    const int rc = call(compare_command, {"compare", "--by", "label", "--db", req.db});
+    if (rc != 0 || o.failed.empty())
         return rc;
     std::string names;
-    for (const auto& l : failed)
+    for (const auto& l : o.failed)
         names += (names.empty() ? "'" : ", '") + l + "'";
-    std::printf("campaign: FAIL: the gates of %zu of %zu phases failed (%s)\n", failed.size(),
-                phases.size(), names.c_str());
+    std::printf("campaign: FAIL: the gates of %zu of %zu phases failed (%s)\n", o.failed.size(),
+                req.phases.size(), names.c_str());
     std::fflush(stdout);
     return exit_gate_failed;
+}
+
+int campaign_command(int argc, char** argv)
+{
+    auto p = parse_campaign(argc, argv);
+    if (!p.request) {
+        std::cout << p.text;
+        return 0;
+    }
+    base::options_parsed();
+    return present_campaign(execute_campaign(*p.request), *p.request);
 }
 
 } // namespace irqloop::logger

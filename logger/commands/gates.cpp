@@ -3,6 +3,8 @@
 
 #include "error.hpp"
 #include "histogram.hpp"
+#include "percentiles.hpp"
+#include "session-core.hpp"
 #include "store.hpp"
 #include "table.hpp"
 #include "units.hpp"
@@ -13,6 +15,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -28,17 +31,11 @@ std::string us3(double ns)
     return format_latency(ns, latency_unit::us, 3);
 }
 
-// The five percentiles every run stores; others come from its histogram.
+// The five percentiles every run stores (db/percentiles.hpp); others come from its histogram.
 std::optional<std::int64_t> stored_percentile(const db::summary_row& s, double p)
 {
-    const std::pair<double, std::int64_t> v[] = {{50, s.p50_ns},
-                                                 {99, s.p99_ns},
-                                                 {99.9, s.p999_ns},
-                                                 {99.99, s.p9999_ns},
-                                                 {99.9999, s.p999999_ns}};
-    for (const auto& [q, x] : v)
-        if (std::fabs(q - p) < 1e-9)
-            return x;
+    if (const auto* sp = db::find_stored_percentile(p))
+        return s.*sp->field;
     return std::nullopt;
 }
 
@@ -53,16 +50,21 @@ gate_line count_line(const char* key, std::uint64_t value, std::uint64_t limit)
     return l;
 }
 
-// The histogram's percentile of run @p r, by the recorder's rank rule (see stats of compare).
-std::int64_t histogram_percentile(db::catalog& cat, const db::run_record& r, double p)
+// The percentile @p p of a histogram read back from its buckets (as the store keeps it), by
+// the recorder's rank rule (see stats of compare), clamped to the run's min and max.
+template <class Buckets>
+std::int64_t bucket_percentile(const db::run_record& r, double p, Buckets for_each_bucket)
 {
     histogram h;
-    for (const auto& b : cat.histogram(r))
-        h.record_n(b.lo_ns, b.count);
+    for_each_bucket([&h](std::int64_t lo_ns, std::uint64_t n) { h.record_n(lo_ns, n); });
     return std::clamp(h.value_at_percentile(p), r.summary.min_ns, r.summary.max_ns);
 }
 
-gate_outcome evaluate(db::catalog* cat, const db::run_record& r, const gate_limits& lim)
+// A percentile that is not stored: from the run's histogram, or nothing (a run without one).
+using other_percentile = std::function<std::optional<std::int64_t>(double)>;
+
+gate_outcome evaluate(const other_percentile& other, const db::run_record& r,
+                      const gate_limits& lim)
 {
     gate_outcome g;
     const auto& s = r.summary;
@@ -93,18 +95,16 @@ gate_outcome evaluate(db::catalog* cat, const db::run_record& r, const gate_limi
         l.limit = double(limit);
         l.has_value = r.has_stats;
         if (r.has_stats) {
-            std::int64_t v = 0;
-            if (auto st = stored_percentile(s, p))
-                v = *st;
-            else if (cat)
-                v = histogram_percentile(*cat, r, p);
-            else
+            auto st = stored_percentile(s, p);
+            if (!st && other)
+                st = other(p);
+            if (!st)
                 throw error("gate " + l.name,
                             "a run without a database stores only p50, p99, "
                             "p99.9, p99.99 and p99.9999",
                             "use one of those, or drop --no-db");
-            l.value = double(v);
-            l.pass = v <= limit;
+            l.value = double(*st);
+            l.pass = *st <= limit;
             // The percentiles are of the statistics: disturbed samples are left out of them
             // unless the run kept them; the max line holds what they prove.
             if (s.disturbed)
@@ -154,12 +154,48 @@ std::size_t gate_outcome::failed() const noexcept
 
 gate_outcome evaluate_gates(db::catalog& cat, const db::run_record& run, const gate_limits& limits)
 {
-    return evaluate(&cat, run, limits);
+    return evaluate(
+        [&](double p) {
+            return bucket_percentile(run, p, [&](auto record) {
+                for (const auto& b : cat.histogram(run))
+                    record(b.lo_ns, b.count);
+            });
+        },
+        run, limits);
 }
 
 gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits)
 {
-    return evaluate(nullptr, run, limits);
+    return evaluate({}, run, limits);
+}
+
+gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits,
+                            const histogram& run_histogram)
+{
+    return evaluate(
+        [&](double p) {
+            return bucket_percentile(run, p, [&](auto record) {
+                run_histogram.for_each_bucket(
+                    [&](std::int64_t lo, std::int64_t, std::uint64_t n) { record(lo, n); });
+            });
+        },
+        run, limits);
+}
+
+void gate_plugin::on_finish(run_outcome& out, const histogram& h)
+{
+    if (out.status == db::run_status::failed)
+        return;
+    db::run_record rec;
+    rec.id = out.run_id;
+    rec.status = out.status;
+    rec.summary = out.summary;
+    rec.has_stats = out.summary.samples > 0;
+    rec.meta.metadata.emplace_back("logger.keep_disturbed",
+                                   session_->opt.recording.keep_disturbed ? "yes" : "no");
+    outcome_ = evaluate_gates(rec, limits_, h);
+    if (session_->store)
+        session_->store->set_run_metadata(out.run_id, gate_metadata(*outcome_));
 }
 
 std::string gate_value_text(const gate_line& l)

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "error.hpp"
+#include "histogram.hpp"
 #include "read.hpp"
+#include "session.hpp"
 
 #include <boost/program_options/options_description.hpp>
 
@@ -80,6 +82,33 @@ gate_outcome evaluate_gates(db::catalog& cat, const db::run_record& run, const g
  * @throws irqloop::error (exit_usage) for another percentile.
  */
 gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits);
+
+/**
+ * @brief Check a run on what it holds: its record and its run histogram (any percentile, by
+ *        the same rule as from the stored histogram). No file is read.
+ */
+gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits,
+                            const histogram& run_histogram);
+
+/**
+ * @brief `run --fail-*` as a plug-in of the run (session.hpp): at its finish the limits are
+ *        evaluated on the outcome and stored with the run as gate.* metadata, through the
+ *        run's own store, before its final status. A failed run is not gated.
+ */
+class gate_plugin final : public run_plugin
+{
+public:
+    explicit gate_plugin(gate_limits limits) : limits_(std::move(limits)) {}
+    void on_start(session& s) override { session_ = &s; }
+    void on_finish(run_outcome& out, const histogram& h) override;
+    /** @brief The outcome, once the run has finished (not for a failed run). */
+    const std::optional<gate_outcome>& outcome() const noexcept { return outcome_; }
+
+private:
+    gate_limits limits_;
+    session* session_ = nullptr;
+    std::optional<gate_outcome> outcome_;
+};
 
 /** @brief One line per limit: "  gate max  120.000 us  limit 100.000 us  FAIL  (note)". */
 std::string format_gate_lines(const gate_outcome& g);

@@ -43,10 +43,4 @@ run_request parse_run_keys(const run_keys& keys, std::string command_line);
  *  command lines). */
 std::string shell_word(const std::string& word);
 
-/**
- * @brief Measure what @p req says: the preflight, the wire opened, execute_run(), the summary,
- *        the gates. Returns the exit status of `irqloop run` (throws as it does).
- */
-int execute_run_request(run_request& req);
-
 } // namespace irqloop::logger

@@ -105,13 +105,38 @@ std::string find_load_guard()
                 exit_failure);
 }
 
-void load_process::start()
+namespace
 {
-    if (pid_ > 0)
-        return;
-    const std::string guard = opt_.guard.empty() ? find_load_guard() : opt_.guard;
-    // Should the guard itself be killed, the shell's orphans come back to us to be reaped.
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+// The guard's process: its own group, a clean signal state, SCHED_OTHER whatever our thread is.
+void set_spawn_attributes(posix_spawnattr_t& at)
+{
+    sigset_t none, deflt;
+    sigemptyset(&none);
+    sigemptyset(&deflt);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD})
+        sigaddset(&deflt, s);
+    sched_param sp{};
+    sp.sched_priority = 0;
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &deflt);
+    posix_spawnattr_setschedpolicy(&at, SCHED_OTHER);
+    posix_spawnattr_setschedparam(&at, &sp);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER);
+}
+
+struct spawned_guard {
+    pid_t pid = -1;
+    int out_fd = -1, ctl_fd = -1; // the load's output, our end of the control socket
+};
+
+// The guard started as "GUARD GRACE /bin/sh -c COMMAND", its standard output and error on a
+// pipe of ours, its control socket on guard_protocol::control_fd.
+spawned_guard spawn_guard(const std::string& guard, std::int64_t grace_ns,
+                          const std::string& command)
+{
     int fds[2], sv[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         throw_from_errno(errno, "start load: pipe", {}, exit_failure);
@@ -131,26 +156,12 @@ void load_process::start()
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     posix_spawn_file_actions_adddup2(&fa, sv[1], guard_protocol::control_fd);
-    sigset_t none, deflt;
-    sigemptyset(&none);
-    sigemptyset(&deflt);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD})
-        sigaddset(&deflt, s);
-    sched_param sp{};
-    sp.sched_priority = 0;
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &deflt);
-    posix_spawnattr_setschedpolicy(&at, SCHED_OTHER);
-    posix_spawnattr_setschedparam(&at, &sp);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER);
-    const std::string grace = std::to_string(std::max<std::int64_t>(opt_.grace_ns, 0));
-    const char* argv[] = {guard.c_str(), grace.c_str(),        "/bin/sh",
-                          "-c",          opt_.command.c_str(), nullptr};
-    pid_t gpid = -1;
+    set_spawn_attributes(at);
+    const std::string grace = std::to_string(std::max<std::int64_t>(grace_ns, 0));
+    const char* argv[] = {guard.c_str(), grace.c_str(), "/bin/sh", "-c", command.c_str(), nullptr};
+    spawned_guard g;
     const int rc =
-        posix_spawn(&gpid, guard.c_str(), &fa, &at, const_cast<char* const*>(argv), environ);
+        posix_spawn(&g.pid, guard.c_str(), &fa, &at, const_cast<char* const*>(argv), environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(fds[1]);
@@ -158,18 +169,67 @@ void load_process::start()
     if (rc != 0) {
         close(fds[0]);
         close(sv[0]);
-        throw_from_errno(rc, "start load '" + opt_.command + "': " + guard, "reinstall irqloop",
+        throw_from_errno(rc, "start load '" + command + "': " + guard, "reinstall irqloop",
                          exit_failure);
     }
-    guard_pid_ = gpid;
-    out_fd_ = fds[0];
-    ctl_fd_ = sv[0];
+    g.out_fd = fds[0];
+    g.ctl_fd = sv[0];
+    return g;
+}
 
-    // The guard's first report: the shell's group, or why there is none (a few ms).
+// The guard's first report (a few ms): its first line into @p first, what came after it into
+// @p rest. False, with @p why, when none came within 10 s or the guard ended first.
+bool first_report(int ctl_fd, const std::string& guard, std::string& first, std::string& rest,
+                  std::string& why)
+{
+    const std::int64_t until = hw::monotonic_ns() + 10'000'000'000;
+    std::string line;
+    while (line.find('\n') == std::string::npos) {
+        const std::int64_t left = until - hw::monotonic_ns();
+        if (left <= 0) {
+            why = "the guard " + guard + " did not report within 10 s";
+            return false;
+        }
+        pollfd p{ctl_fd, POLLIN, 0};
+        const int pr = poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left / 1'000'000, 100)));
+        if (pr < 0 && errno != EINTR) {
+            why = std::string("poll: ") + std::strerror(errno);
+            return false;
+        }
+        if (pr <= 0)
+            continue;
+        char buf[256];
+        const ssize_t r = read(ctl_fd, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            why = "the guard " + guard + " exited before it started the shell";
+            return false;
+        }
+        line.append(buf, static_cast<std::size_t>(r));
+    }
+    first = line.substr(0, line.find('\n'));
+    rest = line.substr(line.find('\n') + 1);
+    return true;
+}
+
+} // namespace
+
+void load_process::start()
+{
+    if (pid_ > 0)
+        return;
+    const std::string guard = opt_.guard.empty() ? find_load_guard() : opt_.guard;
+    // Should the guard itself be killed, the shell's orphans come back to us to be reaped.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const spawned_guard g = spawn_guard(guard, opt_.grace_ns, opt_.command);
+    guard_pid_ = g.pid;
+    out_fd_ = g.out_fd;
+    ctl_fd_ = g.ctl_fd;
     auto fail = [&](const std::string& why) {
-        kill(gpid, SIGKILL);
+        kill(g.pid, SIGKILL);
         int st = 0;
-        while (waitpid(gpid, &st, 0) < 0 && errno == EINTR) {
+        while (waitpid(g.pid, &st, 0) < 0 && errno == EINTR) {
         }
         close(out_fd_);
         close(ctl_fd_);
@@ -178,36 +238,16 @@ void load_process::start()
         throw error("start load '" + opt_.command + "'", why, "check that /bin/sh exists",
                     exit_failure);
     };
-    const std::int64_t until = hw::monotonic_ns() + 10'000'000'000;
-    std::string line;
-    while (line.find('\n') == std::string::npos) {
-        const std::int64_t left = until - hw::monotonic_ns();
-        if (left <= 0)
-            fail("the guard " + guard + " did not report within 10 s");
-        pollfd p{ctl_fd_, POLLIN, 0};
-        const int pr = poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left / 1'000'000, 100)));
-        if (pr < 0 && errno != EINTR)
-            fail(std::string("poll: ") + std::strerror(errno));
-        if (pr <= 0)
-            continue;
-        char buf[256];
-        const ssize_t r = read(ctl_fd_, buf, sizeof buf);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            fail("the guard " + guard + " exited before it started the shell");
-        line.append(buf, static_cast<std::size_t>(r));
-    }
-    const std::string first = line.substr(0, line.find('\n'));
-    ctl_buf_ = line.substr(line.find('\n') + 1);
+    std::string first, why;
+    if (!first_report(ctl_fd_, guard, first, ctl_buf_, why))
+        fail(why);
     int v = 0;
-    if (std::sscanf(first.c_str(), "group %d", &v) == 1 && v > 0) {
+    if (std::sscanf(first.c_str(), "group %d", &v) == 1 && v > 0)
         pid_ = v;
-    } else if (std::sscanf(first.c_str(), "error %d", &v) == 1) {
+    else if (std::sscanf(first.c_str(), "error %d", &v) == 1)
         fail(std::string("the guard could not start /bin/sh: ") + std::strerror(v));
-    } else {
+    else
         fail("the guard " + guard + " said '" + first + "'");
-    }
     start_ns_ = hw::monotonic_ns();
     result_.started = true;
     // Reports that came with the first one (a shell that ended at once).

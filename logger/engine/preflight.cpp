@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -114,6 +115,15 @@ struct context {
     int busy_window_ms;
 };
 
+// "a, b, c": the names of a set, in its order.
+std::string comma_list(const std::set<std::string>& names)
+{
+    std::string s;
+    for (const auto& n : names)
+        s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
 preflight_check make(const char* key, check_level l, std::string value, std::string hint = {})
 {
     return {key, l, std::move(value),
@@ -182,11 +192,8 @@ preflight_check check_governor(const context& c)
     if (bad.empty())
         return make("cpu.governor", check_level::ok,
                     "performance on cpu " + cpu_list_text(c.scope));
-    std::string names;
-    for (const auto& b : bad)
-        names += (names.empty() ? "" : ", ") + b;
     return make(
-        "cpu.governor", check_level::warn, names + " on cpu " + cpu_list_text(bad_cpus),
+        "cpu.governor", check_level::warn, comma_list(bad) + " on cpu " + cpu_list_text(bad_cpus),
         "cpupower -c " + cpu_list_text(bad_cpus) +
             " frequency-set -g performance (a frequency change stretches the loop's timing)");
 }
@@ -296,10 +303,8 @@ preflight_check check_idle(const context& c)
     if (deep.empty())
         return make("cpu.idle", check_level::ok,
                     "no state deeper than C1 enabled on cpu " + cpu_list_text(c.scope));
-    std::string names;
-    for (const auto& d : deep)
-        names += (names.empty() ? "" : ", ") + d;
-    return make("cpu.idle", check_level::warn, names + " enabled on cpu " + cpu_list_text(where),
+    return make("cpu.idle", check_level::warn,
+                comma_list(deep) + " enabled on cpu " + cpu_list_text(where),
                 "irqloop run holds /dev/cpu_dma_latency at 0 for the run; for good: cpupower "
                 "idle-set -D 2");
 }
@@ -368,32 +373,46 @@ preflight_check check_irq_affinity(const context& c)
         "move them: echo <other cpus> > /proc/irq/N/smp_affinity_list (or irqaffinity= at boot)");
 }
 
+// A check of one file's value: an unreadable file is a WARN (@p unreadable, @p hint), else
+// @p judge decides from the value.
+template <class Judge>
+preflight_check judge_file(const context& c, const char* key, const std::string& path,
+                           const char* unreadable, const char* hint, Judge judge)
+{
+    const auto v = c.t.read(path);
+    return v ? judge(*v) : make(key, check_level::warn, unreadable, hint);
+}
+
 preflight_check check_rt_throttling(const context& c)
 {
-    auto rt = c.t.read("/proc/sys/kernel/sched_rt_runtime_us");
-    if (!rt)
-        return make("sched.rt_throttling", check_level::warn, "sched_rt_runtime_us unreadable",
-                    "check /proc/sys/kernel/sched_rt_runtime_us by hand; -1 turns throttling off");
-    if (*rt == "-1")
-        return make("sched.rt_throttling", check_level::ok, "off (sched_rt_runtime_us -1)");
-    auto period = c.t.read("/proc/sys/kernel/sched_rt_period_us");
-    return make("sched.rt_throttling", check_level::fail,
-                "on: " + *rt + " us of every " + (period ? *period : "?") + " us",
-                "the spinning SCHED_FIFO sampler is stopped for the rest of each period: "
-                "echo -1 > /proc/sys/kernel/sched_rt_runtime_us");
+    return judge_file(
+        c, "sched.rt_throttling", "/proc/sys/kernel/sched_rt_runtime_us",
+        "sched_rt_runtime_us unreadable",
+        "check /proc/sys/kernel/sched_rt_runtime_us by hand; -1 turns throttling off",
+        [&](const std::string& rt) {
+            if (rt == "-1")
+                return make("sched.rt_throttling", check_level::ok, "off (sched_rt_runtime_us -1)");
+            auto period = c.t.read("/proc/sys/kernel/sched_rt_period_us");
+            return make("sched.rt_throttling", check_level::fail,
+                        "on: " + rt + " us of every " + (period ? *period : "?") + " us",
+                        "the spinning SCHED_FIFO sampler is stopped for the rest of each period: "
+                        "echo -1 > /proc/sys/kernel/sched_rt_runtime_us");
+        });
 }
 
 preflight_check check_clocksource(const context& c)
 {
-    auto cs = c.t.read("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-    if (!cs)
-        return make("clock.source", check_level::warn, "current_clocksource unreadable",
-                    "the kernel's clock is unknown; look for 'clocksource' in dmesg");
-    if (*cs == "tsc" || *cs == "arch_sys_counter")
-        return make("clock.source", check_level::ok, *cs);
-    return make(
-        "clock.source", check_level::warn, *cs + " (not the CPU's counter)",
-        "the kernel distrusts the TSC or runs virtualised; look for 'clocksource' in dmesg");
+    return judge_file(
+        c, "clock.source", "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        "current_clocksource unreadable",
+        "the kernel's clock is unknown; look for 'clocksource' in dmesg",
+        [](const std::string& cs) {
+            if (cs == "tsc" || cs == "arch_sys_counter")
+                return make("clock.source", check_level::ok, cs);
+            return make("clock.source", check_level::warn, cs + " (not the CPU's counter)",
+                        "the kernel distrusts the TSC or runs virtualised; look for "
+                        "'clocksource' in dmesg");
+        });
 }
 
 preflight_check check_tsc(const context& c)
@@ -531,17 +550,10 @@ preflight_check check_swap(const context& c)
 
 const char* level_name(check_level l) noexcept
 {
-    switch (l) {
-    case check_level::ok:
-        return "OK";
-    case check_level::warn:
-        return "WARN";
-    case check_level::fail:
-        return "FAIL";
-    case check_level::skip:
-        return "SKIP";
-    }
-    return "?";
+    // In the order of check_level.
+    static constexpr const char* names[] = {"OK", "WARN", "FAIL", "SKIP"};
+    const auto i = static_cast<std::size_t>(l);
+    return i < std::size(names) ? names[i] : "?";
 }
 
 std::vector<preflight_check> run_preflight(const preflight_options& o)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "prometheus.hpp"
 
+#include "percentiles.hpp"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -120,11 +122,24 @@ private:
     std::span<const metrics_run> runs_;
 };
 
-} // namespace
+// One figure of the summary: its metric's name and help, and its field.
+template <class T> struct summary_figure {
+    const char* name;
+    const char* help;
+    T db::summary_row::*field;
+};
 
-void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
+// A family of one sample per run: its TYPE and HELP, then @p value of each run.
+template <class T, class Value>
+void one_family(writer& w, const summary_figure<T>& f, const char* type, Value value)
 {
-    writer w(out, runs);
+    w.family(f.name, type, f.help);
+    w.samples(f.name, value);
+}
+
+// The latency histogram: cumulative buckets, +Inf, sum and count.
+void write_histogram(writer& w)
+{
     w.family("irqloop_latency_seconds", "histogram",
              "Stimulus-to-answer latency of the samples in the statistics (lost and disturbed "
              "samples excluded); a bucket counts under le only when all its values are <= le.");
@@ -140,13 +155,12 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
               [](const metrics_run& r) { return seconds(r.sum_ns); });
     w.samples("irqloop_latency_seconds_count",
               [](const metrics_run& r) { return integer(r.count); });
+}
 
-    struct figure {
-        const char* name;
-        const char* help;
-        std::int64_t db::summary_row::*field;
-    };
-    const figure figures[] = {
+// Min, max, warm max and the stored percentiles, in seconds.
+void write_latency_gauges(writer& w)
+{
+    const summary_figure<std::int64_t> figures[] = {
         {"irqloop_latency_min_seconds", "Smallest latency in the statistics.",
          &db::summary_row::min_ns},
         {"irqloop_latency_max_seconds",
@@ -155,34 +169,25 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
         {"irqloop_latency_warm_max_seconds", "Largest latency after the warm-up samples.",
          &db::summary_row::warm_max_ns},
     };
-    for (const auto& f : figures) {
-        w.family(f.name, "gauge", f.help);
-        w.samples(f.name, [&](const metrics_run& r) {
+    for (const auto& f : figures)
+        one_family(w, f, "gauge", [&](const metrics_run& r) {
             return r.has_stats ? seconds(double(r.summary.*f.field)) : std::string();
         });
-    }
     w.family("irqloop_latency_percentile_seconds", "gauge",
              "Latency percentile from the 0.1 % histogram (never below the true value).");
-    const std::pair<const char*, std::int64_t db::summary_row::*> pct[] = {
-        {"50", &db::summary_row::p50_ns},
-        {"99", &db::summary_row::p99_ns},
-        {"99.9", &db::summary_row::p999_ns},
-        {"99.99", &db::summary_row::p9999_ns},
-        {"99.9999", &db::summary_row::p999999_ns}};
-    for (const auto& [p, field] : pct)
+    for (const auto& p : db::stored_percentiles)
         w.samples(
             "irqloop_latency_percentile_seconds",
-            [&, field = field](const metrics_run& r) {
-                return r.has_stats ? seconds(double(r.summary.*field)) : std::string();
+            [&](const metrics_run& r) {
+                return r.has_stats ? seconds(double(r.summary.*p.field)) : std::string();
             },
-            std::string(",percentile=\"") + p + '"');
+            std::string(",percentile=\"") + (p.label + 1) + '"'); // "99.99" of "p99.99"
+}
 
-    struct counter {
-        const char* name;
-        const char* help;
-        std::uint64_t db::summary_row::*field;
-    };
-    const counter counters[] = {
+// The summary's counts, and the windows committed.
+void write_counters(writer& w)
+{
+    const summary_figure<std::uint64_t> counters[] = {
         {"irqloop_stimuli_total", "Stimulus edges driven.", &db::summary_row::stimuli},
         {"irqloop_samples_total", "Samples in the statistics.", &db::summary_row::samples},
         {"irqloop_lost_total", "Stimuli without an answer before the timeout.",
@@ -195,12 +200,16 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
         {"irqloop_above_threshold_total", "Samples above the run's threshold.",
          &db::summary_row::above_threshold},
     };
-    for (const auto& c : counters) {
-        w.family(c.name, "counter", c.help);
-        w.samples(c.name, [&](const metrics_run& r) { return integer(r.summary.*c.field); });
-    }
+    for (const auto& c : counters)
+        one_family(w, c, "counter",
+                   [&](const metrics_run& r) { return integer(r.summary.*c.field); });
     w.family("irqloop_windows_total", "counter", "Statistics windows committed.");
     w.samples("irqloop_windows_total", [](const metrics_run& r) { return integer(r.windows); });
+}
+
+// The run's threshold, start and whether it is still recording.
+void write_run_gauges(writer& w)
+{
     w.family("irqloop_threshold_seconds", "gauge", "The run's latency threshold (--threshold).");
     w.samples("irqloop_threshold_seconds",
               [](const metrics_run& r) { return seconds(double(r.threshold_ns)); });
@@ -214,6 +223,17 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
     w.family("irqloop_run_active", "gauge", "1 while the run is recording, 0 once it ended.");
     w.samples("irqloop_run_active",
               [](const metrics_run& r) { return std::string(r.active ? "1" : "0"); });
+}
+
+} // namespace
+
+void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
+{
+    writer w(out, runs);
+    write_histogram(w);
+    write_latency_gauges(w);
+    write_counters(w);
+    write_run_gauges(w);
 }
 
 } // namespace irqloop::logger

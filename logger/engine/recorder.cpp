@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "recorder.hpp"
 
+#include "percentiles.hpp"
 #include "store.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -88,6 +90,39 @@ struct proven_max {
     }
     bool any() const noexcept { return rank != std::numeric_limits<std::int64_t>::min(); }
 };
+
+// The stored percentiles (db/percentiles.hpp): the run's summary takes all five, a window's
+// row the first three (p50, p99, p99.9).
+template <class Row, std::size_t N> struct percentile_fields {
+    std::array<double, N> rank;
+    std::array<std::int64_t Row::*, N> field;
+};
+
+constexpr percentile_fields<db::summary_row, db::stored_percentiles.size()> summary_percentiles =
+    [] {
+        percentile_fields<db::summary_row, db::stored_percentiles.size()> f{};
+        for (std::size_t i = 0; i < f.rank.size(); ++i) {
+            f.rank[i] = db::stored_percentiles[i].rank;
+            f.field[i] = db::stored_percentiles[i].field;
+        }
+        return f;
+    }();
+
+constexpr percentile_fields<db::interval_row, 3> window_percentiles{
+    {db::stored_percentiles[0].rank, db::stored_percentiles[1].rank,
+     db::stored_percentiles[2].rank},
+    {&db::interval_row::p50_ns, &db::interval_row::p99_ns, &db::interval_row::p999_ns}};
+
+// @p h's percentiles into @p row's fields; 0 (stored NULL) when nothing was recorded.
+template <class Row, std::size_t N>
+void fill_percentiles(const histogram& h, bool any, Row& row, const percentile_fields<Row, N>& f)
+{
+    std::array<std::int64_t, N> v{};
+    if (any)
+        h.percentiles(f.rank, v);
+    for (std::size_t i = 0; i < N; ++i)
+        row.*f.field[i] = v[i];
+}
 
 } // namespace
 
@@ -324,15 +359,7 @@ struct recorder::state {
         s.has_warm_max = warm_max.any();
         s.mean_ns = run.mean;
         s.stddev_ns = run.stddev();
-        const double p[] = {50, 99, 99.9, 99.99, 99.9999};
-        std::int64_t v[5] = {};
-        if (run.n)
-            run_hist.percentiles(p, v);
-        s.p50_ns = v[0];
-        s.p99_ns = v[1];
-        s.p999_ns = v[2];
-        s.p9999_ns = v[3];
-        s.p999999_ns = v[4];
+        fill_percentiles(run_hist, run.n > 0, s, summary_percentiles);
         s.end_unix_ns = now_unix;
         return s;
     }
@@ -364,13 +391,7 @@ struct recorder::state {
         cur.max_bracket_ns = interval_max.bracket;
         cur.mean_ns = interval.mean;
         cur.stddev_ns = interval.stddev();
-        const double p[] = {50, 99, 99.9};
-        std::int64_t v[3] = {};
-        if (interval.n)
-            interval_hist.percentiles(p, v);
-        cur.p50_ns = v[0];
-        cur.p99_ns = v[1];
-        cur.p999_ns = v[2];
+        fill_percentiles(interval_hist, interval.n > 0, cur, window_percentiles);
         db::summary_row summary;
         if (store || cfg.on_window)
             summary = make_summary(end_unix);

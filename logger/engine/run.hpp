@@ -8,9 +8,11 @@
 #include "rows.hpp"
 #include "rt-setup.hpp"
 #include "sampler.hpp"
+#include "session.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,34 +23,50 @@ namespace irqloop::logger
 /** @brief How a run shows progress. */
 enum class progress_mode { none, tty, log };
 
-/** @brief Everything `irqloop run` and `irqloop calibrate` take, in ns and counts. */
-struct run_options final {
+/** @brief The wire and its timing: what the sampler is configured from. */
+struct run_timing final {
     std::uint64_t samples = 0;    ///< 0 = not bounded by count
     std::int64_t duration_ns = 0; ///< 0 = not bounded by time
     std::int64_t interval_ns = 100'000;
     std::int64_t jitter_ns = 0;
     std::int64_t timeout_ns = 10'000'000;
+    std::int64_t gap_limit_ns = -1; ///< -1 = auto (from the measured poll period)
+    std::int64_t quiet_ns = -1;     ///< -1 = auto: min(timeout, 1ms) after a loss
+    std::size_t ring_samples = 1u << 19;
+    bool force_tsc = false;
+    std::uint64_t seed = 1;
+    std::int64_t trigger_above_ns = 0; ///< 0 = no trigger line use
+    std::string trigger_line;
+    /// The dead-wire check: when the first this many stimuli (and 1 s) all time out, the run stops
+    /// before the soak and is stored as failed (run_outcome::no_answer); 0 = --allow-silent.
+    std::uint64_t dead_wire_stimuli = dead_wire_default;
+    static constexpr std::uint64_t dead_wire_default = 100;
+};
+
+/** @brief What is recorded and stored: the recorder's figures and the run row. */
+struct run_recording final {
     std::int64_t threshold_ns = 30'000;
     std::uint64_t warmup = 1000;
     std::int64_t stats_interval_ns = 10'000'000'000;
-    std::int64_t gap_limit_ns = -1; ///< -1 = auto (from the measured poll period)
-    std::int64_t quiet_ns = -1;     ///< -1 = auto: min(timeout, 1ms) after a loss
     std::size_t top_k = 1000;
     std::uint64_t max_exceedances = 1'000'000;
-    std::size_t ring_samples = 1u << 19;
+    std::uint64_t max_events = 100'000; ///< cap on stored lost/disturbed/overflow events
     bool raw = false;
     bool keep_disturbed = false;
-    bool force_tsc = false;
-    std::uint64_t seed = 1;
     db::run_kind kind = db::run_kind::measure; ///< measure or floor
     std::string label, target, load;
     std::string db_path; ///< empty = no store (summary only)
     std::string command_line;
-    std::int64_t trigger_above_ns = 0; ///< 0 = no trigger line use
-    std::string trigger_line;
-    base::rt_request rt;
-    progress_mode progress = progress_mode::none;
+    /// --metrics-file: Prometheus text rewritten (temp file + rename) at every window; "" = none
+    std::string metrics_file;
+    /// Root of the SMI counter's device file: ROOT/dev/cpu/N/msr for the sampler's CPU (N = 0
+    /// when not pinned); the preflight's root, so tests point it at a fake tree.
+    std::string smi_root = "/";
     std::vector<preflight_check> preflight; ///< stored as run metadata preflight.<key>
+};
+
+/** @brief The soak's side tasks: the load process and the threshold actions. */
+struct run_soak final {
     /// A /bin/sh command started once the warm-up samples are taken, in its own process group,
     /// and stopped (SIGTERM, SIGKILL after load_grace_ns) when the run ends; "" = none.
     std::string load_cmd;
@@ -56,16 +74,16 @@ struct run_options final {
     std::int64_t load_grace_ns = 5'000'000'000;
     std::vector<action_spec> actions; ///< --on-threshold, for samples above threshold_ns
     std::int64_t action_holdoff_ns = 10'000'000'000;
-    std::uint64_t max_events = 100'000; ///< cap on stored lost/disturbed/overflow events
-    /// --metrics-file: Prometheus text rewritten (temp file + rename) at every window; "" = none
-    std::string metrics_file;
-    /// Root of the SMI counter's device file: ROOT/dev/cpu/N/msr for the sampler's CPU (N = 0
-    /// when not pinned); the preflight's root, so tests point it at a fake tree.
-    std::string smi_root = "/";
-    /// The dead-wire check: when the first this many stimuli (and 1 s) all time out, the run stops
-    /// before the soak and is stored as failed (run_outcome::no_answer); 0 = --allow-silent.
-    std::uint64_t dead_wire_stimuli = dead_wire_default;
-    static constexpr std::uint64_t dead_wire_default = 100;
+};
+
+/** @brief Everything `irqloop run` and `irqloop calibrate` take, in ns and counts. */
+struct run_options final {
+    run_timing timing;
+    run_recording recording;
+    run_soak soak;
+    base::rt_request rt;
+    progress_mode progress = progress_mode::none;
+    static constexpr std::uint64_t dead_wire_default = run_timing::dead_wire_default;
     static constexpr std::int64_t dead_wire_ns = 1'000'000'000; ///< and at least this long
     /// A first stimulus later than this after the run's start (its window 0) is a late start:
     /// a `late_start` event and a summary line (docs/commands/run.md, "A late start").
@@ -116,14 +134,18 @@ struct run_outcome final {
 std::pair<std::string, std::string> wire_line_names(const std::string& backend);
 
 /**
- * @brief Measure through @p wire until done or @p stop: the sampler on a thread of its own
- * (real-time settings applied there), the recorder on another, progress on the caller's.
+ * @brief Measure through @p wire until done or @p stop: the core session (session-core.hpp):
+ * the sampler on a thread of its own (real-time settings applied there), the recorder on
+ * another, the plug-ins' ticks on the caller's.
  *
  * With a db_path the run is begun in the store before the first stimulus and each interval
  * is committed as it closes; the final status is set before returning.
+ * The engine's own plug-ins (session-plugins.hpp) come first, then @p extra (a command's, e.g.
+ * its gates), each hook in that order.
  * @throws irqloop::error for a store failure (the run is marked failed if the store still
  *         accepts writes; committed intervals stay) or a strict real-time miss.
  */
-run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop);
+run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop,
+                        std::span<run_plugin* const> extra = {});
 
 } // namespace irqloop::logger

@@ -190,6 +190,74 @@ int usage(const char* why)
     return 2;
 }
 
+// The shell in a process group of its own, with a clean signal state; its group reported.
+bool spawn_shell(guard& g, char** argv)
+{
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    sigset_t none, deflt;
+    sigemptyset(&none);
+    sigemptyset(&deflt);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD})
+        sigaddset(&deflt, s);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &deflt);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    const int rc = posix_spawn(&g.shell, argv[0], nullptr, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) {
+        say("%s %d %s", proto::error_word, rc, argv[0]);
+        return false;
+    }
+    say("%s %d", proto::group_word, int(g.shell));
+    return true;
+}
+
+// Until the load is gone: reap, sweep the group (SIGTERM, then SIGKILL after the grace), and
+// begin the end on a stop signal or when irqloop's end of the control socket closes.
+int watch(guard& g, int sfd)
+{
+    bool control_open = true;
+    while (true) {
+        if (g.reap() && g.shell_done)
+            return g.killing ? 1 : 0;
+        if (g.ending && !g.killing && now_ns() >= g.kill_at) {
+            g.killing = true;
+            say("%s", proto::killed_word);
+        }
+        if (g.killing && now_ns() >= g.kill_at + give_up_ns)
+            return 1; // only a process stuck in the kernel (D state) can be left; not forever
+        if (g.killing)
+            g.sweep(SIGKILL);
+        else if (g.ending)
+            g.sweep(SIGTERM); // processes reparented since the last look get theirs too
+
+        pollfd p[2] = {{sfd, POLLIN, 0}, {control_open ? proto::control_fd : -1, POLLIN, 0}};
+        int timeout = -1;
+        if (g.ending)
+            timeout = 20; // look again for new orphans; SIGCHLD wakes the guard earlier
+        const int n = poll(p, 2, timeout);
+        if (n < 0 && errno != EINTR)
+            g.begin_end();
+        if (p[0].revents & POLLIN) {
+            signalfd_siginfo si;
+            while (read(sfd, &si, sizeof si) == sizeof si)
+                if (si.ssi_signo != SIGCHLD)
+                    g.begin_end();
+        }
+        if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            char buf[64];
+            const ssize_t r = read(proto::control_fd, buf, sizeof buf);
+            if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+                control_open = false;
+                g.begin_end();
+            }
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -228,25 +296,8 @@ int main(int argc, char** argv)
 
     guard g;
     g.grace_ns = grace;
-    posix_spawnattr_t at;
-    posix_spawnattr_init(&at);
-    sigset_t none, deflt;
-    sigemptyset(&none);
-    sigemptyset(&deflt);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD})
-        sigaddset(&deflt, s);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &deflt);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
-    const int rc = posix_spawn(&g.shell, argv[2], nullptr, &at, argv + 2, environ);
-    posix_spawnattr_destroy(&at);
-    if (rc != 0) {
-        say("%s %d %s", proto::error_word, rc, argv[2]);
+    if (!spawn_shell(g, argv + 2))
         return 1;
-    }
-    say("%s %d", proto::group_word, int(g.shell));
 
     // The load's output pipe must reach end of file when the load is done, not when the
     // guard is: the guard keeps no copy of it.
@@ -257,41 +308,5 @@ int main(int argc, char** argv)
         close(devnull);
     }
 
-    bool control_open = true;
-    while (true) {
-        if (g.reap() && g.shell_done)
-            return g.killing ? 1 : 0;
-        if (g.ending && !g.killing && now_ns() >= g.kill_at) {
-            g.killing = true;
-            say("%s", proto::killed_word);
-        }
-        if (g.killing && now_ns() >= g.kill_at + give_up_ns)
-            return 1; // only a process stuck in the kernel (D state) can be left; not forever
-        if (g.killing)
-            g.sweep(SIGKILL);
-        else if (g.ending)
-            g.sweep(SIGTERM); // processes reparented since the last look get theirs too
-
-        pollfd p[2] = {{sfd, POLLIN, 0}, {control_open ? proto::control_fd : -1, POLLIN, 0}};
-        int timeout = -1;
-        if (g.ending)
-            timeout = 20; // look again for new orphans; SIGCHLD wakes the guard earlier
-        const int n = poll(p, 2, timeout);
-        if (n < 0 && errno != EINTR)
-            g.begin_end();
-        if (p[0].revents & POLLIN) {
-            signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == sizeof si)
-                if (si.ssi_signo != SIGCHLD)
-                    g.begin_end();
-        }
-        if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-            char buf[64];
-            const ssize_t r = read(proto::control_fd, buf, sizeof buf);
-            if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
-                control_open = false;
-                g.begin_end();
-            }
-        }
-    }
+    return watch(g, sfd);
 }

@@ -125,8 +125,8 @@ int main(int argc, char** argv)
     if (parts.find('3') != std::string::npos) {
         // 3. The whole pipeline (sampler, ring, recorder; no store) at --interval 0.
         logger::run_options opt;
-        opt.samples = 5'000'000;
-        opt.interval_ns = 0;
+        opt.timing.samples = 5'000'000;
+        opt.timing.interval_ns = 0;
         opt.rt.priority = 80; // as irqloop run; refused without privileges, then SCHED_OTHER
         opt.rt.mlock = false;
         auto wire = hw::open_lines("sim:model=fixed,value=0", hw::role::logger);

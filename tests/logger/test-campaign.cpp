@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // `irqloop campaign`: three phases on the sim board give three labelled runs and the compare
 // table; killed during phase 2, a re-run resumes at phase 2 without repeating phase 1.
+#include "campaign-command.hpp"
 #include "db-query.hpp"
 #include "error.hpp"
+#include "run-command.hpp"
 #include "run-process.hpp"
 #include "run-request.hpp"
 #include "temp-dir.hpp"
+#include "test-campaign-file.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <boost/program_options/errors.hpp>
@@ -16,7 +19,9 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace irqloop::test;
 using Catch::Matchers::ContainsSubstring;
@@ -24,12 +29,12 @@ using Catch::Matchers::ContainsSubstring;
 TEST_CASE("campaign: three phases into one file, and a kill during phase 2 resumes at phase 2",
           "[run][cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[idle]\nduration = 1s\nprogress = none\ntarget = sim board\n"
-                       << "[load]\nduration = 4s\nprogress = none\nstats-interval = 200ms\n"
-                       << "[after]\nsamples = 2000\nprogress = none\n";
+    campaign_file night("night");
+    const auto& dir = night.dir;
+    const auto &db = night.db, &ini = night.ini;
+    night.write(std::string("[idle]\nduration = 1s\nprogress = none\ntarget = sim board\n") +
+                "[load]\nduration = 4s\nprogress = none\nstats-interval = 200ms\n" +
+                "[after]\nsamples = 2000\nprogress = none\n");
     background_process first({IRQLOOP_BIN, "campaign", ini}, dir / "first.log");
     bool in_phase2 = false;
     for (int i = 0; i < 200 && !in_phase2; ++i) {
@@ -97,8 +102,8 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
           "and no file is made",
           "[cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
+    campaign_file night("night");
+    const auto &db = night.db, &ini = night.ini;
     const std::string first = "[idle]\nduration = 5s\nprogress = none\n";
     struct bad_phase {
         const char* text;
@@ -112,7 +117,7 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
              bad_phase{"[after]\nduration = 1s\nraw = perhaps\n", "raw"},
          }) {
         INFO(text);
-        std::ofstream(ini) << "db = " << db << "\n" << first << "[load]\nsamples = 100\n" << text;
+        night.write(first + "[load]\nsamples = 100\n" + text);
         auto r = run_process({IRQLOOP_BIN, "campaign", ini});
         INFO(r.out << r.err);
         CHECK(r.status == 2);
@@ -129,11 +134,10 @@ TEST_CASE("campaign: a typo or a bad value in the last phase is refused before p
 TEST_CASE("campaign: a phase's keys become its run's options, switches included",
           "[run][cli][campaign]")
 {
-    temp_dir dir;
-    const std::string db = dir / "night.db", ini = dir / "night.ini";
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[short]\nsamples = 300\nprogress = none\nraw = true\n"
-                       << "keep-disturbed = false\ntarget = sim board, idle\n";
+    campaign_file night("night");
+    const auto &db = night.db, &ini = night.ini;
+    night.write("[short]\nsamples = 300\nprogress = none\nraw = true\n"
+                "keep-disturbed = false\ntarget = sim board, idle\n");
     auto r = run_process({IRQLOOP_BIN, "campaign", ini});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
@@ -163,18 +167,77 @@ TEST_CASE("campaign: parse_run_keys() builds the run request without opening any
                                      {"fail-above", "100us"},
                                      {"label", "idle"}},
                                     "irqloop run --duration 2s");
-    CHECK(req.opt.duration_ns == 2'000'000'000);
-    CHECK(req.opt.interval_ns == 250'000);
-    CHECK(req.opt.raw);
-    CHECK(req.opt.label == "idle");
-    CHECK(req.opt.db_path == db);
+    CHECK(req.opt.timing.duration_ns == 2'000'000'000);
+    CHECK(req.opt.timing.interval_ns == 250'000);
+    CHECK(req.opt.recording.raw);
+    CHECK(req.opt.recording.label == "idle");
+    CHECK(req.opt.recording.db_path == db);
     CHECK(req.hw == "sim:model=fixed,value=30us");
     REQUIRE(req.gates.max_ns);
     CHECK(*req.gates.max_ns == 100'000);
-    CHECK(req.opt.command_line == "irqloop run --duration 2s");
+    CHECK(req.opt.recording.command_line == "irqloop run --duration 2s");
     CHECK_THROWS_AS(parse_run_keys({{"duraton", "1s"}}, ""), boost::program_options::error);
     CHECK_THROWS_AS(parse_run_keys({{"interval", "-5us"}}, ""), irqloop::error);
     CHECK_THROWS_AS(parse_run_keys({{"hw", "sim:modle=fixed"}}, ""), irqloop::error);
     CHECK_THROWS_AS(parse_run_keys({{"hw", "nosuch:x=1"}}, ""), irqloop::error);
     CHECK(std::filesystem::is_empty(dir.path()));
+}
+
+namespace
+{
+
+// parse_X(argc, argv) of the words @p args (the command's name first, as main passes them).
+template <class Parse> auto parse_words(Parse parse, std::vector<std::string> args)
+{
+    std::vector<char*> v;
+    for (auto& a : args)
+        v.push_back(a.data());
+    v.push_back(nullptr);
+    return parse(static_cast<int>(args.size()), v.data());
+}
+
+} // namespace
+
+// The parse steps the CLI fuzz target calls: requests from words, --help as text, nothing
+// opened or made (no results file, no wire), a campaign refused whole for its last phase.
+TEST_CASE("campaign: parse_run, parse_calibrate and parse_campaign open and make nothing",
+          "[cli][campaign]")
+{
+    namespace logger = irqloop::logger;
+    campaign_file night("night");
+    const std::string& db = night.db;
+    const auto run = parse_words(logger::parse_run, {"run", "--db", db, "-D", "2s", "--fail-p",
+                                                     "99.5=40us", "--on-threshold", "stop"});
+    REQUIRE(run.request);
+    CHECK(run.request->opt.timing.duration_ns == 2'000'000'000);
+    CHECK(run.request->opt.recording.db_path == db);
+    REQUIRE(run.request->gates.percentiles.size() == 1);
+    CHECK(run.request->gates.percentiles[0].second == 40'000);
+    CHECK(run.request->opt.soak.actions.size() == 1);
+    CHECK(run.request->opt.recording.command_line ==
+          "irqloop run --db " + db + " -D 2s --fail-p 99.5=40us --on-threshold stop");
+    const auto cal = parse_words(logger::parse_calibrate, {"calibrate", "--db", db});
+    REQUIRE(cal.request);
+    CHECK(cal.request->floor);
+    CHECK(cal.request->hw == "sim:model=fixed,value=0");
+    CHECK(cal.request->opt.recording.label == "floor");
+    CHECK(cal.request->opt.recording.kind == irqloop::db::run_kind::floor);
+    CHECK(cal.request->opt.timing.interval_ns == 10'000);
+    const auto help = parse_words(logger::parse_run, {"run", "--help"});
+    CHECK_FALSE(help.request);
+    CHECK_THAT(help.text, ContainsSubstring("usage: irqloop run [options]"));
+    CHECK_THROWS_AS(parse_words(logger::parse_run, {"run", "-n", "10", "-D", "1s"}),
+                    irqloop::error);
+
+    night.write("[idle]\nsamples = 100\nprogress = none\n[after]\nduraton = 1s\n");
+    CHECK_THROWS_WITH(parse_words(logger::parse_campaign, {"campaign", night.ini}),
+                      ContainsSubstring("phase [after]"));
+    night.write("[idle]\nsamples = 100\nprogress = none\n[after]\nduration = 1s\nmax = 1ms\n");
+    const auto camp = parse_words(logger::parse_campaign, {"campaign", night.ini});
+    REQUIRE(camp.request);
+    REQUIRE(camp.request->phases.size() == 2);
+    CHECK(camp.request->phases[0].request.opt.timing.samples == 100);
+    CHECK(camp.request->phases[1].request.opt.recording.label == "after");
+    CHECK(camp.request->phases[1].gates.max_ns == 1'000'000);
+    CHECK_FALSE(std::filesystem::exists(db));
 }

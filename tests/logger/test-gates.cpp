@@ -5,6 +5,7 @@
 #include "run-process.hpp"
 #include "store.hpp"
 #include "temp-dir.hpp"
+#include "test-campaign-file.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
@@ -17,6 +18,7 @@
 using namespace irqloop;
 using namespace irqloop::test;
 using Catch::Matchers::ContainsSubstring;
+using irqloop::logger::histogram;
 
 namespace
 {
@@ -100,6 +102,18 @@ std::string us(std::int64_t ns)
     return std::to_string(ns) + "ns";
 }
 
+/** @brief ci-consumers.py @p args: its output; skipped when the consumer is not installed
+ *  (status 4), required to succeed otherwise. */
+process_result consume(const std::string& consumers, const std::string& args)
+{
+    auto r = run_shell("/usr/bin/python3 '" + consumers + "' " + args);
+    INFO(r.out);
+    if (r.status == 4)
+        SKIP(r.out);
+    REQUIRE(r.status == 0);
+    return r;
+}
+
 } // namespace
 
 TEST_CASE("gates: each limit passes at its value and fails one step below it", "[gates]")
@@ -171,14 +185,8 @@ TEST_CASE("gates: a disturbed max fails by its upper bound; a proven lower bound
 
 TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gates]")
 {
-    fig f;
-    f.samples = 0;
-    f.lost = 100;
-    lone_run one("dead", f);
-    logger::gate_limits lim;
-    lim.max_ns = 1'000'000'000;
-    lim.percentiles = {{99.99, 1'000'000'000}};
-    const auto g = one.gates(lim);
+    lone_run one("dead", fig{.samples = 0, .lost = 100});
+    const auto g = one.gates({.max_ns = 1'000'000'000, .percentiles = {{99.99, 1'000'000'000}}});
     REQUIRE(g.lines.size() == 2);
     CHECK(g.failed() == 2);
     CHECK_THAT(logger::format_gate_lines(g), ContainsSubstring("n/a"));
@@ -206,6 +214,17 @@ TEST_CASE("gates: a percentile that is not stored comes from the histogram by th
     CHECK(g.lines[2].value == 1900);
     CHECK(g.lines[2].pass);
     CHECK(g.lines[3].value == double(f.p99_ns)); // stored: the summary's own figure
+    // `run --fail-*` evaluates the same limits on the outcome it holds, its run histogram in
+    // memory, without reading the file: the same lines, value for value.
+    histogram h;
+    for (const auto& b : f.buckets)
+        h.record_n(b.lo_ns, b.count);
+    const auto held = logger::evaluate_gates(one.r, lim, h);
+    REQUIRE(held.lines.size() == g.lines.size());
+    for (std::size_t i = 0; i < g.lines.size(); ++i) {
+        CHECK(held.lines[i].value == g.lines[i].value);
+        CHECK(held.lines[i].pass == g.lines[i].pass);
+    }
     CHECK(logger::percentile_name(99.99) == "p99.99");
     CHECK(logger::percentile_name(99.9999) == "p99.9999");
     CHECK(logger::percentile_name(90) == "p90");
@@ -445,11 +464,7 @@ TEST_CASE("export --format junit: a testsuite per run, a testcase per limit, rea
     auto lint = run_shell("xmllint --noout '" + xml + "'");
     INFO(lint.out);
     CHECK(lint.status == 0);
-    auto parsed = run_shell("/usr/bin/python3 '" + consumers + "' junit '" + xml + "'");
-    INFO(parsed.out);
-    if (parsed.status == 4)
-        SKIP(parsed.out);
-    REQUIRE(parsed.status == 0);
+    const auto parsed = consume(consumers, "junit '" + xml + "'");
     CHECK_THAT(parsed.out, ContainsSubstring("suites 3 tests 9 failures 2\n"));
     CHECK_THAT(parsed.out, ContainsSubstring("suite idle (run 1) tests 3 failures 0\n"));
     // The invalid byte is replaced (U+FFFD), the special characters escaped, not dropped.
@@ -512,12 +527,7 @@ TEST_CASE("export --format lava: LAVA's grammar and lava-dispatcher's own signal
     if (fetch.status == 4)
         SKIP(fetch.out);
     REQUIRE(fetch.status == 0);
-    auto real = run_shell("/usr/bin/python3 '" + consumers + "' lava-dispatcher '" + lines + "' '" +
-                          lava + "'");
-    INFO(real.out);
-    if (real.status == 4)
-        SKIP(real.out);
-    REQUIRE(real.status == 0);
+    const auto real = consume(consumers, "lava-dispatcher '" + lines + "' '" + lava + "'");
     CHECK_THAT(real.out, ContainsSubstring("results 48 fail 3 measurements 45\n"));
     CHECK_THAT(real.out, ContainsSubstring("\nload______.run2.gate.max_us fail 150.0 us\n"));
     // Our test definition example passes lava_common's schema.
@@ -531,17 +541,16 @@ TEST_CASE("export --format lava: LAVA's grammar and lava-dispatcher's own signal
 TEST_CASE("campaign: per-phase gates set the exit status and show in the compare table",
           "[run][cli][gates-run]")
 {
-    temp_dir dir;
-    const std::string db = dir / "camp.db", ini = dir / "camp.ini";
+    campaign_file camp("camp");
+    const auto &db = camp.db, &ini = camp.ini;
     // Phase 'spiky' has spikes of exactly 200 us: its max cannot be under 199.999 us.
-    std::ofstream(ini) << "db = " << db << "\n"
-                       << "[calm]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
-                       << "hw = sim:model=fixed,value=5us,seed=3\nprogress = none\n"
-                       << "max = 1s\np = 99.99=1s\noverflows = 0\n"
-                       << "[spiky]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
-                       << "hw = sim:model=fixed,value=5us,spike_p=1e-2,spike_min=200us,"
-                          "spike_max=200us,seed=3\nprogress = none\n"
-                       << "max = 199.999us\n";
+    camp.write("[calm]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
+               "hw = sim:model=fixed,value=5us,seed=3\nprogress = none\n"
+               "max = 1s\np = 99.99=1s\noverflows = 0\n"
+               "[spiky]\nsamples = 3000\ninterval = 20us\ntimeout = 2ms\n"
+               "hw = sim:model=fixed,value=5us,spike_p=1e-2,spike_min=200us,"
+               "spike_max=200us,seed=3\nprogress = none\n"
+               "max = 199.999us\n");
     auto first = run_process({IRQLOOP_BIN, "campaign", ini});
     INFO(first.out << first.err);
     CHECK(first.status == 3);
@@ -560,8 +569,8 @@ TEST_CASE("campaign: per-phase gates set the exit status and show in the compare
     CHECK(again.status == 3);
     CHECK_THAT(again.out, ContainsSubstring("'spiky': complete (run 2), skipped\n"));
     // A phase key from run's spelling is refused before anything runs.
-    std::ofstream(dir / "bad.ini") << "db = " << db << "\n[x]\nfail-above = 1us\n";
-    CHECK(run_process({IRQLOOP_BIN, "campaign", dir / "bad.ini"}).status == 2);
-    std::ofstream(dir / "bad2.ini") << "db = " << db << "\n[x]\nmax = 100\n";
-    CHECK(run_process({IRQLOOP_BIN, "campaign", dir / "bad2.ini"}).status == 2);
+    std::ofstream(camp.dir / "bad.ini") << "db = " << db << "\n[x]\nfail-above = 1us\n";
+    CHECK(run_process({IRQLOOP_BIN, "campaign", camp.dir / "bad.ini"}).status == 2);
+    std::ofstream(camp.dir / "bad2.ini") << "db = " << db << "\n[x]\nmax = 100\n";
+    CHECK(run_process({IRQLOOP_BIN, "campaign", camp.dir / "bad2.ini"}).status == 2);
 }

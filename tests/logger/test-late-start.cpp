@@ -47,9 +47,9 @@ private:
 logger::run_options quiet_run(const std::string& db)
 {
     logger::run_options o;
-    o.samples = 200;
-    o.interval_ns = 100'000;
-    o.db_path = db;
+    o.timing.samples = 200;
+    o.timing.interval_ns = 100'000;
+    o.recording.db_path = db;
     o.rt.priority = 0; // no real-time settings: the test needs no privileges
     o.rt.mlock = false;
     o.rt.dma_latency = false;
