@@ -4,7 +4,6 @@
 #include "error.hpp"
 #include "version.hpp"
 
-#include <atomic>
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/parsers.hpp>
 #include <cerrno>
@@ -59,20 +58,7 @@ int check_stdout(std::string_view command, int status)
     return status == exit_ok ? exit_failure : status;
 }
 
-std::atomic<bool> parse_only{false};
-
 } // namespace
-
-void options_parsed()
-{
-    if (parse_only.load(std::memory_order_relaxed))
-        throw parsing_done{};
-}
-
-void stop_after_parsing(bool on) noexcept
-{
-    parse_only.store(on, std::memory_order_relaxed);
-}
 
 int run_main(int (*main)(int, char**), int argc, char** argv, std::string_view command) noexcept
 {

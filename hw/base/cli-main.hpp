@@ -27,24 +27,6 @@ int run_main(int (*main)(int, char**), int argc, char** argv,
              std::string_view command = {}) noexcept;
 
 /**
- * @brief Thrown by options_parsed() when stop_after_parsing() is on. Not an exception of the
- * program's own: only the CLI fuzz target (tests/fuzz) turns the switch on, and catches it.
- */
-struct parsing_done final {
-};
-
-/**
- * @brief Mark the point of a command where its options are parsed and checked and nothing has
- * been opened, created or started yet. Does nothing in the programs; throws parsing_done
- * after stop_after_parsing(true), so that a fuzzer can feed any argument vector to a
- * command without touching a file, a device or a thread.
- */
-void options_parsed();
-
-/** @brief Turn the parse-only mode of options_parsed() on or off (off by default). */
-void stop_after_parsing(bool on) noexcept;
-
-/**
  * @brief Parse a command line against @p options. Bare words go to @p positional; with the
  * default (none), a stray bare word (`run --label rt idle`) is refused as a
  * Boost.Program_options error, never dropped. po::notify() is left to the caller.

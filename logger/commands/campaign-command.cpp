@@ -142,8 +142,20 @@ void take_key(campaign_request& req, const std::string& key, const std::string& 
 }
 
 // The file's keys into @p req, then every phase into its run request.
+constexpr std::uintmax_t campaign_file_max_bytes = 1u << 20;
+
 void read_campaign_file(campaign_request& req, const std::string& db_override)
 {
+    // Only a regular file of a sane size is read: parse() must end (a FIFO, /dev/zero).
+    std::error_code ec;
+    const auto st = std::filesystem::status(req.file, ec);
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+        throw error("campaign: open '" + req.file + "'", "not a regular file",
+                    "give the campaign's .ini file");
+    if (!ec && std::filesystem::is_regular_file(st) &&
+        std::filesystem::file_size(req.file, ec) > campaign_file_max_bytes)
+        throw error("campaign: open '" + req.file + "'", "larger than 1 MiB",
+                    "a campaign file is a short .ini file: give that");
     std::ifstream in(req.file);
     if (!in)
         throw error("campaign: open '" + req.file + "'", "cannot read it", "check the path");
@@ -261,13 +273,7 @@ int present_campaign(const campaign_outcome& o, const campaign_request& req)
 
 int campaign_command(int argc, char** argv)
 {
-    auto p = parse_campaign(argc, argv);
-    if (!p.request) {
-        std::cout << p.text;
-        return 0;
-    }
-    base::options_parsed();
-    return present_campaign(execute_campaign(*p.request), *p.request);
+    return run_steps(argc, argv, parse_campaign, execute_campaign, present_campaign, std::cout);
 }
 
 } // namespace irqloop::logger

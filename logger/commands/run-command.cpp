@@ -586,13 +586,9 @@ namespace
 
 int run_like(int argc, char** argv, bool floor)
 {
-    auto p = parse_like(argc, argv, floor);
-    if (!p.request) {
-        std::cout << p.text;
-        return 0;
-    }
-    base::options_parsed();
-    return present_run(execute_run_request(*p.request), *p.request);
+    return run_steps(
+        argc, argv, [floor](int c, char** v) { return parse_like(c, v, floor); },
+        execute_run_request, present_run, std::cout);
 }
 
 } // namespace

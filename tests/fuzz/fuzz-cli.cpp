@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: the command line of every irqloop command, parse only. The input is one
-// argument per line, the first the command's name (as `irqloop NAME ARGS...`). Each command
-// stops at base::options_parsed(), before it opens a file, a device or a thread; a refusal
-// must be a Boost.Program_options error or an irqloop::error with status 2 (bad input).
+// argument per line, the first the command's name (as `irqloop NAME ARGS...`). It calls the
+// command's parse() directly (command.hpp; the list is logger::command_table(), the one
+// logger/main.cpp dispatches through), which opens no file, device or thread; a refusal must
+// be a Boost.Program_options error or an irqloop::error with status 2 (bad input).
 #include "cli-main.hpp"
-#include "commands.hpp"
+#include "command-table.hpp"
 #include "error.hpp"
 
 #include <boost/program_options/errors.hpp>
@@ -24,21 +25,6 @@ using namespace irqloop;
 namespace
 {
 
-struct command {
-    const char* name;
-    int (*main)(int, char**);
-};
-
-// Every command of logger/main.cpp (fuzz-cli's CTest test checks the list against --help).
-constexpr command commands[] = {
-    {"calibrate", logger::calibrate_command}, {"campaign", logger::campaign_command},
-    {"check", logger::check_command},         {"compare", logger::compare_command},
-    {"doctor", logger::doctor_command},       {"export", logger::export_command},
-    {"merge", logger::merge_command},         {"plot", logger::plot_command},
-    {"report", logger::report_command},       {"run", logger::run_command},
-    {"watch", logger::watch_command},         {"worst", logger::worst_command},
-};
-
 [[noreturn]] void bug(const char* what, const std::vector<std::string>& args)
 {
     std::fprintf(stderr, "fuzz-cli: %s for:", what);
@@ -52,7 +38,6 @@ constexpr command commands[] = {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
-    base::stop_after_parsing(true);
     set_program_name("irqloop");
     // --help texts go nowhere. (No chdir to a scratch directory: libFuzzer reads the corpus
     // and writes artifacts by the paths it was given, relative ones included.)
@@ -74,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (args.empty())
         return 0;
-    const command* c = nullptr;
-    for (const auto& x : commands)
+    const logger::command_entry* c = nullptr;
+    for (const auto& x : logger::command_table())
         if (args[0] == x.name)
             c = &x;
     if (!c)
@@ -85,8 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         argv.push_back(a.data());
     argv.push_back(nullptr);
     try {
-        c->main(static_cast<int>(args.size()), argv.data());
-    } catch (const base::parsing_done&) {
+        c->parse_only(static_cast<int>(args.size()), argv.data());
     } catch (const boost::program_options::error&) {
     } catch (const error& e) {
         if (e.status() != exit_usage)

@@ -240,4 +240,12 @@ TEST_CASE("campaign: parse_run, parse_calibrate and parse_campaign open and make
     CHECK(camp.request->phases[1].request.opt.recording.label == "after");
     CHECK(camp.request->phases[1].gates.max_ns == 1'000'000);
     CHECK_FALSE(std::filesystem::exists(db));
+
+    // parse() ends whatever it is given: what is not a regular file, or a huge one, is
+    // refused before a byte is read (a FIFO would block, /dev/zero never ends).
+    CHECK_THROWS_WITH(parse_words(logger::parse_campaign, {"campaign", "/dev/zero"}),
+                      ContainsSubstring("not a regular file"));
+    std::filesystem::resize_file(night.ini, (1u << 20) + 1);
+    CHECK_THROWS_WITH(parse_words(logger::parse_campaign, {"campaign", night.ini}),
+                      ContainsSubstring("larger than 1 MiB"));
 }
