@@ -93,6 +93,13 @@ struct child_writer {
         }
     }
     ~child_writer() { kill_hard(); }
+
+    /** A run of @p n intervals written into @p path by a child SIGKILLed after them: its id. */
+    static std::int64_t killed_run(const std::string& path, int n)
+    {
+        child_writer w(path, n);
+        return w.run_id; // the destructor kills it
+    }
 };
 
 run_status status_of(store& s, std::int64_t id)
@@ -115,6 +122,16 @@ struct small_disk_run {
         id = s->begin_run(sample_run(uuid, "full", t_start));
         for (int i = 0; i < commits; ++i)
             s->commit_interval(id, simple_commit(i, t_start).view());
+    }
+
+    /** Open the file read-only for @p check (what a reader finds now), then check its pages. */
+    void check_reader(const std::function<void(store&)>& check) const
+    {
+        {
+            store r(path, store::mode::read_only);
+            check(r);
+        }
+        CHECK(integrity(path) == "ok");
     }
 
     tmpfs_mount fs;
@@ -363,12 +380,7 @@ TEST_CASE("opening after SIGKILL marks the run interrupted and keeps its interva
 {
     temp_dir dir;
     const auto path = dir.file("killed.db");
-    std::int64_t id = 0;
-    {
-        child_writer w(path, 3);
-        id = w.run_id;
-        w.kill_hard();
-    }
+    const auto id = child_writer::killed_run(path, 3);
     {
         // A reader does not recover: it sees the run as the dead logger left it.
         const auto before = file_bytes(path);
@@ -663,9 +675,6 @@ TEST_CASE("append_raw stores every sample in order, one transaction per call", "
 TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", "[db]")
 {
     small_disk_run d("size=1m", "uuid-full", 3);
-    auto& s = *d.s;
-    const auto& path = d.path;
-    const auto id = d.id;
     const auto filler = d.fs.file("filler");
     write_file(filler, std::string(256 * 1024, 'f'));
 
@@ -678,7 +687,7 @@ TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", 
         for (auto& r : batch)
             r.seq += batch.size();
         try {
-            s.append_raw(id, batch);
+            d.s->append_raw(d.id, batch);
             committed_raw += batch.size();
         } catch (const irqloop::error& e) {
             failed = true;
@@ -692,24 +701,18 @@ TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", 
     CHECK(committed_raw > 0);
 
     // The store still reads, and after freeing space it writes again.
-    CHECK(raw_count(s, id) == committed_raw);
+    CHECK(raw_count(*d.s, d.id) == committed_raw);
     std::filesystem::remove(filler);
-    s.commit_interval(id, simple_commit(3, t_start).view());
-
-    {
-        store r(path, store::mode::read_only);
-        CHECK(intervals(r, id).size() == 4);
-        CHECK(raw_count(r, id) == committed_raw);
-    }
-    CHECK(integrity(path) == "ok");
+    d.s->commit_interval(d.id, simple_commit(3, t_start).view());
+    d.check_reader([&](store& r) {
+        CHECK(intervals(r, d.id).size() == 4);
+        CHECK(raw_count(r, d.id) == committed_raw);
+    });
 }
 
 TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
 {
     small_disk_run d("size=512k", "uuid-full2", 2);
-    auto& s = *d.s;
-    const auto& path = d.path;
-    const auto id = d.id;
     // Fill the rest of the file system, then commit an interval with a large histogram.
     {
         std::ofstream f(d.fs.file("filler"), std::ios::binary);
@@ -721,31 +724,25 @@ TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
     for (std::int64_t b = 0; b < 40'000; ++b)
         big.histogram.push_back(bucket_row{100'000 + b * 10, 100'000 + b * 10 + 10, 1});
     try {
-        s.commit_interval(id, big.view());
+        d.s->commit_interval(d.id, big.view());
         FAIL("the commit fitted into a full file system");
     } catch (const irqloop::error& e) {
         CHECK(e.status() == exit_failure);
         CHECK_THAT(e.why(), ContainsSubstring("disk full"));
     }
-    s.database().exec("SELECT 1"); // the connection is fine
-    {
-        store r(path, store::mode::read_only);
-        CHECK(intervals(r, id).size() == 2);
-        CHECK(histogram(r, id).size() == simple_commit(1, t_start).histogram.size());
-        CHECK(get_run(r, id).summary.samples == 2000);
-    }
-    CHECK(integrity(path) == "ok");
+    d.s->database().exec("SELECT 1"); // the connection is fine
+    d.check_reader([&](store& r) {
+        CHECK(intervals(r, d.id).size() == 2);
+        CHECK(histogram(r, d.id).size() == simple_commit(1, t_start).histogram.size());
+        CHECK(get_run(r, d.id).summary.samples == 2000);
+    });
 }
 
 TEST_CASE("a run killed before its first commit is recovered with its start as its end", "[db]")
 {
     temp_dir dir;
     const auto path = dir.file("early.db");
-    std::int64_t id = 0;
-    {
-        child_writer w(path, 0);
-        id = w.run_id;
-    }
+    const auto id = child_writer::killed_run(path, 0);
     store s(path);
     CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
     auto r = get_run(s, id);
