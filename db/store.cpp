@@ -16,11 +16,13 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <sys/stat.h>
 #include <thread>
 #include <tuple>
 #include <type_traits>
 #include <unistd.h>
+#include <vector>
 
 namespace irqloop::db
 {
@@ -683,8 +685,8 @@ template <typename T> std::optional<T> or_null(T v, bool have)
 }
 
 /**
- * The latency figures a window and a run so far both have, in this order: min, max, mean,
- * stddev, p50, p99, p999. NULL (no figure) while there is no sample.
+ * The latency figures a window and a run so far both have, in the order of latency_columns:
+ * min, max, mean, stddev, p50, p99, p999. NULL (no figure) while there is no sample.
  */
 template <typename Row> auto latency_figures(const Row& r)
 {
@@ -694,38 +696,71 @@ template <typename Row> auto latency_figures(const Row& r)
                       or_null(r.p999_ns, have)};
 }
 
+using column_list = std::vector<std::string_view>;
+
+/** The columns that latency_figures() binds, in its order (in intervals and in runs). */
+const column_list latency_columns = {"min_ns", "max_ns", "mean_ns", "stddev_ns",
+                                     "p50_ns", "p99_ns", "p999_ns"};
+
+column_list operator+(column_list a, const column_list& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+/** `INSERT INTO table (c1, c2, ...) VALUES (?, ?, ...)`: one parameter a column, in order. */
+std::string insert_sql(std::string_view table, const column_list& columns)
+{
+    std::string names, params;
+    for (auto c : columns) {
+        names += (names.empty() ? "" : ", ") + std::string(c);
+        params += params.empty() ? "?" : ", ?";
+    }
+    return "INSERT INTO " + std::string(table) + " (" + names + ") VALUES (" + params + ")";
+}
+
+/** `UPDATE table SET c1 = ?2, c2 = ?3, ... WHERE id = ?1`: the row's id first, then each column. */
+std::string update_sql(std::string_view table, const column_list& columns)
+{
+    std::string set;
+    int i = 1;
+    for (auto c : columns)
+        set += (set.empty() ? "" : ", ") + std::string(c) + " = ?" + std::to_string(++i);
+    return "UPDATE " + std::string(table) + " SET " + set + " WHERE id = ?1";
+}
+
 } // namespace
 
 void store::impl::insert_interval(std::int64_t run_id, const interval_row& iv)
 {
-    auto& s = prepared(
-        insert_interval_row,
-        "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
-        "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
-        "disturbed, overflows, interruptions, max_bracket_ns, smi_count, truth_max_ns) VALUES "
-        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    s.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples, latency_figures(iv),
-               iv.above_threshold, iv.lost, iv.disturbed, iv.overflows, iv.interruptions,
-               iv.max_bracket_ns, iv.smi_count, iv.truth_max_ns);
+    static const std::string text = insert_sql(
+        "intervals",
+        column_list{"run_id", "idx", "start_unix_ns", "end_unix_ns", "samples"} + latency_columns +
+            column_list{"above_threshold", "lost", "disturbed", "overflows", "interruptions",
+                        "max_bracket_ns", "smi_count", "truth_max_ns"});
+    prepared(insert_interval_row, text.c_str())
+        .run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
+                  latency_figures(iv), iv.above_threshold, iv.lost, iv.disturbed, iv.overflows,
+                  iv.interruptions, iv.max_bracket_ns, iv.smi_count, iv.truth_max_ns);
 }
 
 bool store::impl::update_summary(std::int64_t run_id, const summary_row& sm)
 {
-    auto& s = prepared(
-        update_summary_row,
-        "UPDATE runs SET samples = ?2, stimuli = ?3, lost = ?4, late = ?5, disturbed = ?6, "
-        "overflows = ?7, above_threshold = ?8, exceedances_dropped = ?9, rising = ?10, "
-        "falling = ?11, min_ns = ?12, max_ns = ?13, mean_ns = ?14, stddev_ns = ?15, "
-        "p50_ns = ?16, p99_ns = ?17, p999_ns = ?18, warm_max_ns = ?19, p9999_ns = ?20, "
-        "p999999_ns = ?21, end_unix_ns = ?22, interruptions = ?23, max_bracket_ns = ?24, "
-        "warm_max_bracket_ns = ?25, smi_count = ?26 WHERE id = ?1");
+    static const std::string text = update_sql(
+        "runs",
+        column_list{"samples", "stimuli", "lost", "late", "disturbed", "overflows",
+                    "above_threshold", "exceedances_dropped", "rising", "falling"} +
+            latency_columns +
+            column_list{"warm_max_ns", "p9999_ns", "p999999_ns", "end_unix_ns", "interruptions",
+                        "max_bracket_ns", "warm_max_bracket_ns", "smi_count"});
     const bool any = sm.samples > 0;
     // No sample after the warm-up yet: WARM MAX is unknown, not 0.
-    s.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
-               sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
-               latency_figures(sm), or_null(sm.warm_max_ns, any && sm.has_warm_max),
-               or_null(sm.p9999_ns, any), or_null(sm.p999999_ns, any), sm.end_unix_ns,
-               sm.interruptions, sm.max_bracket_ns, sm.warm_max_bracket_ns, sm.smi_count);
+    prepared(update_summary_row, text.c_str())
+        .run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
+                  sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
+                  latency_figures(sm), or_null(sm.warm_max_ns, any && sm.has_warm_max),
+                  or_null(sm.p9999_ns, any), or_null(sm.p999999_ns, any), sm.end_unix_ns,
+                  sm.interruptions, sm.max_bracket_ns, sm.warm_max_bracket_ns, sm.smi_count);
     return sqlite3_changes(handle()) == 1;
 }
 
