@@ -241,9 +241,10 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("tables and no application_id")
     {
         const auto path = dir.file("other.db");
-        REQUIRE(run_shell("sqlite3 '" + path +
-                          "' 'CREATE TABLE customers (name TEXT); INSERT INTO customers "
-                          "VALUES (\"ada\")'")
+        REQUIRE(sqlite3_shell(path,
+                              "CREATE TABLE customers (name TEXT); "
+                              "INSERT INTO customers VALUES ('ada');",
+                              dir.path())
                     .status == 0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("not irqloop's"));
@@ -252,7 +253,7 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another application_id, even without tables")
     {
         const auto path = dir.file("app.db");
-        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
+        REQUIRE(sqlite3_shell(path, "PRAGMA application_id = 1234; VACUUM;", dir.path()).status ==
                 0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("0x000004D2"));
@@ -260,9 +261,10 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another program's WAL-mode file")
     {
         const auto path = dir.file("wal.db");
-        REQUIRE(run_shell("sqlite3 '" + path +
-                          "' 'PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t "
-                          "VALUES (1)'")
+        REQUIRE(sqlite3_shell(path,
+                              "PRAGMA journal_mode = WAL; CREATE TABLE t (x); "
+                              "INSERT INTO t VALUES (1);",
+                              dir.path())
                     .status == 0);
         require_refused(path);
     }
