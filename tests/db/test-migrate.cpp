@@ -70,6 +70,13 @@ void write_new_run(const std::string& path, const std::string& uuid,
     CHECK(integrity(path) == "ok");
 }
 
+/** Does @p table (or view) of @p path have @p column? */
+bool has_column(const std::string& path, const std::string& table, const std::string& column)
+{
+    return scalar(path, "SELECT count(*) FROM pragma_table_info('" + table + "') WHERE name = '" +
+                            column + "'") == 1;
+}
+
 /** Read @p path as it is, through a catalog given to @p check: reading never upgrades. */
 void read_as_is(const std::string& path, const std::function<void(catalog&)>& check)
 {
@@ -301,9 +308,7 @@ TEST_CASE("a failing step leaves the file at the last good version", "[db]")
     CHECK(scalar(path, "SELECT count(*) FROM runs") == 1);
     CHECK(integrity(path) == "ok");
     // The views come with the last step only: until then the file keeps the ones it had.
-    const std::string notes_column =
-        "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = 'notes'";
-    CHECK(scalar(path, notes_column) == 0);
+    CHECK_FALSE(has_column(path, "worst_cases", "notes"));
     CHECK(scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'run_summary'") == 1);
     // A read-only open of an older file reads it as it is and never upgrades it.
     const migration good[] = {add_notes, add_tags};
@@ -315,7 +320,7 @@ TEST_CASE("a failing step leaves the file at the last good version", "[db]")
     store s(path, store::mode::read_write, test_plan(good));
     CHECK(s.file_version() == 3);
     CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == 3);
-    CHECK(s.database().execAndGet(notes_column).getInt() == 1);
+    CHECK(has_column(path, "worst_cases", "notes"));
     // Views the plan does not define are left alone (the file's own, or a user's).
     CHECK(s.database().execAndGet("SELECT count(*) FROM run_summary").getInt() == 1);
 }
@@ -374,9 +379,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     // was a fake MSR file that never moved (--preflight-root). Every run keeps the top 1000.
     temp_dir dir;
     const auto path = fixture(dir, 4);
-    const std::string kind_column =
-        "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = 'kind'";
-    CHECK(scalar(path, kind_column) == 0); // version 4 could not tell them apart
+    CHECK_FALSE(has_column(path, "worst_cases", "kind")); // version 4 could not tell them apart
     const std::string common = "SELECT run_id, label, rank, seq, time_utc, latency_ns, "
                                "disturbed, warmup, lower_ns FROM worst_cases ORDER BY run_id, rank";
     const auto before = rows_text(path, common);
@@ -419,7 +422,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     }
     CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
-    CHECK(scalar(path, kind_column) == 1);
+    CHECK(has_column(path, "worst_cases", "kind"));
     CHECK(rows_text(path, common) == before); // the same rows and values, one column more
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor'") == 1000);
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor' AND run_id = 1") ==
@@ -430,8 +433,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     // WHERE kind = 'measure' ORDER BY rank_ns is what `irqloop worst` ranks: the measurements'
     // worst rank 1 (run 3's clean 9.987 ms; disturbed samples of run 2 have larger upper bounds
     // and smaller lower bounds), never the floor's.
-    CHECK(scalar(path, "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = "
-                       "'rank_ns'") == 1);
+    CHECK(has_column(path, "worst_cases", "rank_ns"));
     CHECK(scalar(path, "SELECT run_id FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
                        "DESC, latency_ns DESC LIMIT 1") == 3);
     CHECK(scalar(path, "SELECT rank FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
@@ -454,12 +456,8 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
     //     -i 100us --raw --stats-interval 100ms --top-k 100 --label v5-fixture --db v5-sim.db
     temp_dir dir;
     const auto path = fixture(dir, 5);
-    auto has_column = [&](const char* table, const char* column) {
-        return scalar(path, std::string("SELECT count(*) FROM pragma_table_info('") + table +
-                                "') WHERE name = '" + column + "'") == 1;
-    };
-    CHECK_FALSE(has_column("raw_samples", "truth_ns"));
-    CHECK_FALSE(has_column("intervals", "truth_max_ns"));
+    CHECK_FALSE(has_column(path, "raw_samples", "truth_ns"));
+    CHECK_FALSE(has_column(path, "intervals", "truth_max_ns"));
     const std::string common =
         "SELECT run_id, label, rank, seq, time_utc, latency_ns, disturbed, warmup, lower_ns, "
         "kind, rank_ns FROM worst_cases WHERE run_id = 1 ORDER BY rank";
@@ -505,7 +503,7 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
          {std::pair{"raw_samples", "truth_ns"}, std::pair{"worst", "truth_ns"},
           std::pair{"exceedances", "truth_ns"}, std::pair{"intervals", "truth_max_ns"},
           std::pair{"worst_cases", "truth_ns"}, std::pair{"interval_maxima", "truth_max_ns"}})
-        CHECK(has_column(table, column));
+        CHECK(has_column(path, table, column));
     CHECK(rows_text(path, common) == before); // the old run's rows, values as they were
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE truth_ns IS NOT NULL") == 0);
