@@ -73,6 +73,8 @@ struct run_row final {
     std::string target;      ///< free text: the target board and kernel
     std::string load;        ///< free text: the load on the target
     std::vector<std::pair<std::string, std::string>> metadata; ///< backend extras
+
+    bool operator==(const run_row&) const = default;
 };
 
 /**
@@ -113,6 +115,8 @@ struct summary_row final {
     /// A sample after the warm-up counted for WARM MAX. False for a run shorter than its
     /// warm-up: warm_max_ns is then absent (stored NULL, shown "—"), never 0.
     bool has_warm_max = false;
+
+    bool operator==(const summary_row&) const = default;
 };
 
 /** @brief Statistics of one --stats-interval window. */
@@ -141,6 +145,8 @@ struct interval_row final {
     /// statistics or not (lost samples left out; schema version 6); none (NULL) where no such
     /// sample has a known truth: a real wire, or a window of drawn losses only.
     std::optional<std::int64_t> truth_max_ns;
+
+    bool operator==(const interval_row&) const = default;
 };
 
 /** @brief One sample, for the worst, exceedances and raw tables. */
@@ -156,6 +162,8 @@ struct sample_row final {
     /// clock and converted like latency_ns; schema version 6); none (NULL) on a real wire, for
     /// a drawn loss, and in rows recorded before version 6.
     std::optional<std::int64_t> truth_ns;
+
+    bool operator==(const sample_row&) const = default;
 };
 
 /** @brief Something that happened during a run. */

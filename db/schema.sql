@@ -3,7 +3,8 @@
 -- Every latency and duration is an integer in nanoseconds; instants are Unix time in ns.
 -- This file is compiled into irqloop and creates every new file at version 1; later versions
 -- are reached through the steps in db/migrations/, so never change this file's meaning.
--- `sqlite3 new.db < db/schema.sql` makes a file irqloop accepts.
+-- The views are in db/views.sql: irqloop creates them when it brings the file to the current
+-- version. `sqlite3 new.db < db/schema.sql` makes a file irqloop accepts (and upgrades).
 
 -- 'IRLP': tells an irqloop file from any other SQLite file (see db/store.hpp).
 PRAGMA application_id = 1230130256;
@@ -150,37 +151,3 @@ CREATE TABLE raw_samples (
     gap_ns     INTEGER NOT NULL,
     flags      INTEGER NOT NULL
 );
-
--- One line per run: the figures published latency tables use, in ns and us.
-CREATE VIEW run_summary AS
-SELECT r.id, r.uuid, r.label, r.kind, r.status,
-       datetime(r.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
-       datetime(r.end_unix_ns / 1000000000, 'unixepoch') AS end_utc,
-       round((r.end_unix_ns - r.start_unix_ns) / 1e9, 3) AS duration_s,
-       r.backend, r.hostname, r.samples, r.stimuli, r.lost, r.late, r.disturbed, r.overflows,
-       r.min_ns, round(r.mean_ns) AS avg_ns, r.max_ns, r.warm_max_ns, round(r.stddev_ns) AS stddev_ns,
-       r.p50_ns, r.p99_ns, r.p999_ns, r.p9999_ns, r.p999999_ns,
-       r.threshold_ns, r.above_threshold, r.exceedances_dropped,
-       CASE WHEN r.samples > 0 THEN round(100.0 * r.above_threshold / r.samples, 6) END AS pct_above,
-       round(r.min_ns / 1000.0, 3) AS min_us, round(r.mean_ns / 1000.0, 3) AS avg_us,
-       round(r.max_ns / 1000.0, 3) AS max_us, round(r.warm_max_ns / 1000.0, 3) AS warm_max_us,
-       round(r.stddev_ns / 1000.0, 3) AS stddev_us, r.target, r.load
-FROM runs r;
-
--- Worst samples with the run's label and wall-clock time (UTC, millisecond precision).
-CREATE VIEW worst_cases AS
-SELECT w.run_id, r.label, r.uuid, w.rank, w.seq, w.unix_ns,
-       strftime('%Y-%m-%d %H:%M:%f', w.unix_ns / 1e9, 'unixepoch') AS time_utc,
-       w.latency_ns, round(w.latency_ns / 1000.0, 3) AS latency_us, w.gap_ns,
-       CASE WHEN w.flags & 1 THEN 'rising' ELSE 'falling' END AS edge,
-       (w.flags & 2) != 0 AS disturbed, (w.flags & 4) != 0 AS warmup
-FROM worst w JOIN runs r ON r.id = w.run_id;
-
--- Per-interval maxima, with each interval's wall-clock start.
-CREATE VIEW interval_maxima AS
-SELECT i.run_id, r.label, i.idx,
-       strftime('%Y-%m-%d %H:%M:%S', i.start_unix_ns / 1000000000, 'unixepoch') AS start_utc,
-       i.start_unix_ns, i.end_unix_ns, i.samples, i.min_ns, i.max_ns,
-       round(i.max_ns / 1000.0, 3) AS max_us, i.mean_ns, i.stddev_ns, i.p99_ns, i.p999_ns,
-       i.above_threshold, i.lost, i.disturbed, i.overflows
-FROM intervals i JOIN runs r ON r.id = i.run_id;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 /**
@@ -19,6 +20,8 @@ namespace irqloop::db::sql
 
 template <typename T> inline constexpr bool is_optional = false;
 template <typename T> inline constexpr bool is_optional<std::optional<T>> = true;
+template <typename T> inline constexpr bool is_tuple = false;
+template <typename... T> inline constexpr bool is_tuple<std::tuple<T...>> = true;
 
 /** @brief A prepared statement, finalized on destruction. Move-only. */
 class statement final
@@ -49,12 +52,13 @@ public:
 
     /**
      * @brief Bind @p values to parameters 1, 2, ... (integers of any width as int64, doubles,
-     * strings and string_views as text, an empty std::optional as NULL), then run().
+     * strings and string_views as text, an empty std::optional as NULL, a std::tuple's
+     * elements one parameter each, in order), then run().
      */
     template <typename... T> void run_with(const T&... values)
     {
         int i = 0;
-        (bind_value(++i, values), ...);
+        (bind_next(i, values), ...);
         run();
     }
 
@@ -69,6 +73,14 @@ public:
     bool is_null(int col) const noexcept;
 
 private:
+    template <typename T> void bind_next(int& i, const T& v)
+    {
+        if constexpr (is_tuple<T>)
+            std::apply([&](const auto&... e) { (bind_next(i, e), ...); }, v);
+        else
+            bind_value(++i, v);
+    }
+
     template <typename T> void bind_value(int i, const T& v)
     {
         if constexpr (is_optional<T>) {

@@ -16,10 +16,13 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <sys/stat.h>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <unistd.h>
+#include <vector>
 
 namespace irqloop::db
 {
@@ -227,6 +230,95 @@ bool ofd_lock(int fd, std::int64_t byte, short type, int cmd)
     return ::fcntl(fd, cmd, &fl) == 0;
 }
 
+/**
+ * The acceptance checks of a file with content, on what a read-only probe reads. Returns the
+ * file's schema version; 0 for an SQLite database with no irqloop data yet (read_write only:
+ * the open creates in it); nullopt when another connection held a lock and this is not the
+ * last try.
+ */
+std::optional<int> accepted_version(const std::string& path, bool rw, int target,
+                                    store::pages check, bool last_try, probe_side_files& sides)
+{
+    probe_result p;
+    try {
+        p = probe(path, check == store::pages::check);
+    } catch (const open_busy& e) {
+        sides.keep = true; // another connection is using the file: its -wal is not ours
+        if (!last_try)
+            return std::nullopt;
+        refuse(path, std::string("locked by another program (") + e.what() + ")",
+               "try again when it is done");
+    }
+    if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
+        if (!rw)
+            refuse(path, "an SQLite database without irqloop data", "record a run into it first");
+        return 0;
+    }
+    if (p.application_id != store::application_id) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf,
+                      "an SQLite database that is not irqloop's (application_id 0x%08X, "
+                      "schema objects: %lld)",
+                      static_cast<unsigned>(p.application_id), static_cast<long long>(p.objects));
+        refuse(path, buf, other_file_hint);
+    }
+    if (p.user_version > target)
+        refuse(path,
+               "written by a newer irqloop (schema version " + std::to_string(p.user_version) +
+                   ", this irqloop knows up to " + std::to_string(target) + ")",
+               "open it with a newer irqloop");
+    if (p.user_version < 1)
+        refuse(path, "an irqloop file with no schema version", "it was not written by irqloop");
+    return static_cast<int>(p.user_version);
+}
+
+/**
+ * A file this open creates is removed again when the open fails (a full disk must not leave a
+ * 0-byte results file, or its -wal, -shm and lock files, behind) while armed.
+ */
+struct remove_created final {
+    std::string path;
+    bool armed = false;
+    ~remove_created()
+    {
+        if (!armed)
+            return;
+        for (const auto& p : {path, path + "-wal", path + "-shm", store::lock_path(path)})
+            ::unlink(p.c_str());
+    }
+};
+
+/**
+ * Create @p path with O_EXCL: true when this call made it. Only the logger that made the file
+ * removes it again: O_EXCL picks exactly one of several creating it at once, and the others
+ * may already be writing into it. EEXIST (another logger made it first) and any other failure
+ * give false: SQLite then reports what is wrong with the path.
+ */
+bool create_exclusively(const std::string& path)
+{
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    ::close(fd);
+    return true;
+}
+
+/**
+ * An SQLite failure of the open as irqloop::error: a file that cannot be opened as asked is
+ * refused (2); a full disk or an I/O error while opening stays a runtime failure (1).
+ */
+[[noreturn]] void throw_open_error(const std::string& path, const SQLite::Exception& e)
+{
+    try {
+        throw_store_error("open database '" + path + "'", e, nullptr);
+    } catch (const error& x) {
+        const int code = e.getErrorCode() & 0xff;
+        const bool refused = code == SQLITE_CANTOPEN || code == SQLITE_READONLY ||
+                             code == SQLITE_PERM || code == SQLITE_NOTADB || code == SQLITE_CORRUPT;
+        throw error(x.what_failed(), x.why(), x.hint(), refused ? exit_usage : x.status());
+    }
+}
+
 } // namespace
 
 struct store::impl {
@@ -239,9 +331,9 @@ struct store::impl {
     std::set<std::int64_t> locked_runs;
     std::chrono::milliseconds busy_retry{10'000}; // the default statistics window
 
-    sql::statement insert_run, insert_metadata, insert_interval, update_summary, insert_exceedance,
-        insert_event, delete_worst, insert_worst, delete_histogram, insert_histogram, insert_raw,
-        insert_window_bucket, finish;
+    sql::statement insert_run, insert_metadata, insert_interval_row, update_summary_row,
+        insert_exceedance, insert_event, delete_worst, insert_worst, delete_histogram,
+        insert_histogram, insert_raw, insert_window_bucket, finish;
 
     impl(const std::string& p, store::mode mode)
         : path(p), m(mode),
@@ -307,18 +399,49 @@ struct store::impl {
         }
     }
 
-    void initialise();
+    void set_up_writer(bool create, const schema_plan& plan);
+    void initialise(const schema_plan& plan);
     void insert_events(std::int64_t run_id, std::span<const event_row> rows);
+    void insert_interval(std::int64_t run_id, const interval_row& iv);
+    /** False when no run has @p run_id. */
+    bool update_summary(std::int64_t run_id, const summary_row& sm);
+    void replace_worst(std::int64_t run_id, std::span<const sample_row> rows);
+    void replace_histogram(std::int64_t run_id, std::span<const bucket_row> rows);
     void open_lock_file();
     void recover();
 };
 
-void store::impl::initialise()
+/** The read-write connection's settings, then the schema, the migration, the lock, recovery. */
+void store::impl::set_up_writer(bool create, const schema_plan& plan)
+{
+    sqlite3* h = handle();
+    // WAL: readers (irqloop report) never block the logger, and a commit is one append.
+    // synchronous=NORMAL: in WAL mode a commit is then not fsynced; a power loss may lose the
+    // last few commits but never corrupts the file, and a logger must not stall for an fsync
+    // every interval. Checkpoints are still fsynced.
+    std::string jm = sql::scalar_text(h, "PRAGMA journal_mode = WAL");
+    if (jm != "wal")
+        refuse(path, "cannot use write-ahead logging (journal mode stays '" + jm + "')",
+               "put the file on a local file system");
+    // journal_size_limit: a large --raw batch must not leave a WAL of that size behind.
+    sql::exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+                 "PRAGMA journal_size_limit = 67108864");
+    if (create)
+        initialise(plan);
+    migrate(h, plan, path);
+    open_lock_file();
+    recover();
+}
+
+void store::impl::initialise(const schema_plan& plan)
 {
     write("open database '" + path + "'", [&] {
         // Two loggers may create the same file at once: the second finds the schema in place.
         if (sql::scalar_int(handle(), "SELECT count(*) FROM sqlite_schema") == 0) {
             sql::exec(handle(), generated::schema_sql);
+            // Version 1 is already the latest when there are no steps: its views come now.
+            if (latest_version(plan.steps) == 1)
+                sql::exec(handle(), plan.views);
             sql::statement info(handle(), "INSERT INTO irqloop_info (key, value) VALUES (?, ?)");
             for (auto [k, v] : {std::pair<std::string_view, std::string>{
                                     "created_by", std::string("irqloop ") + version},
@@ -383,14 +506,14 @@ void store::impl::recover()
     });
 }
 
-store::store(const std::string& path, mode m, pages p) : store(path, m, shipped_migrations(), p) {}
+store::store(const std::string& path, mode m, pages p) : store(path, m, shipped_plan(), p) {}
 
-store::store(const std::string& path, mode m, std::span<const migration> steps)
-    : store(path, m, steps, pages::check)
+store::store(const std::string& path, mode m, const schema_plan& plan)
+    : store(path, m, plan, pages::check)
 {
 }
 
-store::store(const std::string& path, mode m, std::span<const migration> steps, pages check)
+store::store(const std::string& path, mode m, const schema_plan& plan, pages check)
 {
     // Loggers started together may create or upgrade one file at the same moment. A lock one
     // of them holds only for that moment (SQLite's busy handler does not cover every case,
@@ -401,126 +524,53 @@ store::store(const std::string& path, mode m, std::span<const migration> steps, 
     bool created_here = false;
     while (true) {
         const bool last = std::chrono::steady_clock::now() - first + pause >= open_busy_budget;
-        if (try_open(path, m, steps, check, last, created_here))
+        if (try_open(path, m, plan, check, last, created_here))
             return;
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::milliseconds(500));
     }
 }
 
-bool store::try_open(const std::string& path, mode m, std::span<const migration> steps, pages check,
+bool store::try_open(const std::string& path, mode m, const schema_plan& plan, pages check,
                      bool last_try, bool& created_here)
 {
     const bool rw = m == mode::read_write;
-    const int target = latest_version(steps);
+    const int target = latest_version(plan.steps);
     verdict v = check_path(path, m);
     probe_side_files sides{path + "-wal", path + "-shm"};
     int file_version = target;
     if (v == verdict::open) {
-        probe_result p;
-        try {
-            p = probe(path, check == pages::check);
-        } catch (const open_busy& e) {
-            sides.keep = true; // another connection is using the file: its -wal is not ours
-            if (!last_try)
-                return false;
-            refuse(path, std::string("locked by another program (") + e.what() + ")",
-                   "try again when it is done");
-        }
-        if (p.application_id == 0 && p.objects == 0 && p.user_version == 0) {
-            if (!rw)
-                refuse(path, "an SQLite database without irqloop data",
-                       "record a run into it first");
+        const auto version = accepted_version(path, rw, target, check, last_try, sides);
+        if (!version)
+            return false;
+        if (*version == 0)
             v = verdict::create;
-        } else if (p.application_id != application_id) {
-            char buf[96];
-            std::snprintf(buf, sizeof buf,
-                          "an SQLite database that is not irqloop's (application_id 0x%08X, "
-                          "schema objects: %lld)",
-                          static_cast<unsigned>(p.application_id),
-                          static_cast<long long>(p.objects));
-            refuse(path, buf, other_file_hint);
-        } else if (p.user_version > target) {
-            refuse(path,
-                   "written by a newer irqloop (schema version " + std::to_string(p.user_version) +
-                       ", this irqloop knows up to " + std::to_string(target) + ")",
-                   "open it with a newer irqloop");
-        } else if (p.user_version < 1) {
-            refuse(path, "an irqloop file with no schema version", "it was not written by irqloop");
-        }
         // An older file opened read-only is read as it is (the read layer knows each shipped
         // version's columns); it is upgraded by the first read-write open.
-        file_version = static_cast<int>(p.user_version);
+        file_version = *version;
     }
     sides.keep = true;
-    // A file this open creates is removed again when the open fails (a full disk must not
-    // leave a 0-byte results file, or its -wal, -shm and lock files, behind).
-    struct remove_created {
-        std::string path;
-        bool armed;
-        ~remove_created()
-        {
-            if (!armed)
-                return;
-            for (const auto& p : {path, path + "-wal", path + "-shm", store::lock_path(path)})
-                ::unlink(p.c_str());
-        }
-    } created{path, false};
-    // Only the logger that made the file removes it: O_EXCL picks exactly one of several
-    // creating it at once, and the others may already be writing into it.
-    if (rw && v == verdict::create && !created_here) {
-        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            ::close(fd);
-            created_here = true;
-        }
-        // EEXIST: another logger made it first. Any other failure is SQLite's to report.
-    }
+    remove_created created{path};
+    if (rw && v == verdict::create && !created_here)
+        created_here = create_exclusively(path);
     created.armed = created_here;
-
     try {
         impl_ = std::make_unique<impl>(path, m);
-        sqlite3* h = impl_->handle();
         if (rw) {
-            // WAL: readers (irqloop report) never block the logger, and a commit is one
-            // append. synchronous=NORMAL: in WAL mode a commit is then not fsynced; a power
-            // loss may lose the last few commits but never corrupts the file, and a logger
-            // must not stall for an fsync every interval. Checkpoints are still fsynced.
-            std::string jm = sql::scalar_text(h, "PRAGMA journal_mode = WAL");
-            if (jm != "wal")
-                refuse(path, "cannot use write-ahead logging (journal mode stays '" + jm + "')",
-                       "put the file on a local file system");
-            // journal_size_limit: a large --raw batch must not leave a WAL of that size behind.
-            sql::exec(h, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
-                         "PRAGMA journal_size_limit = 67108864");
-            if (v == verdict::create)
-                impl_->initialise();
-            migrate(h, steps, path);
+            impl_->set_up_writer(v == verdict::create, plan);
             file_version = target;
-            impl_->open_lock_file();
-            impl_->recover();
         } else {
-            sql::exec(h, "PRAGMA query_only = ON");
+            sql::exec(impl_->handle(), "PRAGMA query_only = ON");
         }
         impl_->opened_version = file_version;
     } catch (const SQLite::Exception& e) {
         impl_.reset();
-        const int busy = e.getErrorCode() & 0xff;
-        if (!last_try && (busy == SQLITE_BUSY || busy == SQLITE_LOCKED)) {
+        const int code = e.getErrorCode() & 0xff;
+        if (!last_try && (code == SQLITE_BUSY || code == SQLITE_LOCKED)) {
             created.armed = false; // tried again: the file stays for the next try
             return false;
         }
-        try {
-            throw_store_error("open database '" + path + "'", e, nullptr);
-        } catch (const error& x) {
-            // A file that cannot be opened as asked is refused (2); a full disk or an I/O
-            // error while opening stays a runtime failure (1).
-            const int code = e.getErrorCode() & 0xff;
-            const bool refused = code == SQLITE_CANTOPEN || code == SQLITE_READONLY ||
-                                 code == SQLITE_PERM || code == SQLITE_NOTADB ||
-                                 code == SQLITE_CORRUPT;
-            throw error(x.what_failed(), x.why(), x.hint(), refused ? exit_usage : x.status());
-        }
+        throw_open_error(path, e);
     } catch (...) {
         impl_.reset();
         throw;
@@ -634,7 +684,108 @@ template <typename T> std::optional<T> or_null(T v, bool have)
     return have ? std::optional<T>(v) : std::nullopt;
 }
 
+/**
+ * The latency figures a window and a run so far both have, in the order of latency_columns:
+ * min, max, mean, stddev, p50, p99, p999. NULL (no figure) while there is no sample.
+ */
+template <typename Row> auto latency_figures(const Row& r)
+{
+    const bool have = r.samples > 0;
+    return std::tuple{or_null(r.min_ns, have),    or_null(r.max_ns, have), or_null(r.mean_ns, have),
+                      or_null(r.stddev_ns, have), or_null(r.p50_ns, have), or_null(r.p99_ns, have),
+                      or_null(r.p999_ns, have)};
+}
+
+using column_list = std::vector<std::string_view>;
+
+/** The columns that latency_figures() binds, in its order (in intervals and in runs). */
+const column_list latency_columns = {"min_ns", "max_ns", "mean_ns", "stddev_ns",
+                                     "p50_ns", "p99_ns", "p999_ns"};
+
+column_list operator+(column_list a, const column_list& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+/** `INSERT INTO table (c1, c2, ...) VALUES (?, ?, ...)`: one parameter a column, in order. */
+std::string insert_sql(std::string_view table, const column_list& columns)
+{
+    std::string names, params;
+    for (auto c : columns) {
+        names += (names.empty() ? "" : ", ") + std::string(c);
+        params += params.empty() ? "?" : ", ?";
+    }
+    return "INSERT INTO " + std::string(table) + " (" + names + ") VALUES (" + params + ")";
+}
+
+/** `UPDATE table SET c1 = ?2, c2 = ?3, ... WHERE id = ?1`: the row's id first, then each column. */
+std::string update_sql(std::string_view table, const column_list& columns)
+{
+    std::string set;
+    int i = 1;
+    for (auto c : columns)
+        set += (set.empty() ? "" : ", ") + std::string(c) + " = ?" + std::to_string(++i);
+    return "UPDATE " + std::string(table) + " SET " + set + " WHERE id = ?1";
+}
+
 } // namespace
+
+void store::impl::insert_interval(std::int64_t run_id, const interval_row& iv)
+{
+    static const std::string text = insert_sql(
+        "intervals",
+        column_list{"run_id", "idx", "start_unix_ns", "end_unix_ns", "samples"} + latency_columns +
+            column_list{"above_threshold", "lost", "disturbed", "overflows", "interruptions",
+                        "max_bracket_ns", "smi_count", "truth_max_ns"});
+    prepared(insert_interval_row, text.c_str())
+        .run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
+                  latency_figures(iv), iv.above_threshold, iv.lost, iv.disturbed, iv.overflows,
+                  iv.interruptions, iv.max_bracket_ns, iv.smi_count, iv.truth_max_ns);
+}
+
+bool store::impl::update_summary(std::int64_t run_id, const summary_row& sm)
+{
+    static const std::string text = update_sql(
+        "runs",
+        column_list{"samples", "stimuli", "lost", "late", "disturbed", "overflows",
+                    "above_threshold", "exceedances_dropped", "rising", "falling"} +
+            latency_columns +
+            column_list{"warm_max_ns", "p9999_ns", "p999999_ns", "end_unix_ns", "interruptions",
+                        "max_bracket_ns", "warm_max_bracket_ns", "smi_count"});
+    const bool any = sm.samples > 0;
+    // No sample after the warm-up yet: WARM MAX is unknown, not 0.
+    prepared(update_summary_row, text.c_str())
+        .run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
+                  sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
+                  latency_figures(sm), or_null(sm.warm_max_ns, any && sm.has_warm_max),
+                  or_null(sm.p9999_ns, any), or_null(sm.p999999_ns, any), sm.end_unix_ns,
+                  sm.interruptions, sm.max_bracket_ns, sm.warm_max_bracket_ns, sm.smi_count);
+    return sqlite3_changes(handle()) == 1;
+}
+
+void store::impl::replace_worst(std::int64_t run_id, std::span<const sample_row> rows)
+{
+    auto& d = prepared(delete_worst, "DELETE FROM worst WHERE run_id = ?");
+    d.run_with(run_id);
+    auto& s = prepared(insert_worst,
+                       "INSERT INTO worst (run_id, seq, unix_ns, latency_ns, gap_ns, flags, "
+                       "bracket_ns, truth_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    std::int64_t rank = 0;
+    for (const auto& r : rows)
+        s.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
+                   r.truth_ns, ++rank);
+}
+
+void store::impl::replace_histogram(std::int64_t run_id, std::span<const bucket_row> rows)
+{
+    auto& d = prepared(delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
+    d.run_with(run_id);
+    auto& s = prepared(insert_histogram,
+                       "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
+    for (const auto& b : rows)
+        s.run_with(run_id, b.lo_ns, b.hi_ns, b.count);
+}
 
 void store::commit_interval(std::int64_t run_id, const interval_commit& c)
 {
@@ -642,79 +793,24 @@ void store::commit_interval(std::int64_t run_id, const interval_commit& c)
                              std::to_string(run_id) + " to '" + impl_->path + "'";
     auto& d = *impl_;
     impl_->write(what, [&] {
-        const auto& iv = c.interval;
-        const bool have = iv.samples > 0;
-        auto& si = d.prepared(
-            d.insert_interval,
-            "INSERT INTO intervals (run_id, idx, start_unix_ns, end_unix_ns, samples, min_ns, "
-            "max_ns, mean_ns, stddev_ns, p50_ns, p99_ns, p999_ns, above_threshold, lost, "
-            "disturbed, overflows, interruptions, max_bracket_ns, smi_count, truth_max_ns) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        si.run_with(run_id, iv.index, iv.start_unix_ns, iv.end_unix_ns, iv.samples,
-                    or_null(iv.min_ns, have), or_null(iv.max_ns, have), or_null(iv.mean_ns, have),
-                    or_null(iv.stddev_ns, have), or_null(iv.p50_ns, have), or_null(iv.p99_ns, have),
-                    or_null(iv.p999_ns, have), iv.above_threshold, iv.lost, iv.disturbed,
-                    iv.overflows, iv.interruptions, iv.max_bracket_ns, iv.smi_count,
-                    iv.truth_max_ns);
-
-        const auto& sm = c.summary;
-        const bool any = sm.samples > 0;
-        auto& su = d.prepared(
-            d.update_summary,
-            "UPDATE runs SET samples = ?2, stimuli = ?3, lost = ?4, late = ?5, disturbed = ?6, "
-            "overflows = ?7, above_threshold = ?8, exceedances_dropped = ?9, rising = ?10, "
-            "falling = ?11, min_ns = ?12, max_ns = ?13, warm_max_ns = ?14, mean_ns = ?15, "
-            "stddev_ns = ?16, p50_ns = ?17, p99_ns = ?18, p999_ns = ?19, p9999_ns = ?20, "
-            "p999999_ns = ?21, end_unix_ns = ?22, interruptions = ?23, max_bracket_ns = ?24, "
-            "warm_max_bracket_ns = ?25, smi_count = ?26 WHERE id = ?1");
-        // No sample after the warm-up yet: WARM MAX is unknown, not 0.
-        su.run_with(run_id, sm.samples, sm.stimuli, sm.lost, sm.late, sm.disturbed, sm.overflows,
-                    sm.above_threshold, sm.exceedances_dropped, sm.rising, sm.falling,
-                    or_null(sm.min_ns, any), or_null(sm.max_ns, any),
-                    or_null(sm.warm_max_ns, any && sm.has_warm_max), or_null(sm.mean_ns, any),
-                    or_null(sm.stddev_ns, any), or_null(sm.p50_ns, any), or_null(sm.p99_ns, any),
-                    or_null(sm.p999_ns, any), or_null(sm.p9999_ns, any),
-                    or_null(sm.p999999_ns, any), sm.end_unix_ns, sm.interruptions,
-                    sm.max_bracket_ns, sm.warm_max_bracket_ns, sm.smi_count);
-        if (sqlite3_changes(d.handle()) != 1)
+        d.insert_interval(run_id, c.interval);
+        if (!d.update_summary(run_id, c.summary))
             throw error(what, "no run with that id", "this is a bug in the caller", exit_failure);
-
         auto& se = d.prepared(d.insert_exceedance,
                               "INSERT INTO exceedances (run_id, seq, unix_ns, latency_ns, gap_ns, "
                               "flags, bracket_ns, truth_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-        for (const auto& r : c.exceedances) {
+        for (const auto& r : c.exceedances)
             se.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
                         r.truth_ns);
-        }
         d.insert_events(run_id, c.events);
-
-        auto& dw = d.prepared(d.delete_worst, "DELETE FROM worst WHERE run_id = ?");
-        dw.bind(1, run_id);
-        dw.run();
-        auto& sw = d.prepared(d.insert_worst,
-                              "INSERT INTO worst (run_id, seq, unix_ns, latency_ns, gap_ns, flags, "
-                              "bracket_ns, truth_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        std::int64_t rank = 0;
-        for (const auto& r : c.worst) {
-            sw.run_with(run_id, r.seq, r.unix_ns, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns,
-                        r.truth_ns, ++rank);
-        }
-
-        auto& dh = d.prepared(d.delete_histogram, "DELETE FROM histogram WHERE run_id = ?");
-        dh.bind(1, run_id);
-        dh.run();
-        auto& sh =
-            d.prepared(d.insert_histogram,
-                       "INSERT INTO histogram (run_id, lo_ns, hi_ns, count) VALUES (?, ?, ?, ?)");
-        for (const auto& b : c.histogram)
-            sh.run_with(run_id, b.lo_ns, b.hi_ns, b.count);
-
+        d.replace_worst(run_id, c.worst);
+        d.replace_histogram(run_id, c.histogram);
         auto& sb = d.prepared(d.insert_window_bucket,
                               "INSERT INTO interval_histograms (run_id, idx, bucket, count) "
                               "VALUES (?, ?, ?, ?)");
         for (const auto& b : c.window_histogram)
             if (b.count)
-                sb.run_with(run_id, iv.index, b.bucket, b.count);
+                sb.run_with(run_id, c.interval.index, b.bucket, b.count);
     });
 }
 

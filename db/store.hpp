@@ -70,11 +70,11 @@ public:
     /** @throws irqloop::error: `irqloop: open database 'F': why (hint)`. */
     explicit store(const std::string& path, mode m = mode::read_write, pages p = pages::check);
     /**
-     * @brief Open with another list of migration steps than the shipped one. For tests of the
-     * migration path; users always get shipped_migrations().
+     * @brief Open with other migration steps and views than the shipped ones. For tests of the
+     * migration path; users always get shipped_plan().
      */
-    store(const std::string& path, mode m, std::span<const migration> steps);
-    store(const std::string& path, mode m, std::span<const migration> steps, pages p);
+    store(const std::string& path, mode m, const schema_plan& plan);
+    store(const std::string& path, mode m, const schema_plan& plan, pages p);
     ~store();
     store(store&&) noexcept;
     store& operator=(store&&) noexcept;
@@ -152,8 +152,8 @@ private:
     std::unique_ptr<impl> impl_;
 
     /** One try of the open; false: another connection held a lock briefly, try again. */
-    bool try_open(const std::string& path, mode m, std::span<const migration> steps, pages p,
-                  bool last_try, bool& created_here);
+    bool try_open(const std::string& path, mode m, const schema_plan& plan, pages p, bool last_try,
+                  bool& created_here);
 };
 
 /**

@@ -17,14 +17,3 @@ CREATE TABLE interval_histograms (
     PRIMARY KEY (run_id, idx, bucket),
     FOREIGN KEY (run_id, idx) REFERENCES intervals (run_id, idx) ON DELETE CASCADE
 ) WITHOUT ROWID;
-
-CREATE VIEW window_histograms AS
-SELECT h.run_id, r.label, h.idx, i.start_unix_ns, i.end_unix_ns, h.bucket,
-       CASE WHEN h.bucket < 4 THEN h.bucket
-            ELSE (4 + h.bucket % 4) << (h.bucket / 4 - 1) END AS lo_ns,
-       CASE WHEN h.bucket < 4 THEN h.bucket + 1
-            ELSE (5 + h.bucket % 4) << (h.bucket / 4 - 1) END AS hi_ns,
-       h.count
-FROM interval_histograms h
-JOIN intervals i ON i.run_id = h.run_id AND i.idx = h.idx
-JOIN runs r ON r.id = h.run_id;

@@ -6,13 +6,6 @@
 -- by (db::rank_ns): latency_ns for a clean sample, the proven lower bound lower_ns for a
 -- disturbed one, so `ORDER BY rank_ns DESC` is `irqloop worst`'s order. Both are appended, so
 -- a query that reads the older columns by position still reads the same ones.
-DROP VIEW worst_cases;
-CREATE VIEW worst_cases AS
-SELECT w.run_id, r.label, r.uuid, w.rank, w.seq, w.unix_ns,
-       strftime('%Y-%m-%d %H:%M:%f', w.unix_ns / 1e9, 'unixepoch') AS time_utc,
-       w.latency_ns, round(w.latency_ns / 1000.0, 3) AS latency_us, w.gap_ns,
-       CASE WHEN w.flags & 1 THEN 'rising' ELSE 'falling' END AS edge,
-       (w.flags & 2) != 0 AS disturbed, (w.flags & 4) != 0 AS warmup,
-       w.bracket_ns, w.latency_ns - w.bracket_ns AS lower_ns, r.kind,
-       CASE WHEN w.flags & 2 THEN w.latency_ns - w.bracket_ns ELSE w.latency_ns END AS rank_ns
-FROM worst w JOIN runs r ON r.id = w.run_id;
+--
+-- No table changes: the view is defined in db/views.sql, which irqloop re-creates when the
+-- file reaches the current version. The step stays, so that version 5 keeps its meaning.

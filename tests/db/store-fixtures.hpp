@@ -97,6 +97,20 @@ inline std::string integrity(const std::string& path)
     return d.execAndGet("PRAGMA integrity_check").getString();
 }
 
+/** @brief Every row of @p q on @p path as text, a line a row, columns joined by '|'. */
+inline std::string rows_text(const std::string& path, const std::string& q)
+{
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    SQLite::Statement s(d, q);
+    std::string out;
+    while (s.executeStep()) {
+        for (int c = 0; c < s.getColumnCount(); ++c)
+            out += (c ? "|" : "") + s.getColumn(c).getString();
+        out += '\n';
+    }
+    return out;
+}
+
 /** @brief Require the refusal message form and return the error for further checks. */
 inline void check_refusal(const irqloop::error& e, const std::string& path)
 {

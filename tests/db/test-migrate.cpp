@@ -20,17 +20,24 @@ using Catch::Matchers::ContainsSubstring;
 namespace
 {
 
-// Test-only steps: what a future 0002 and 0003 could look like. Never shipped.
+// Test-only steps: what a future 0002 and 0003 could look like. Never shipped. Like the
+// shipped ones they change tables only; their views come with test_plan().
 constexpr migration add_notes{2, "0002-test-add-notes",
-                              "ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';"
-                              "DROP VIEW worst_cases;"
-                              "CREATE VIEW worst_cases AS SELECT w.*, r.label, r.notes "
-                              "FROM worst w JOIN runs r ON r.id = w.run_id;"};
+                              "ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';"};
 constexpr migration add_tags{3, "0003-test-add-tags",
                              "CREATE TABLE run_tags (run_id INTEGER NOT NULL REFERENCES runs (id), "
                              "tag TEXT NOT NULL, PRIMARY KEY (run_id, tag)) WITHOUT ROWID;"};
 constexpr migration broken{3, "0003-test-broken",
                            "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);"};
+// The test steps' one view: worst_cases with the runs' notes (version 2 on).
+constexpr const char* notes_views = "DROP VIEW IF EXISTS worst_cases;"
+                                    "CREATE VIEW worst_cases AS SELECT w.*, r.label, r.notes "
+                                    "FROM worst w JOIN runs r ON r.id = w.run_id;";
+
+schema_plan test_plan(std::span<const migration> steps)
+{
+    return {steps, notes_views};
+}
 
 std::int64_t scalar(const std::string& path, const std::string& q)
 {
@@ -39,37 +46,66 @@ std::int64_t scalar(const std::string& path, const std::string& q)
 }
 
 /**
- * The first write into an older file, which upgrades it (checked): a run "new" of one interval,
- * simple_commit(0) as @p fill (if any) changes it, with @p window as its window histogram.
+ * The first write into an older file, which upgrades it (checked, and its pages): a run "new"
+ * of one interval, simple_commit(0) as @p fill (if any) changes it, with @p window as its
+ * window histogram.
  */
 void write_new_run(const std::string& path, const std::string& uuid,
                    const std::function<void(commit_data&)>& fill = {},
                    std::span<const window_bucket_row> window = {})
 {
-    store s(path);
-    CHECK(s.file_version() == store::schema_version());
-    const auto id = s.begin_run(sample_run(uuid, "new", t_start));
-    auto c = simple_commit(0, t_start);
-    if (fill)
-        fill(c);
-    auto view = c.view();
-    view.window_histogram = window;
-    s.commit_interval(id, view);
-    s.finish_run(id, run_status::complete, t_start + 1);
+    {
+        store s(path);
+        CHECK(s.file_version() == store::schema_version());
+        const auto id = s.begin_run(sample_run(uuid, "new", t_start));
+        auto c = simple_commit(0, t_start);
+        if (fill)
+            fill(c);
+        auto view = c.view();
+        view.window_histogram = window;
+        s.commit_interval(id, view);
+        s.finish_run(id, run_status::complete, t_start + 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
+    CHECK(integrity(path) == "ok");
 }
 
-/** A copy of the version-1 file that irqloop 0.1 (schema 1, before brackets) wrote. */
-std::string v1_fixture(const temp_dir& dir)
+/** Does @p table (or view) of @p path have @p column? */
+bool has_column(const std::string& path, const std::string& table, const std::string& column)
 {
-    const auto path = dir.file("v1-sim.db");
-    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v1-sim.db", path);
+    return scalar(path, "SELECT count(*) FROM pragma_table_info('" + table + "') WHERE name = '" +
+                            column + "'") == 1;
+}
+
+/** Read @p path as it is, through a catalog given to @p check: reading never upgrades. */
+void read_as_is(const std::string& path, const std::function<void(catalog&)>& check)
+{
+    const auto version = scalar(path, "PRAGMA user_version");
+    {
+        catalog cat({path});
+        check(cat);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == version);
+}
+
+/**
+ * A copy of tests/db/fixtures/v@p version-sim.db in @p dir: the file that the build before
+ * step @p version + 1 wrote (each test says how). Checked to be at that version.
+ */
+std::string fixture(const temp_dir& dir, int version)
+{
+    const auto name = "v" + std::to_string(version) + "-sim.db";
+    const auto path = dir.file(name);
+    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/" + name, path);
+    REQUIRE(scalar(path, "PRAGMA user_version") == version);
     return path;
 }
 
+/** The version-1 file that irqloop 0.1 (schema 1, before brackets) wrote: one run, id 1. */
 std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 {
     run_id = 1;
-    return v1_fixture(dir);
+    return fixture(dir, 1);
 }
 
 } // namespace
@@ -89,26 +125,12 @@ TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 000
     CHECK(store::schema_version() == 6);
 }
 
-namespace
-{
-
-/** A copy of the version-2 file that the build before step 0003 wrote (a sim run, --raw). */
-std::string v2_fixture(const temp_dir& dir)
-{
-    const auto path = dir.file("v2-sim.db");
-    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v2-sim.db", path);
-    return path;
-}
-
-} // namespace
-
 TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
 {
     temp_dir dir;
-    const auto path = v2_fixture(dir);
-    REQUIRE(scalar(path, "PRAGMA user_version") == 2);
-    {
-        catalog cat({path});
+    // The version-2 file of the build before step 0003: a sim run, --raw.
+    const auto path = fixture(dir, 2);
+    read_as_is(path, [&](catalog& cat) {
         REQUIRE(cat.runs().size() == 1);
         const auto& r = cat.runs()[0];
         CHECK(r.bracketed);
@@ -121,8 +143,7 @@ TEST_CASE("a version-2 file from the previous irqloop reads as before without an
         CHECK(cat.raw_count(r) == 3000);
         CHECK_FALSE(cat.has_window_histograms(r));
         CHECK(cat.window_histograms(r).empty());
-    }
-    CHECK(scalar(path, "PRAGMA user_version") == 2); // reading never upgrades
+    });
 }
 
 TEST_CASE("a version-2 file is upgraded to 3 on the first write; old runs keep every row and "
@@ -130,12 +151,10 @@ TEST_CASE("a version-2 file is upgraded to 3 on the first write; old runs keep e
           "[db]")
 {
     temp_dir dir;
-    const auto path = v2_fixture(dir);
+    const auto path = fixture(dir, 2);
     const window_bucket_row wb[] = {{0, db::window_buckets::index_of(5'000), 7},
                                     {0, db::window_buckets::index_of(90'000), 1}};
     write_new_run(path, "uuid-v3", {}, wb);
-    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
-    CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
     CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1") == 59);
     CHECK(scalar(path, "SELECT count(*) FROM exceedances WHERE run_id = 1") == 424);
@@ -155,7 +174,7 @@ TEST_CASE("a version-2 file is upgraded to 3 on the first write; old runs keep e
 TEST_CASE("merge copies a version-2 file's runs into a current file", "[db]")
 {
     temp_dir dir;
-    const auto src = v2_fixture(dir);
+    const auto src = fixture(dir, 2);
     const auto dst = dir.file("current.db");
     {
         store s(dst);
@@ -175,10 +194,8 @@ TEST_CASE("merge copies a version-2 file's runs into a current file", "[db]")
 TEST_CASE("a version-1 file from the previous irqloop reads as before without an upgrade", "[db]")
 {
     temp_dir dir;
-    const auto path = v1_fixture(dir);
-    REQUIRE(scalar(path, "PRAGMA user_version") == 1);
-    {
-        catalog cat({path});
+    const auto path = fixture(dir, 1);
+    read_as_is(path, [&](catalog& cat) {
         REQUIRE(cat.runs().size() == 1);
         const auto& r = cat.runs()[0];
         CHECK_FALSE(r.bracketed); // measured under the old rule: no interruption count
@@ -196,8 +213,7 @@ TEST_CASE("a version-1 file from the previous irqloop reads as before without an
         cat.for_each_raw(r, [&](const sample_row&) { ++raw; });
         CHECK(raw == 3000);
         CHECK(cat.intervals(r).size() > 1);
-    }
-    CHECK(scalar(path, "PRAGMA user_version") == 1); // reading never upgrades
+    });
 }
 
 TEST_CASE("a version-1 file is upgraded to the current version on the first write, keeping every "
@@ -205,15 +221,13 @@ TEST_CASE("a version-1 file is upgraded to the current version on the first writ
           "[db]")
 {
     temp_dir dir;
-    const auto path = v1_fixture(dir);
+    const auto path = fixture(dir, 1);
     // A new run goes into the upgraded file with its brackets.
     write_new_run(path, "uuid-v2", [](commit_data& c) {
         c.worst = {sample_row{1, t_start, 500'000, 100, flag_disturbed, 40'000}};
         c.summary.max_bracket_ns = 40'000;
         c.summary.interruptions = 7;
     });
-    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
-    CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
     CHECK(scalar(path, "SELECT count(*) FROM worst WHERE run_id = 1 AND bracket_ns = 0") == 20);
     CHECK(scalar(path, "SELECT interruptions IS NULL FROM runs WHERE id = 1") == 1);
@@ -239,7 +253,7 @@ TEST_CASE("opening an older file runs each step in order and keeps its runs", "[
         steps.push_back({latest_version(steps) + 1, "test-filler", "SELECT 1;"});
     const int newer = latest_version(steps);
     {
-        store s(path, store::mode::read_write, steps);
+        store s(path, store::mode::read_write, test_plan(steps));
         CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == newer);
         CHECK(s.database().tableExists("run_tags"));
         s.database().exec("UPDATE runs SET notes = 'migrated'");
@@ -267,7 +281,7 @@ TEST_CASE("a new file goes through the same steps as an old one", "[db]")
     const migration steps[] = {add_notes};
     const auto path = dir.file("fresh.db");
     {
-        store s(path, store::mode::read_write, steps);
+        store s(path, store::mode::read_write, test_plan(steps));
         s.begin_run(sample_run("uuid-fresh", "fresh", t_start));
     }
     CHECK(scalar(path, "PRAGMA user_version") == 2);
@@ -281,7 +295,7 @@ TEST_CASE("a failing step leaves the file at the last good version", "[db]")
     const auto path = v1_file(dir, id);
     const migration steps[] = {add_notes, broken};
     try {
-        store s(path, store::mode::read_write, steps);
+        store s(path, store::mode::read_write, test_plan(steps));
         FAIL("a broken step was accepted");
     } catch (const irqloop::error& e) {
         CHECK(e.status() == exit_failure);
@@ -293,16 +307,22 @@ TEST_CASE("a failing step leaves the file at the last good version", "[db]")
     CHECK(scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'half_done'") == 0);
     CHECK(scalar(path, "SELECT count(*) FROM runs") == 1);
     CHECK(integrity(path) == "ok");
+    // The views come with the last step only: until then the file keeps the ones it had.
+    CHECK_FALSE(has_column(path, "worst_cases", "notes"));
+    CHECK(scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'run_summary'") == 1);
     // A read-only open of an older file reads it as it is and never upgrades it.
     const migration good[] = {add_notes, add_tags};
     {
-        store r(path, store::mode::read_only, good);
+        store r(path, store::mode::read_only, test_plan(good));
         CHECK(r.file_version() == 2);
     }
     CHECK(scalar(path, "PRAGMA user_version") == 2);
-    store s(path, store::mode::read_write, good);
+    store s(path, store::mode::read_write, test_plan(good));
     CHECK(s.file_version() == 3);
     CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == 3);
+    CHECK(has_column(path, "worst_cases", "notes"));
+    // Views the plan does not define are left alone (the file's own, or a user's).
+    CHECK(s.database().execAndGet("SELECT count(*) FROM run_summary").getInt() == 1);
 }
 
 TEST_CASE("a gap in the steps is an error, not a skipped version", "[db]")
@@ -311,18 +331,15 @@ TEST_CASE("a gap in the steps is an error, not a skipped version", "[db]")
     std::int64_t id = 0;
     const auto path = v1_file(dir, id);
     const migration steps[] = {add_tags}; // 3 without 2
-    CHECK_THROWS_AS(store(path, store::mode::read_write, steps), irqloop::error);
+    CHECK_THROWS_AS(store(path, store::mode::read_write, test_plan(steps)), irqloop::error);
     CHECK(scalar(path, "PRAGMA user_version") == 1);
 }
 
 TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, SMIs n/a", "[db]")
 {
     temp_dir dir;
-    const auto path = dir.file("v3-sim.db");
-    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v3-sim.db", path);
-    REQUIRE(scalar(path, "PRAGMA user_version") == 3);
-    {
-        catalog cat({path});
+    const auto path = fixture(dir, 3);
+    read_as_is(path, [&](catalog& cat) {
         REQUIRE(cat.runs().size() == 1);
         const auto& r = cat.runs()[0];
         CHECK(r.meta.label == "v3-fixture");
@@ -335,15 +352,12 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
         CHECK(cat.has_window_histograms(r));
         CHECK(cat.window_histograms(r).size() == 62);
         CHECK(cat.raw_count(r) == 3000);
-    }
-    CHECK(scalar(path, "PRAGMA user_version") == 3);
+    });
     // The first write upgrades it; the old run keeps every row and its NULL SMI counts.
     write_new_run(path, "uuid-v4", [](commit_data& c) {
         c.interval.smi_count = 3;
         c.summary.smi_count = 3;
     });
-    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
-    CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM interval_histograms WHERE run_id = 1") == 62);
     CHECK(scalar(path, "SELECT count(*) FROM intervals WHERE run_id = 1 AND smi_count IS NULL") ==
           9);
@@ -352,25 +366,6 @@ TEST_CASE("a version-3 file from the previous irqloop reads without an upgrade, 
     CHECK(scalar(path, "SELECT smi_count FROM run_summary WHERE id = 2") == 3);
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
 }
-
-namespace
-{
-
-/** Every row of @p q as text, one line a row, columns joined by '|': a snapshot to compare. */
-std::string rows_text(const std::string& path, const std::string& q)
-{
-    SQLite::Database d(path, SQLite::OPEN_READONLY);
-    SQLite::Statement s(d, q);
-    std::string out;
-    while (s.executeStep()) {
-        for (int c = 0; c < s.getColumnCount(); ++c)
-            out += (c ? "|" : "") + s.getColumn(c).getString();
-        out += '\n';
-    }
-    return out;
-}
-
-} // namespace
 
 TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases gains kind, "
           "which tells the floor run from the measurements",
@@ -383,17 +378,12 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     // demo.db commands do (the other runs deleted); smi.db: a schema-4 sim run whose SMI counter
     // was a fake MSR file that never moved (--preflight-root). Every run keeps the top 1000.
     temp_dir dir;
-    const auto path = dir.file("v4-sim.db");
-    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v4-sim.db", path);
-    REQUIRE(scalar(path, "PRAGMA user_version") == 4);
-    const std::string kind_column =
-        "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = 'kind'";
-    CHECK(scalar(path, kind_column) == 0); // version 4 could not tell them apart
+    const auto path = fixture(dir, 4);
+    CHECK_FALSE(has_column(path, "worst_cases", "kind")); // version 4 could not tell them apart
     const std::string common = "SELECT run_id, label, rank, seq, time_utc, latency_ns, "
                                "disturbed, warmup, lower_ns FROM worst_cases ORDER BY run_id, rank";
     const auto before = rows_text(path, common);
-    {
-        catalog cat({path});
+    read_as_is(path, [&](catalog& cat) {
         REQUIRE(cat.runs().size() == 3);
         auto by_id = [&](std::int64_t id) -> const run_record& {
             for (const auto& r : cat.runs())
@@ -421,8 +411,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
         CHECK(picked[0]->id == 3);
         CHECK(picked[1]->id == 2);
         CHECK(cat.worst(floor).size() == 1000);
-    }
-    CHECK(scalar(path, "PRAGMA user_version") == 4); // reading never upgrades
+    });
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases") == 3000);
     // The floor run's worst samples rank among the measurements' in the version-4 view.
     const std::string top_run = "SELECT run_id FROM worst_cases ORDER BY latency_ns DESC LIMIT 1";
@@ -433,7 +422,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     }
     CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
-    CHECK(scalar(path, kind_column) == 1);
+    CHECK(has_column(path, "worst_cases", "kind"));
     CHECK(rows_text(path, common) == before); // the same rows and values, one column more
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor'") == 1000);
     CHECK(scalar(path, "SELECT count(*) FROM worst_cases WHERE kind = 'floor' AND run_id = 1") ==
@@ -444,8 +433,7 @@ TEST_CASE("a version-4 file from the previous irqloop upgrades to 5: worst_cases
     // WHERE kind = 'measure' ORDER BY rank_ns is what `irqloop worst` ranks: the measurements'
     // worst rank 1 (run 3's clean 9.987 ms; disturbed samples of run 2 have larger upper bounds
     // and smaller lower bounds), never the floor's.
-    CHECK(scalar(path, "SELECT count(*) FROM pragma_table_info('worst_cases') WHERE name = "
-                       "'rank_ns'") == 1);
+    CHECK(has_column(path, "worst_cases", "rank_ns"));
     CHECK(scalar(path, "SELECT run_id FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
                        "DESC, latency_ns DESC LIMIT 1") == 3);
     CHECK(scalar(path, "SELECT rank FROM worst_cases WHERE kind = 'measure' ORDER BY rank_ns "
@@ -467,15 +455,9 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
     //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,seed=5,far=computed' -n 3000
     //     -i 100us --raw --stats-interval 100ms --top-k 100 --label v5-fixture --db v5-sim.db
     temp_dir dir;
-    const auto path = dir.file("v5-sim.db");
-    std::filesystem::copy_file(IRQLOOP_SOURCE_DIR "/tests/db/fixtures/v5-sim.db", path);
-    REQUIRE(scalar(path, "PRAGMA user_version") == 5);
-    auto has_column = [&](const char* table, const char* column) {
-        return scalar(path, std::string("SELECT count(*) FROM pragma_table_info('") + table +
-                                "') WHERE name = '" + column + "'") == 1;
-    };
-    CHECK_FALSE(has_column("raw_samples", "truth_ns"));
-    CHECK_FALSE(has_column("intervals", "truth_max_ns"));
+    const auto path = fixture(dir, 5);
+    CHECK_FALSE(has_column(path, "raw_samples", "truth_ns"));
+    CHECK_FALSE(has_column(path, "intervals", "truth_max_ns"));
     const std::string common =
         "SELECT run_id, label, rank, seq, time_utc, latency_ns, disturbed, warmup, lower_ns, "
         "kind, rank_ns FROM worst_cases WHERE run_id = 1 ORDER BY rank";
@@ -507,25 +489,21 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
         CHECK(raw == 3000);
         CHECK(with_truth == 0);
     };
-    {
-        catalog cat({path});
+    read_as_is(path, [&](catalog& cat) {
         REQUIRE(cat.runs().size() == 1);
         check_old_run(cat);
-    }
-    CHECK(scalar(path, "PRAGMA user_version") == 5); // reading never upgrades
+    });
 
     // The first write upgrades it; a new run stores its truth, the old run's rows read NULL.
     write_new_run(path, "uuid-v6", [](commit_data& c) {
         c.worst = {sample_row{1, t_start, 9'000, 100, 0, 400, 8'700}};
         c.interval.truth_max_ns = 8'700;
     });
-    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
-    CHECK(integrity(path) == "ok");
     for (const auto& [table, column] :
          {std::pair{"raw_samples", "truth_ns"}, std::pair{"worst", "truth_ns"},
           std::pair{"exceedances", "truth_ns"}, std::pair{"intervals", "truth_max_ns"},
           std::pair{"worst_cases", "truth_ns"}, std::pair{"interval_maxima", "truth_max_ns"}})
-        CHECK(has_column(table, column));
+        CHECK(has_column(path, table, column));
     CHECK(rows_text(path, common) == before); // the old run's rows, values as they were
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == 3000);
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE truth_ns IS NOT NULL") == 0);
@@ -543,4 +521,51 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
     REQUIRE(cat.worst(fresh).size() == 1);
     CHECK(cat.worst(fresh)[0].truth_ns == 8'700);
     CHECK(cat.intervals(fresh)[0].truth_max_ns == 8'700);
+}
+
+namespace
+{
+
+/** Every table, index and view of @p path with its SQL, by name: what a schema is. */
+std::string schema_text(const std::string& path)
+{
+    return rows_text(path, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, "
+                           "name");
+}
+
+} // namespace
+
+TEST_CASE("every road reaches the same schema: a new file and each previous version's file, "
+          "upgraded, have the same tables, indexes and views",
+          "[db]")
+{
+    temp_dir dir;
+    const auto fresh = dir.file("fresh.db");
+    store{fresh}.begin_run(sample_run("uuid-fresh", "fresh", t_start));
+    const auto expected = schema_text(fresh);
+    for (const char* view : {"run_summary", "worst_cases", "interval_maxima", "window_histograms"})
+        CHECK_THAT(expected, ContainsSubstring(std::string("CREATE VIEW ") + view + " AS"));
+    for (int version = 1; version < store::schema_version(); ++version) {
+        INFO("the version-" << version << " fixture");
+        const auto path = fixture(dir, version);
+        {
+            store upgraded(path);
+        }
+        CHECK(schema_text(path) == expected);
+    }
+}
+
+TEST_CASE("a read-write open of a file at the latest version changes no schema object", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("current.db");
+    store{path}.begin_run(sample_run("uuid-current", "current", t_start));
+    const auto cookie = scalar(path, "PRAGMA schema_version");
+    const auto before = schema_text(path);
+    {
+        store s(path);
+        CHECK(s.file_version() == store::schema_version());
+    }
+    CHECK(scalar(path, "PRAGMA schema_version") == cookie); // no view dropped and re-created
+    CHECK(schema_text(path) == before);
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The views of db/schema.sql return the right figures for known runs.
+// The views of db/views.sql return the right figures for known runs; db/schema.sql and
+// db/views.sql work by hand in the sqlite3 shell.
+#include "db-query.hpp"
 #include "store-fixtures.hpp"
 #include "store.hpp"
 
@@ -9,6 +11,7 @@
 using namespace irqloop;
 using namespace irqloop::db;
 using namespace irqloop::db::test;
+using irqloop::test::query_int;
 
 TEST_CASE("view run_summary gives one line per run with the published figures", "[db]")
 {
@@ -108,7 +111,33 @@ TEST_CASE("db/schema.sql run by the sqlite3 shell makes a file irqloop accepts",
     const auto path = dir.file("by-hand.db");
     auto r = run_shell("sqlite3 '" + path + "' < '" IRQLOOP_SOURCE_DIR "/db/schema.sql'");
     REQUIRE(r.status == 0);
+    CHECK(query_int(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'") == 0);
     store s(path);
     CHECK(s.database().execAndGet("PRAGMA user_version").getInt() == store::schema_version());
     s.begin_run(sample_run("uuid-by-hand", "x", populate_start));
+    // The upgrade brought the views (db/views.sql).
+    CHECK(s.database().execAndGet("SELECT count(*) FROM run_summary").getInt() == 1);
+    CHECK(s.database()
+              .execAndGet("SELECT count(*) FROM sqlite_schema WHERE type = 'view'")
+              .getInt() == 4);
+}
+
+TEST_CASE("db/views.sql run by the sqlite3 shell re-creates the views of a current file", "[db]")
+{
+    temp_dir dir;
+    const auto path = dir.file("views-by-hand.db");
+    const std::string views =
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'view' ORDER BY name";
+    std::string before;
+    {
+        store s(path);
+        populate(s);
+        before = rows_text(path, views);
+        s.database().exec("DROP VIEW worst_cases; DROP VIEW window_histograms");
+    }
+    REQUIRE(rows_text(path, views) != before);
+    auto r = run_shell("sqlite3 '" + path + "' < '" IRQLOOP_SOURCE_DIR "/db/views.sql'");
+    REQUIRE(r.status == 0);
+    CHECK(rows_text(path, views) == before);
+    CHECK(query_int(path, "SELECT count(*) FROM worst_cases") == 3 + 2 + 1);
 }

@@ -93,6 +93,13 @@ struct child_writer {
         }
     }
     ~child_writer() { kill_hard(); }
+
+    /** A run of @p n intervals written into @p path by a child SIGKILLed after them: its id. */
+    static std::int64_t killed_run(const std::string& path, int n)
+    {
+        child_writer w(path, n);
+        return w.run_id; // the destructor kills it
+    }
 };
 
 run_status status_of(store& s, std::int64_t id)
@@ -115,6 +122,16 @@ struct small_disk_run {
         id = s->begin_run(sample_run(uuid, "full", t_start));
         for (int i = 0; i < commits; ++i)
             s->commit_interval(id, simple_commit(i, t_start).view());
+    }
+
+    /** Open the file read-only for @p check (what a reader finds now), then check its pages. */
+    void check_reader(const std::function<void(store&)>& check) const
+    {
+        {
+            store r(path, store::mode::read_only);
+            check(r);
+        }
+        CHECK(integrity(path) == "ok");
     }
 
     tmpfs_mount fs;
@@ -224,9 +241,10 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("tables and no application_id")
     {
         const auto path = dir.file("other.db");
-        REQUIRE(run_shell("sqlite3 '" + path +
-                          "' 'CREATE TABLE customers (name TEXT); INSERT INTO customers "
-                          "VALUES (\"ada\")'")
+        REQUIRE(sqlite3_shell(path,
+                              "CREATE TABLE customers (name TEXT); "
+                              "INSERT INTO customers VALUES ('ada');",
+                              dir.path())
                     .status == 0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("not irqloop's"));
@@ -235,7 +253,7 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another application_id, even without tables")
     {
         const auto path = dir.file("app.db");
-        REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA application_id = 1234; VACUUM'").status ==
+        REQUIRE(sqlite3_shell(path, "PRAGMA application_id = 1234; VACUUM;", dir.path()).status ==
                 0);
         auto e = require_refused(path);
         CHECK_THAT(e.why(), ContainsSubstring("0x000004D2"));
@@ -243,9 +261,10 @@ TEST_CASE("store refuses another program's SQLite file and leaves it untouched",
     SECTION("another program's WAL-mode file")
     {
         const auto path = dir.file("wal.db");
-        REQUIRE(run_shell("sqlite3 '" + path +
-                          "' 'PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t "
-                          "VALUES (1)'")
+        REQUIRE(sqlite3_shell(path,
+                              "PRAGMA journal_mode = WAL; CREATE TABLE t (x); "
+                              "INSERT INTO t VALUES (1);",
+                              dir.path())
                     .status == 0);
         require_refused(path);
     }
@@ -363,12 +382,7 @@ TEST_CASE("opening after SIGKILL marks the run interrupted and keeps its interva
 {
     temp_dir dir;
     const auto path = dir.file("killed.db");
-    std::int64_t id = 0;
-    {
-        child_writer w(path, 3);
-        id = w.run_id;
-        w.kill_hard();
-    }
+    const auto id = child_writer::killed_run(path, 3);
     {
         // A reader does not recover: it sees the run as the dead logger left it.
         const auto before = file_bytes(path);
@@ -448,90 +462,20 @@ TEST_CASE("commit_interval round-trips every column and replaces worst and histo
     CHECK(r.id == id);
     CHECK(r.status == run_status::running);
     CHECK(r.end_unix_ns == c1.summary.end_unix_ns);
-    const auto& m = r.meta;
-    CHECK(m.uuid == run.uuid);
-    CHECK(m.label == run.label);
-    CHECK(m.kind == run.kind);
-    CHECK(m.start_unix_ns == run.start_unix_ns);
-    CHECK(m.command_line == run.command_line);
-    CHECK(m.version == run.version);
-    CHECK(m.uname == run.uname);
-    CHECK(m.hostname == run.hostname);
-    CHECK(m.backend == run.backend);
-    CHECK(m.clock_source == run.clock_source);
-    CHECK(m.clock_hz == run.clock_hz);
-    CHECK(m.clock_read_ns == run.clock_read_ns);
-    CHECK(m.interval_ns == run.interval_ns);
-    CHECK(m.jitter_ns == run.jitter_ns);
-    CHECK(m.timeout_ns == run.timeout_ns);
-    CHECK(m.threshold_ns == run.threshold_ns);
-    CHECK(m.gap_limit_ns == run.gap_limit_ns);
-    CHECK(m.stats_interval_ns == run.stats_interval_ns);
-    CHECK(m.warmup_samples == run.warmup_samples);
-    CHECK(m.samples_requested == run.samples_requested);
-    CHECK(m.duration_ns == run.duration_ns);
-    CHECK(m.rt_settings == run.rt_settings);
-    CHECK(m.target == run.target);
-    CHECK(m.load == run.load);
-    auto md = run.metadata;
-    std::sort(md.begin(), md.end());
-    CHECK(m.metadata == md);
-
-    const auto& a = r.summary;
-    const auto& b = c1.summary;
-    CHECK(a.samples == b.samples);
-    CHECK(a.stimuli == b.stimuli);
-    CHECK(a.lost == b.lost);
-    CHECK(a.late == b.late);
-    CHECK(a.disturbed == b.disturbed);
-    CHECK(a.overflows == b.overflows);
-    CHECK(a.above_threshold == b.above_threshold);
-    CHECK(a.rising == b.rising);
-    CHECK(a.falling == b.falling);
-    CHECK(a.min_ns == b.min_ns);
-    CHECK(a.max_ns == b.max_ns);
-    CHECK(a.warm_max_ns == b.warm_max_ns);
-    CHECK(a.mean_ns == b.mean_ns);
-    CHECK(a.stddev_ns == b.stddev_ns);
-    CHECK(a.p50_ns == b.p50_ns);
-    CHECK(a.p99_ns == b.p99_ns);
-    CHECK(a.p999_ns == b.p999_ns);
-    CHECK(a.p9999_ns == b.p9999_ns);
-    CHECK(a.p999999_ns == b.p999999_ns);
-    CHECK(a.end_unix_ns == b.end_unix_ns);
-    CHECK(a.exceedances_dropped == b.exceedances_dropped);
+    auto expected = run;
+    std::sort(expected.metadata.begin(), expected.metadata.end()); // read back by key
+    CHECK(r.meta == expected);
+    CHECK(r.summary == c1.summary);
 
     auto iv = intervals(s, id);
     REQUIRE(iv.size() == 2);
-    for (int k = 0; k < 2; ++k) {
-        const auto& x = iv[k];
-        const auto& y = (k == 0 ? c0 : c1).interval;
-        CHECK(x.index == y.index);
-        CHECK(x.start_unix_ns == y.start_unix_ns);
-        CHECK(x.end_unix_ns == y.end_unix_ns);
-        CHECK(x.samples == y.samples);
-        CHECK(x.min_ns == y.min_ns);
-        CHECK(x.max_ns == y.max_ns);
-        CHECK(x.mean_ns == y.mean_ns);
-        CHECK(x.stddev_ns == y.stddev_ns);
-        CHECK(x.p50_ns == y.p50_ns);
-        CHECK(x.p99_ns == y.p99_ns);
-        CHECK(x.p999_ns == y.p999_ns);
-        CHECK(x.above_threshold == y.above_threshold);
-        CHECK(x.lost == y.lost);
-        CHECK(x.disturbed == y.disturbed);
-        CHECK(x.overflows == y.overflows);
-    }
+    CHECK(iv[0] == c0.interval);
+    CHECK(iv[1] == c1.interval);
 
     auto same_samples = [](const std::vector<sample_row>& x, const std::vector<sample_row>& y) {
         REQUIRE(x.size() == y.size());
-        for (std::size_t k = 0; k < x.size(); ++k) {
-            CHECK(x[k].seq == y[k].seq);
-            CHECK(x[k].unix_ns == y[k].unix_ns);
-            CHECK(x[k].latency_ns == y[k].latency_ns);
-            CHECK(x[k].gap_ns == y[k].gap_ns);
-            CHECK(x[k].flags == y[k].flags);
-        }
+        for (std::size_t k = 0; k < x.size(); ++k)
+            CHECK(x[k] == y[k]);
     };
     same_samples(worst(s, id), c1.worst);
     CHECK(worst(s, id, 1).size() == 1);
@@ -663,9 +607,6 @@ TEST_CASE("append_raw stores every sample in order, one transaction per call", "
 TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", "[db]")
 {
     small_disk_run d("size=1m", "uuid-full", 3);
-    auto& s = *d.s;
-    const auto& path = d.path;
-    const auto id = d.id;
     const auto filler = d.fs.file("filler");
     write_file(filler, std::string(256 * 1024, 'f'));
 
@@ -678,7 +619,7 @@ TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", 
         for (auto& r : batch)
             r.seq += batch.size();
         try {
-            s.append_raw(id, batch);
+            d.s->append_raw(d.id, batch);
             committed_raw += batch.size();
         } catch (const irqloop::error& e) {
             failed = true;
@@ -692,24 +633,18 @@ TEST_CASE("a full disk fails the write cleanly and keeps every earlier commit", 
     CHECK(committed_raw > 0);
 
     // The store still reads, and after freeing space it writes again.
-    CHECK(raw_count(s, id) == committed_raw);
+    CHECK(raw_count(*d.s, d.id) == committed_raw);
     std::filesystem::remove(filler);
-    s.commit_interval(id, simple_commit(3, t_start).view());
-
-    {
-        store r(path, store::mode::read_only);
-        CHECK(intervals(r, id).size() == 4);
-        CHECK(raw_count(r, id) == committed_raw);
-    }
-    CHECK(integrity(path) == "ok");
+    d.s->commit_interval(d.id, simple_commit(3, t_start).view());
+    d.check_reader([&](store& r) {
+        CHECK(intervals(r, d.id).size() == 4);
+        CHECK(raw_count(r, d.id) == committed_raw);
+    });
 }
 
 TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
 {
     small_disk_run d("size=512k", "uuid-full2", 2);
-    auto& s = *d.s;
-    const auto& path = d.path;
-    const auto id = d.id;
     // Fill the rest of the file system, then commit an interval with a large histogram.
     {
         std::ofstream f(d.fs.file("filler"), std::ios::binary);
@@ -721,31 +656,25 @@ TEST_CASE("a full disk during commit_interval rolls back the interval", "[db]")
     for (std::int64_t b = 0; b < 40'000; ++b)
         big.histogram.push_back(bucket_row{100'000 + b * 10, 100'000 + b * 10 + 10, 1});
     try {
-        s.commit_interval(id, big.view());
+        d.s->commit_interval(d.id, big.view());
         FAIL("the commit fitted into a full file system");
     } catch (const irqloop::error& e) {
         CHECK(e.status() == exit_failure);
         CHECK_THAT(e.why(), ContainsSubstring("disk full"));
     }
-    s.database().exec("SELECT 1"); // the connection is fine
-    {
-        store r(path, store::mode::read_only);
-        CHECK(intervals(r, id).size() == 2);
-        CHECK(histogram(r, id).size() == simple_commit(1, t_start).histogram.size());
-        CHECK(get_run(r, id).summary.samples == 2000);
-    }
-    CHECK(integrity(path) == "ok");
+    d.s->database().exec("SELECT 1"); // the connection is fine
+    d.check_reader([&](store& r) {
+        CHECK(intervals(r, d.id).size() == 2);
+        CHECK(histogram(r, d.id).size() == simple_commit(1, t_start).histogram.size());
+        CHECK(get_run(r, d.id).summary.samples == 2000);
+    });
 }
 
 TEST_CASE("a run killed before its first commit is recovered with its start as its end", "[db]")
 {
     temp_dir dir;
     const auto path = dir.file("early.db");
-    std::int64_t id = 0;
-    {
-        child_writer w(path, 0);
-        id = w.run_id;
-    }
+    const auto id = child_writer::killed_run(path, 0);
     store s(path);
     CHECK(s.recovered_runs() == std::vector<std::int64_t>{id});
     auto r = get_run(s, id);
