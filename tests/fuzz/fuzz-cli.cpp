@@ -7,6 +7,7 @@
 #include "cli-main.hpp"
 #include "command-table.hpp"
 #include "error.hpp"
+#include "fuzz-refusal.hpp"
 
 #include <boost/program_options/errors.hpp>
 #include <cstddef>
@@ -69,15 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (auto& a : args)
         argv.push_back(a.data());
     argv.push_back(nullptr);
-    try {
-        c->parse_only(static_cast<int>(args.size()), argv.data());
-    } catch (const boost::program_options::error&) {
-    } catch (const error& e) {
-        if (e.status() != exit_usage)
-            bug("a command-line refusal that is not bad input (status 2)", args);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "fuzz-cli: %s\n", e.what());
-        bug("a non-irqloop exception (run_main would call it a bug)", args);
-    }
+    fuzz::refused_as_bad_input([&] { c->parse_only(static_cast<int>(args.size()), argv.data()); },
+                               [&](const char* what) { bug(what, args); });
     return 0;
 }

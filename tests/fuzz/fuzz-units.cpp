@@ -2,6 +2,7 @@
 // libFuzzer target: the units parser (durations, counts, plain numbers) and the duration
 // formatter. A refusal is an irqloop::error; a value it accepts must be in range.
 #include "error.hpp"
+#include "fuzz-refusal.hpp"
 #include "units.hpp"
 
 #include <cmath>
@@ -26,15 +27,7 @@ namespace
 
 template <class F> void refused_or(std::string_view text, F f)
 {
-    try {
-        f();
-    } catch (const error& e) {
-        if (e.status() != exit_usage)
-            bug("a refusal that is not bad input (status 2)", text);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "fuzz-units: %s\n", e.what());
-        bug("a non-irqloop exception", text);
-    }
+    fuzz::refused_as_bad_input(f, [&](const char* what) { bug(what, text); });
 }
 
 } // namespace
