@@ -3,7 +3,7 @@
 // compare table; a re-run skips the phases already complete.
 #include "campaign-command.hpp"
 #include "cli-main.hpp"
-#include "commands.hpp"
+#include "compare-command.hpp"
 #include "error.hpp"
 #include "gates.hpp"
 #include "read.hpp"
@@ -90,15 +90,6 @@ void prepare_phase(campaign_phase& p, const std::string& file, const std::string
                     "a phase's keys are irqloop run's options without the dashes "
                     "(irqloop run --help)");
     }
-}
-
-int call(int (*fn)(int, char**), std::vector<std::string> args)
-{
-    std::vector<char*> v;
-    for (auto& a : args)
-        v.push_back(a.data());
-    v.push_back(nullptr);
-    return fn(static_cast<int>(args.size()), v.data());
 }
 
 // One key of the file: the top-level db, or a phase's run option or gate limit.
@@ -259,7 +250,11 @@ int present_campaign(const campaign_outcome& o, const campaign_request& req)
         return o.status;
     std::printf("\n");
     std::fflush(stdout);
-    const int rc = call(compare_command, {"compare", "--by", "label", "--db", req.db});
+    // `irqloop compare --by label --db DB`, as a request (the default preset: us, 3 decimals).
+    compare_request table;
+    table.sel.dbs = {req.db};
+    table.by_label = true;
+    const int rc = present_compare(execute_compare(table), table);
     if (rc != 0 || o.failed.empty())
         return rc;
     std::string names;

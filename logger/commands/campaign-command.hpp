@@ -42,4 +42,7 @@ campaign_outcome execute_campaign(campaign_request& req);
 /** @brief The compare table by label and the gates' verdict; the exit status. */
 int present_campaign(const campaign_outcome& o, const campaign_request& req);
 
+/** @brief `irqloop campaign`: parse, execute, present; returns the exit status. */
+int campaign_command(int argc, char** argv);
+
 } // namespace irqloop::logger

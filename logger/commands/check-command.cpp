@@ -2,7 +2,6 @@
 // `irqloop check`: hold stored runs to limits after the fact (a CI gate); exit 3 if any fails.
 #include "check-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 
 #include <boost/program_options.hpp>

@@ -32,4 +32,7 @@ check_outcome execute_check(const check_request& r);
 /** @brief One verdict line per run and its limit lines, then the total; 3 when one failed. */
 int present_check(const check_outcome& o, const check_request& r);
 
+/** @brief `irqloop check`: parse, execute, present; returns the exit status. */
+int check_command(int argc, char** argv);
+
 } // namespace irqloop::logger

@@ -3,7 +3,6 @@
 
 #include "campaign-command.hpp"
 #include "check-command.hpp"
-#include "commands.hpp"
 #include "compare-command.hpp"
 #include "doctor-command.hpp"
 #include "export-command.hpp"

@@ -2,7 +2,6 @@
 // irqloop compare: one row per run or label, in the formats published latency studies use.
 #include "compare-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
 #include "percentiles.hpp"

@@ -59,4 +59,7 @@ parsed<compare_request> parse_compare(int argc, char** argv);
 compare_outcome execute_compare(const compare_request& r);
 int present_compare(const compare_outcome& o, const compare_request& r);
 
+/** @brief `irqloop compare`: parse, execute, present; returns the exit status. */
+int compare_command(int argc, char** argv);
+
 } // namespace irqloop::logger

@@ -3,7 +3,6 @@
 #include "doctor-command.hpp"
 
 #include "cli-main.hpp"
-#include "commands.hpp"
 #include "error.hpp"
 
 #include <boost/program_options.hpp>

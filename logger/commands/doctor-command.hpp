@@ -22,4 +22,7 @@ doctor_outcome execute_doctor(const doctor_request& r);
 /** @brief One line per check, then a count; 3 when a check FAILs, else 0. */
 int present_doctor(const doctor_outcome& o, const doctor_request& r);
 
+/** @brief `irqloop doctor`: parse, execute, present; returns the exit status. */
+int doctor_command(int argc, char** argv);
+
 } // namespace irqloop::logger

@@ -3,7 +3,6 @@
 // in the formats of cyclictest and Prometheus (export-formats.*) and of CI (export-ci.*).
 #include "export-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 #include "export-formats.hpp"
 #include "output-file.hpp"

@@ -53,4 +53,7 @@ export_outcome execute_export(const export_request& r);
  */
 int present_export(const export_outcome& o, const export_request& r);
 
+/** @brief `irqloop export`: parse, execute, present; returns the exit status. */
+int export_command(int argc, char** argv);
+
 } // namespace irqloop::logger

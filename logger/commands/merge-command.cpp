@@ -3,7 +3,6 @@
 #include "merge-command.hpp"
 
 #include "cli-main.hpp"
-#include "commands.hpp"
 #include "error.hpp"
 #include "store.hpp"
 

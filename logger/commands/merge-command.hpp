@@ -28,4 +28,7 @@ merge_outcome execute_merge(const merge_request& r);
 /** @brief One line per source: what was copied and skipped. */
 int present_merge(const merge_outcome& o, const merge_request& r);
 
+/** @brief `irqloop merge`: parse, execute, present; returns the exit status. */
+int merge_command(int argc, char** argv);
+
 } // namespace irqloop::logger

@@ -2,7 +2,6 @@
 // irqloop plot: gnuplot histograms (OSADL style), timelines and tail CDFs of one or more runs.
 #include "plot-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 #include "output-file.hpp"
 #include "plot.hpp"

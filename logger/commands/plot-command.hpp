@@ -50,4 +50,7 @@ plot_outcome execute_plot(const plot_request& r);
 /** @brief Prints the script, or draws it with gnuplot into --output; writes --data; 0. */
 int present_plot(const plot_outcome& o, const plot_request& r);
 
+/** @brief `irqloop plot`: parse, execute, present; returns the exit status. */
+int plot_command(int argc, char** argv);
+
 } // namespace irqloop::logger

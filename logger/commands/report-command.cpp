@@ -2,7 +2,6 @@
 // irqloop report: one run's metadata, summary, histogram, timeline and worst cases.
 #include "report-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 #include "percentiles.hpp"
 #include "plot.hpp"

@@ -44,4 +44,7 @@ parsed<report_request> parse_report(int argc, char** argv);
 report_outcome execute_report(const report_request& r);
 int present_report(const report_outcome& o, const report_request& r);
 
+/** @brief `irqloop report`: parse, execute, present; returns the exit status. */
+int report_command(int argc, char** argv);
+
 } // namespace irqloop::logger

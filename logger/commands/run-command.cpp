@@ -3,7 +3,6 @@
 // execute (the preflight, the wire, execute_run() with the gates as a plug-in), present.
 #include "run-command.hpp"
 #include "cli-main.hpp"
-#include "commands.hpp"
 #include "error.hpp"
 #include "gates.hpp"
 #include "percentiles.hpp"

@@ -34,4 +34,9 @@ run_result execute_run_request(run_request& req);
  *  throws irqloop::error with it: a dead wire, a failed run, no sample). */
 int present_run(const run_result& r, const run_request& req);
 
+/** @brief `irqloop run`: parse, execute, present; returns the exit status. */
+int run_command(int argc, char** argv);
+/** @brief `irqloop calibrate` (a floor run): parse, execute, present; the exit status. */
+int calibrate_command(int argc, char** argv);
+
 } // namespace irqloop::logger

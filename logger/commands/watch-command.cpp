@@ -4,7 +4,6 @@
 #include "watch-command.hpp"
 
 #include "cli-main.hpp"
-#include "commands.hpp"
 #include "error.hpp"
 #include "stop-signal.hpp"
 #include "table.hpp"

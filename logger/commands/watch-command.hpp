@@ -50,4 +50,7 @@ watch_outcome execute_watch(const watch_request& r, watch_state& state);
 /** @brief Print one view (clearing the terminal first on a tty). */
 int present_watch(const watch_outcome& o, const watch_request& r);
 
+/** @brief `irqloop watch`: parse, execute, present; returns the exit status. */
+int watch_command(int argc, char** argv);
+
 } // namespace irqloop::logger

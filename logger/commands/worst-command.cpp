@@ -2,7 +2,6 @@
 // irqloop worst: the worst samples across runs or within one.
 #include "worst-command.hpp"
 
-#include "commands.hpp"
 #include "error.hpp"
 #include "units.hpp"
 

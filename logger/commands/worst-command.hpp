@@ -30,4 +30,7 @@ parsed<worst_request> parse_worst(int argc, char** argv);
 worst_outcome execute_worst(const worst_request& r);
 int present_worst(const worst_outcome& o, const worst_request& r);
 
+/** @brief `irqloop worst`: parse, execute, present; returns the exit status. */
+int worst_command(int argc, char** argv);
+
 } // namespace irqloop::logger

@@ -2,10 +2,14 @@
 // How long the reading commands take on a big run: builds a database of N samples (default
 // 100M) through the real recorder and store, then times report, worst, compare, export and
 // plot --script on it. Usage: irqloop-bench-report [samples] [db-path]
-#include "commands.hpp"
+#include "compare-command.hpp"
 #include "error.hpp"
+#include "export-command.hpp"
+#include "plot-command.hpp"
 #include "recorder.hpp"
+#include "report-command.hpp"
 #include "store.hpp"
+#include "worst-command.hpp"
 
 #include <chrono>
 #include <cstdio>

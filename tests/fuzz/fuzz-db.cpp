@@ -3,8 +3,12 @@
 // process (report, its run list, worst, compare, plot scripts, JSON and CSV export, raw
 // samples included). A damaged file may be refused with an irqloop::error of any status;
 // it must never crash, hang or end in an exception of another kind.
-#include "commands.hpp"
+#include "compare-command.hpp"
 #include "error.hpp"
+#include "export-command.hpp"
+#include "plot-command.hpp"
+#include "report-command.hpp"
+#include "worst-command.hpp"
 
 #include <boost/program_options/errors.hpp>
 #include <cstddef>

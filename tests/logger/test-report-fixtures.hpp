@@ -4,14 +4,18 @@
 // files.
 #pragma once
 
-#include "commands.hpp"
+#include "compare-command.hpp"
 #include "error.hpp"
+#include "export-command.hpp"
 #include "golden.hpp"
+#include "plot-command.hpp"
 #include "plot.hpp"
 #include "recorder.hpp"
+#include "report-command.hpp"
 #include "run-process.hpp"
 #include "store.hpp"
 #include "temp-dir.hpp"
+#include "worst-command.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
