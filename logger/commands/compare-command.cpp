@@ -574,15 +574,11 @@ void check_compare(compare_request& r, const compare_texts& t)
 
 parsed<compare_request> parse_compare(int argc, char** argv)
 {
-    compare_request r;
-    compare_texts t;
-    po::options_description desc("options");
-    add_compare_options(desc, r, t);
     const std::string about = compare_about();
     const command_help help = {"irqloop compare [--by run|label] [--preset P | --columns C] "
                                "[--db F] [F1.db F2.db ...]",
                                about.c_str()};
-    return parse_reading(argc, argv, desc, help, r, [&] { check_compare(r, t); });
+    return parse_reading_table(argc, argv, help, add_compare_options, check_compare);
 }
 
 compare_outcome execute_compare(const compare_request& r)

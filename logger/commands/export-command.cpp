@@ -531,20 +531,16 @@ struct export_args final {
     gate_limit_args limits;
 };
 
-std::string export_help(const po::options_description& desc)
-{
-    return help_text(
-        "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
-        "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
-        "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
-        "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
-        "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
-        "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
-        "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
-        "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
-        "page).",
-        desc);
-}
+constexpr command_help export_help = {
+    "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
+    "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
+    "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
+    "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
+    "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
+    "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
+    "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
+    "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
+    "page)."};
 
 /** @brief The option table of `irqloop export`, bound to @p r and the text fields @p a. */
 void add_export_options(po::options_description& desc, export_request& r, export_args& a)
@@ -630,16 +626,9 @@ void check_format(export_request& r, const export_args& a)
                     "use it with --format cyclictest-hist or rt-tests-json");
 }
 
-} // namespace
-
-parsed<export_request> parse_export(int argc, char** argv)
+/** @brief Check the text fields @p a into @p r: the format, then what goes with it. */
+void check_export(export_request& r, const export_args& a)
 {
-    export_request r;
-    export_args a;
-    po::options_description desc("options");
-    add_export_options(desc, r, a);
-    if (!parse_reading_options(argc, argv, desc))
-        return parsed<export_request>::help(export_help(desc));
     check_format(r, a);
     if (!a.bins.empty())
         r.bins = parse_bins(a.bins);
@@ -649,8 +638,13 @@ parsed<export_request> parse_export(int argc, char** argv)
                     "limits go with --format junit or lava");
     if (is_table(r.format))
         r.what = parse_what(a.what, r.format);
-    r.sel.dbs = db_paths_or_default(r.sel.dbs);
-    return parsed<export_request>::of(std::move(r));
+}
+
+} // namespace
+
+parsed<export_request> parse_export(int argc, char** argv)
+{
+    return parse_reading_table(argc, argv, export_help, add_export_options, check_export);
 }
 
 export_outcome execute_export(const export_request& r)

@@ -496,22 +496,16 @@ void add_plot_options(po::options_description& desc, plot_request& r, plot_args&
         "print the gnuplot script to stdout instead of running gnuplot");
 }
 
-} // namespace
+constexpr command_help plot_help = {
+    "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term [--db F] "
+    "[--runs ID... | --labels L...] -o out.svg|out.png [--data FILE]",
+    "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
+    "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
+    "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path."};
 
-parsed<plot_request> parse_plot(int argc, char** argv)
+/** @brief Check the text fields @p a into @p r, and the options that go together. */
+void check_plot(plot_request& r, const plot_args& a)
 {
-    plot_request r;
-    plot_args a;
-    po::options_description desc("options");
-    add_plot_options(desc, r, a);
-    if (!parse_reading_options(argc, argv, desc, bare_arguments::refused))
-        return parsed<plot_request>::help(help_text(
-            "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term [--db F] "
-            "[--runs ID... | --labels L...] -o out.svg|out.png [--data FILE]",
-            "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
-            "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
-            "Needs gnuplot (apt-get install gnuplot-nox); $IRQLOOP_GNUPLOT overrides the path.",
-            desc));
     if (r.output.empty() && !r.print_script)
         throw error("plot", "no output file", "give -o out.svg or -o out.png");
     if (r.output.empty())
@@ -527,8 +521,14 @@ parsed<plot_request> parse_plot(int argc, char** argv)
         // At least 1ns; the bin count it gives over the runs' range is checked once read.
         r.bin_ns = parse_duration_ns_in(a.bin, "--bin", 1, 3600LL * 1'000'000'000);
     }
-    r.sel.dbs = db_paths_or_default(r.sel.dbs);
-    return parsed<plot_request>::of(std::move(r));
+}
+
+} // namespace
+
+parsed<plot_request> parse_plot(int argc, char** argv)
+{
+    return parse_reading_table(argc, argv, plot_help, add_plot_options, check_plot,
+                               bare_arguments::refused);
 }
 
 plot_outcome execute_plot(const plot_request& r)

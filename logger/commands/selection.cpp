@@ -7,8 +7,6 @@
 
 #include <boost/program_options.hpp>
 
-#include <iostream>
-
 namespace irqloop::logger
 {
 
@@ -50,23 +48,6 @@ parse_reading_options(int argc, char** argv,
         return std::nullopt;
     po::notify(vm);
     return vm;
-}
-
-std::optional<boost::program_options::variables_map>
-parse_reading_command(int argc, char** argv,
-                      const boost::program_options::options_description& desc,
-                      const std::string& usage, const std::string& about, bare_arguments bare)
-{
-    auto vm = parse_reading_options(argc, argv, desc, bare);
-    if (!vm)
-        print_command_help(usage.c_str(), about.c_str(), desc);
-    return vm;
-}
-
-void print_command_help(const char* usage, const char* about,
-                        const boost::program_options::options_description& desc)
-{
-    std::cout << help_text(usage, about, desc);
 }
 
 } // namespace irqloop::logger

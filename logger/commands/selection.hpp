@@ -37,20 +37,9 @@ void add_selection_options(boost::program_options::options_description& desc, se
 enum class bare_arguments { db_files, refused };
 
 /**
- * @brief Parse a reading command's arguments against @p desc and notify its values. Bare
- *        arguments count as --db files (or are refused). With --help, print "usage: @p usage",
- *        @p about and the options to stdout and return nullopt: the command then returns 0.
- */
-std::optional<boost::program_options::variables_map>
-parse_reading_command(int argc, char** argv,
-                      const boost::program_options::options_description& desc,
-                      const std::string& usage, const std::string& about,
-                      bare_arguments bare = bare_arguments::db_files);
-
-/**
- * @brief The pure half of parse_reading_command(), for a command's parse() (command.hpp):
- * parse and notify; nullopt when --help was given (the caller returns its help_text()).
- * Prints nothing.
+ * @brief Parse a reading command's arguments against @p desc and notify its values, for a
+ * command's parse() (command.hpp). Bare arguments count as --db files (or are refused).
+ * nullopt when --help was given (the caller returns its help_text()). Prints nothing.
  */
 std::optional<boost::program_options::variables_map>
 parse_reading_options(int argc, char** argv,
@@ -71,17 +60,35 @@ struct command_help final {
 template <class Request, class Check>
 parsed<Request> parse_reading(int argc, char** argv,
                               const boost::program_options::options_description& desc,
-                              const command_help& help, Request& r, Check&& check)
+                              const command_help& help, Request& r, Check&& check,
+                              bare_arguments bare = bare_arguments::db_files)
 {
-    if (!parse_reading_options(argc, argv, desc))
+    if (!parse_reading_options(argc, argv, desc, bare))
         return parsed<Request>::help(help_text(help.usage, help.about, desc));
     check();
     r.sel.dbs = db_paths_or_default(r.sel.dbs);
     return parsed<Request>::of(std::move(r));
 }
 
-/** @brief Print "usage: irqloop CMD ..." and @p desc to stdout, for --help. */
-void print_command_help(const char* usage, const char* about,
-                        const boost::program_options::options_description& desc);
+/**
+ * @brief parse_reading() for a command whose option table is a function (command.hpp):
+ * @p add registers the options on a fresh table, bound to a Request and to its Texts (the
+ * values kept as text until they are checked), then @p check checks the Texts into the
+ * Request.
+ */
+template <class Request, class Texts>
+parsed<Request> parse_reading_table(int argc, char** argv, const command_help& help,
+                                    void (*add)(boost::program_options::options_description&,
+                                                Request&, Texts&),
+                                    void (*check)(Request&, const Texts&),
+                                    bare_arguments bare = bare_arguments::db_files)
+{
+    Request r;
+    Texts t;
+    boost::program_options::options_description desc("options");
+    add(desc, r, t);
+    const auto check_texts = [&] { check(r, t); };
+    return parse_reading(argc, argv, desc, help, r, check_texts, bare);
+}
 
 } // namespace irqloop::logger

@@ -16,14 +16,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src_root=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/runner-lib.sh
 . "$here/runner-lib.sh"
 
 usage()
 {
-    cat <<EOF
-usage: run-testbed.sh --build DIR [options]
+    runner_usage run-testbed.sh <<EOF
   --build DIR             CMake build tree holding irqloop, irqloop-responder, irqloop-tests
   --results DIR           where scenario results go (default: BUILD/testbed-results)
   --cache DIR             downloaded kernel and module builds (default: BUILD/testbed-cache)
@@ -59,33 +57,27 @@ die() { echo "irqloop: testbed: $*" >&2; exit 2; }
 build_dir= results= cache= globs='*' kmods=() prebuilt=() scenario_dirs=("$here/scenarios")
 guest_modules= qemu_extra=() suite=auto flavour=amd64 verdict= keep=0 list=0 fixture=0
 accel=${TB_ACCEL:-tcg} smp=${TB_SMP:-2} mem=1024 boot_timeout=2400 scenario_timeout=900
-while [[ $# -gt 0 ]]; do
+# runner_own_option OPTION [VALUE]...: the options of this runner alone (runner_options
+# takes the shared ones).
+runner_own_option()
+{
     case $1 in
-    --build) build_dir=$2; shift ;;
-    --results) results=$2; shift ;;
-    --cache) cache=$2; shift ;;
-    --scenarios) globs=$2; shift ;;
-    --scenario-dir) scenario_dirs+=("$(cd "$2" && pwd)") || die "--scenario-dir: no folder '$2'"; shift ;;
-    --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'"; shift ;;
-    --ko) [[ -f $2 ]] || die "--ko: no file '$2'"; prebuilt+=("$(realpath "$2")"); shift ;;
-    --kernel-suite) suite=$2; shift ;;
-    --flavour) flavour=$2; shift ;;
-    --guest-modules) guest_modules+=${guest_modules:+,}$2; shift ;;
-    --qemu-arg) qemu_extra+=("$2"); shift ;;
-    --accel) accel=$2; shift ;;
-    --smp) smp=$2; shift ;;
-    --mem) mem=$2; shift ;;
-    --timeout) boot_timeout=$2; shift ;;
-    --scenario-timeout) scenario_timeout=$2; shift ;;
-    --keep) keep=1 ;;
-    --fixture) fixture=1 ;;
-    --verdict) verdict=$2; shift ;;
-    --list) list=1 ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage >&2; die "unknown option '$1'" ;;
+    --scenario-dir) scenario_dirs+=("$(cd "$2" && pwd)") || die "--scenario-dir: no folder '$2'" ;;
+    --kmod) kmods+=("$(cd "$2" && pwd)") || die "--kmod: no folder '$2'" ;;
+    --ko) [[ -f $2 ]] || die "--ko: no file '$2'"; prebuilt+=("$(realpath "$2")") ;;
+    --kernel-suite) suite=$2 ;;
+    --flavour) flavour=$2 ;;
+    --guest-modules) guest_modules+=${guest_modules:+,}$2 ;;
+    --qemu-arg) qemu_extra+=("$2") ;;
+    --accel) accel=$2 ;;
+    --smp) smp=$2 ;;
+    --mem) mem=$2 ;;
+    --scenario-timeout) scenario_timeout=$2 ;;
+    --keep) keep=1; runner_values=0 ;;
+    *) runner_unknown_option "$1" ;;
     esac
-    shift
-done
+}
+runner_options "$@"
 
 # scenario_file NAME [SUFFIX]: the first NAME.sh (or NAME.SUFFIX.sh) in the scenario folders.
 scenario_file()
@@ -111,14 +103,10 @@ all_scenarios()
 }
 
 runner_start testbed host
-
-mapfile -t scenarios < <(runner_selected_scenarios)
-[[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
+runner_select_scenarios
 case $accel in tcg | kvm) ;; *) die "--accel must be tcg or kvm" ;; esac
 case $flavour in amd64 | rt-amd64) ;; *) die "--flavour must be amd64 or rt-amd64" ;; esac
-for tool in qemu-system-x86_64 cpio dpkg-deb depmod modprobe busybox; do
-    command -v "$tool" >/dev/null || die "'$tool' is missing (run: sudo bash .ci/setup)"
-done
+runner_need_tools "sudo bash .ci/setup" qemu-system-x86_64 cpio dpkg-deb depmod modprobe busybox
 [[ -x /bin/busybox ]] || die "/bin/busybox is missing (apt-get install busybox-static)"
 
 t_start=$(date +%s.%N)
@@ -392,8 +380,7 @@ case $qrc in
 *) echo "testbed: FAIL: QEMU ended with status $qrc before the guest finished" ;;
 esac
 if [[ $booted == 0 ]]; then
-    echo "--- last lines of $results/serial.log"
-    tail -n 40 "$results/serial.log"
+    runner_serial_tail
 fi
 
 failed=0
@@ -412,9 +399,7 @@ for n in "${scenarios[@]}"; do
             fi
         fi
     fi
-    echo "$v" >"$d/verdict"
-    [[ $v == fail ]] && failed=1
-    printf 'testbed: %-24s %s\n' "$n" "$v"
+    runner_verdict testbed "$n" "$v"
     [[ -f $d/notes ]] && sed 's/^/testbed:     /' "$d/notes"
 done
 phase ""

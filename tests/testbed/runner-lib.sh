@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: MIT
 #
 # What the two QEMU testbed runners share, sourced on the host by run-testbed.sh and
-# raspi3b/run-raspi3b.sh. The runner defines die, usage and all_scenarios, and sets list,
-# build_dir, results, cache, verdict and globs from its options, before calling these.
-# shellcheck shell=bash disable=SC2154 # those globals are the runner's
+# raspi3b/run-raspi3b.sh. The runner defines die, usage, all_scenarios and runner_own_option;
+# runner_options sets list, build_dir, results, cache, verdict, globs, boot_timeout and
+# fixture from its options.
+# shellcheck shell=bash disable=SC2154,SC2034 # those globals are the runner's
+
+# The root of the source tree (this file is tests/testbed/runner-lib.sh).
+src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # runner_start TAG [host]: --list, the build folder, the default results and cache folders
 # (BUILD/TAG-results, BUILD/TAG-cache), and --verdict: the CTest face of one scenario of the
@@ -36,9 +40,16 @@ runner_start()
     exit 1
 }
 
-# runner_selected_scenarios: the scenarios (all_scenarios) that match one of $globs
-# (GLOB[,GLOB...]), in name order.
-runner_selected_scenarios()
+# runner_select_scenarios: scenarios=(the scenarios, all_scenarios, that match one of $globs
+# (GLOB[,GLOB...]), in name order); none is refused (status 2).
+runner_select_scenarios()
+{
+    mapfile -t scenarios < <(runner_matching_scenarios)
+    [[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
+}
+
+# runner_matching_scenarios: prints them.
+runner_matching_scenarios()
 {
     local n g
     local -a patterns
@@ -75,4 +86,71 @@ runner_pack_initramfs()
     chmod 0755 "$root/init" "$root"/testbed/scenarios/*.sh
     (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"
     echo "$tag: initramfs $(du -h "$out" | cut -f1)"
+}
+
+# runner_usage NAME: the usage line of runner NAME, then its option lines from standard input.
+runner_usage()
+{
+    echo "usage: $1 --build DIR [options]"
+    cat
+}
+
+# runner_options ARG...: the command line: the options both runners take (below), and the
+# runner's own through its runner_own_option OPTION [VALUE]..., which refuses any other with
+# runner_unknown_option. An option takes one value unless it sets runner_values=0.
+runner_options()
+{
+    while [[ $# -gt 0 ]]; do
+        runner_values=1
+        case $1 in
+        --build) build_dir=$2 ;;
+        --results) results=$2 ;;
+        --cache) cache=$2 ;;
+        --scenarios) globs=$2 ;;
+        --timeout) boot_timeout=$2 ;;
+        --verdict) verdict=$2 ;;
+        --fixture) fixture=1; runner_values=0 ;;
+        --list) list=1; runner_values=0 ;;
+        -h | --help) usage; exit 0 ;;
+        *) runner_own_option "$@" ;;
+        esac
+        shift $((1 + runner_values))
+    done
+}
+
+# runner_unknown_option OPTION: refused, after the usage (status 2).
+runner_unknown_option()
+{
+    usage >&2
+    die "unknown option '$1'"
+}
+
+# runner_need_tools HINT TOOL...: every TOOL is on PATH, or the first one missing is refused
+# (status 2) with HINT, the command that installs them.
+runner_need_tools()
+{
+    local hint=$1 tool
+    shift
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || die "'$tool' is missing (run: $hint)"
+    done
+}
+
+# runner_serial_tail: the last lines of the guest's console (RESULTS/serial.log), when the
+# guest did not reach its end.
+runner_serial_tail()
+{
+    echo "--- last lines of $results/serial.log"
+    tail -n 40 "$results/serial.log"
+}
+
+# runner_verdict TAG NAME VERDICT: scenario NAME's VERDICT (pass, skip or fail) kept in
+# RESULTS/NAME/verdict, which runner_start --verdict reads, and printed; a fail sets failed=1.
+runner_verdict()
+{
+    echo "$3" >"$results/$2/verdict"
+    if [[ $3 == fail ]]; then
+        failed=1
+    fi
+    printf '%s: %-24s %s\n' "$1" "$2" "$3"
 }

@@ -22,14 +22,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src_root=$(cd "$here/../../.." && pwd)
 # shellcheck source=SCRIPTDIR/../runner-lib.sh
 . "$here/../runner-lib.sh"
 
 usage()
 {
-    cat <<EOF
-usage: run-raspi3b.sh --build DIR [options]
+    runner_usage run-raspi3b.sh <<EOF
   --build DIR             the host's CMake build tree (results and caches go below it)
   --results DIR           where scenario results go (default: BUILD/raspi3b-results)
   --cache DIR             downloaded packages, kernel, arm64 build (default: BUILD/raspi3b-cache)
@@ -46,22 +44,15 @@ EOF
 die() { echo "irqloop: raspi3b testbed: $*" >&2; exit 2; }
 
 build_dir= results= cache= globs='*' verdict= list=0 fixture=0 boot_timeout=900 lock=
-while [[ $# -gt 0 ]]; do
+# runner_own_option OPTION [VALUE]...: --lock (runner_options takes the others).
+runner_own_option()
+{
     case $1 in
-    --build) build_dir=$2; shift ;;
-    --results) results=$2; shift ;;
-    --cache) cache=$2; shift ;;
-    --scenarios) globs=$2; shift ;;
-    --timeout) boot_timeout=$2; shift ;;
-    --lock) lock=$2; shift ;;
-    --fixture) fixture=1 ;;
-    --verdict) verdict=$2; shift ;;
-    --list) list=1 ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage >&2; die "unknown option '$1'" ;;
+    --lock) lock=$2 ;;
+    *) runner_unknown_option "$1" ;;
     esac
-    shift
-done
+}
+runner_options "$@"
 
 all_scenarios()
 {
@@ -72,13 +63,9 @@ all_scenarios()
 }
 
 runner_start raspi3b
-
-mapfile -t scenarios < <(runner_selected_scenarios)
-[[ ${#scenarios[@]} -gt 0 ]] || die "no scenario matches '$globs' (try --list)"
-
-for tool in qemu-system-aarch64 aarch64-linux-gnu-g++ cpio dpkg-deb apt-get cmake gzip; do
-    command -v "$tool" >/dev/null || die "'$tool' is missing (run: sudo bash .ci/setup test)"
-done
+runner_select_scenarios
+runner_need_tools "sudo bash .ci/setup test" \
+    qemu-system-aarch64 aarch64-linux-gnu-g++ cpio dpkg-deb apt-get cmake gzip
 dpkg --print-foreign-architectures | grep -qx arm64 ||
     die "dpkg has no arm64 architecture (run: sudo bash .ci/setup test)"
 
@@ -209,8 +196,7 @@ grep -a '^TB:' "$serial" || true
 phase "check results"
 if [[ $finished == 0 ]]; then
     echo "raspi3b: FAIL: the guest did not reach its end marker within ${boot_timeout}s"
-    echo "--- last lines of $serial"
-    tail -n 40 "$serial"
+    runner_serial_tail
 fi
 failed=0
 for n in "${scenarios[@]}"; do
@@ -225,9 +211,7 @@ for n in "${scenarios[@]}"; do
     '') v=fail; echo "did not run (the guest did not come up or ended early)" >>"$d/log" ;;
     *) v=fail ;;
     esac
-    echo "$v" >"$d/verdict"
-    [[ $v == fail ]] && failed=1
-    printf 'raspi3b: %-24s %s\n' "$n" "$v"
+    runner_verdict raspi3b "$n" "$v"
     sed -n 's/^NOTE: /raspi3b:     /p' "$d/log"
 done
 phase "done"
