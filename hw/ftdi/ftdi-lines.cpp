@@ -56,11 +56,42 @@ double parse_hz(const std::string& v, const std::string& what)
 
 } // namespace
 
-ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
+ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o,
+                       const calibration_lookup& floor)
     : lines(far_end{true, o.follow}), port_(std::move(port)), opt_(std::move(o))
 {
     const ftdi_chip chip = port_->chip();
     const std::string what = "open FTDI device " + port_->where();
+    check_pins(chip, what);
+    const ftdi_port_config pc = size_window(chip, what);
+    if (int r = port_->configure(pc); r < 0)
+        throw irqloop::error("configure FTDI device " + port_->where(),
+                             "libftdi " + std::to_string(r) + ": " + port_->error_text(),
+                             "unplug and replug it; check dmesg");
+    cmd_.resize(window_ + 64);
+    buf_.resize(2 * window_ + 64);
+    if (opt_.syncbb) {
+        calibrate_syncbb();
+    } else {
+        sync_mpsse();
+        setup_mpsse();
+    }
+    offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
+    offset_source_ = opt_.offset_ns >= 0 ? "given (offset=)" : "nominal";
+    // offset=auto: the newest floor run on this wiring, taken in before the first sample.
+    if (opt_.offset_auto && floor)
+        if (const std::optional<calibration> c = floor(backend_kind::ftdi, wiring()))
+            take_floor(*c);
+    if (error())
+        throw irqloop::error(what,
+                             std::string("the chip stopped answering during set-up (") +
+                                 port_->error_text() + ")",
+                             "unplug and replug it");
+}
+
+// The options that the chip refuses, before anything is sent to it.
+void ftdi_lines::check_pins(ftdi_chip chip, const std::string& what) const
+{
     if (!opt_.syncbb && !ftdi_chip_has_mpsse(chip))
         throw irqloop::error(
             what, std::string("the ") + ftdi_chip_name(chip) + " has no MPSSE",
@@ -77,7 +108,11 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
     if (opt_.latency_ms < 1 || opt_.latency_ms > 255)
         throw irqloop::error(what, "latency must lie between 1 and 255 ms",
                              "use latency=1 (libftdi refuses 0)");
+}
 
+// The read window, the pin directions and the clock for the mode: the port's configuration.
+ftdi_port_config ftdi_lines::size_window(ftdi_chip chip, const std::string& what)
+{
     const std::size_t fifo = ftdi_chip_fifo(chip);
     const std::size_t packet_payload = ftdi_chip_packet(chip) - 2;
     ftdi_port_config pc;
@@ -119,25 +154,7 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
         pc.read_chunk = static_cast<unsigned>(std::max<std::size_t>(4096, window_ + 64));
         pc.write_chunk = 4096;
     }
-    if (int r = port_->configure(pc); r < 0)
-        throw irqloop::error("configure FTDI device " + port_->where(),
-                             "libftdi " + std::to_string(r) + ": " + port_->error_text(),
-                             "unplug and replug it; check dmesg");
-    cmd_.resize(window_ + 64);
-    buf_.resize(2 * window_ + 64);
-    if (opt_.syncbb) {
-        calibrate_syncbb();
-    } else {
-        sync_mpsse();
-        setup_mpsse();
-    }
-    offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
-    offset_source_ = opt_.offset_ns >= 0 ? "given (offset=)" : "nominal";
-    if (error())
-        throw irqloop::error(what,
-                             std::string("the chip stopped answering during set-up (") +
-                                 port_->error_text() + ")",
-                             "unplug and replug it");
+    return pc;
 }
 
 ftdi_lines::~ftdi_lines()
@@ -382,7 +399,7 @@ int ftdi_lines::sense() noexcept
     return (b >> opt_.in_bit) & 1;
 }
 
-bool ftdi_lines::open_trigger(const std::string& line)
+void ftdi_lines::open_trigger(const std::string& line)
 {
     // --trigger-line names the pin (ADBUS5, or D2 in syncbb) unless the spec's trigger= did.
     if (opt_.trigger_bit < 0 && opt_.syncbb)
@@ -410,7 +427,6 @@ bool ftdi_lines::open_trigger(const std::string& line)
                                  "replug the device");
     }
     trigger_open_ = true;
-    return true;
 }
 
 void ftdi_lines::trigger(bool high) noexcept
@@ -658,18 +674,23 @@ std::int64_t ftdi_lines::device_bracket_ns() const noexcept
     return static_cast<std::int64_t>(std::ceil((w - 1) * tick_hi_ - (w - 2) * tick_lo_)) + 1;
 }
 
-std::string ftdi_lines::floor_wiring() const
+void ftdi_lines::take_floor(const calibration& c)
 {
-    return opt_.offset_auto ? wiring() : std::string();
+    // The answer path is proven slower than the first samples by the share: the samples look
+    // that much earlier at the target's pins than the nominal offset says.
+    floor_share_ns_ = std::max<std::int64_t>(0, c.floor_share_ns);
+    offset_ns_ = nominal_offset_ns() - static_cast<double>(floor_share_ns_);
+    offset_source_ = c.floor_run;
 }
 
-void ftdi_lines::use_floor(std::int64_t share_ns, const std::string& source)
+backend_identity ftdi_lines::identity() const
 {
-    // The answer path is proven slower than the first samples by share_ns: the samples look
-    // that much earlier at the target's pins than the nominal offset says.
-    floor_share_ns_ = std::max<std::int64_t>(0, share_ns);
-    offset_ns_ = nominal_offset_ns() - static_cast<double>(floor_share_ns_);
-    offset_source_ = source;
+    backend_identity id = identity_of_spec(describe());
+    id.wiring = wiring();
+    id.clock = device_clock{tick_ns_, tick_lo_, tick_hi_, offset_ns_};
+    if (floor_share_ns_ >= 0)
+        id.floor = calibration{floor_share_ns_, offset_source_};
+    return id;
 }
 
 std::vector<metadata_item> ftdi_lines::metadata() const
@@ -864,14 +885,14 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
     return x;
 }
 
-std::unique_ptr<lines> open_ftdi(const ftdi_spec& x)
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x, const calibration_lookup& floor)
 {
     std::unique_ptr<ftdi_port> port;
     if (x.sim)
         port = std::make_unique<ftdi_sim>(x.sim_config);
     else
         port = open_libftdi_port(x.device);
-    return std::make_unique<ftdi_lines>(std::move(port), x.options);
+    return std::make_unique<ftdi_lines>(std::move(port), x.options, floor);
 }
 
 } // namespace irqloop::hw

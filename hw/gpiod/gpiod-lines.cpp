@@ -429,12 +429,11 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
     return 1;
 }
 
-bool gpiod_lines::open_trigger(const std::string& line)
+void gpiod_lines::open_trigger(const std::string& line)
 {
     auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
     trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
     trigger_request_ = request_line(trigger_, true, gpiod_events::none, "as-is", "trigger");
-    return true;
 }
 
 void gpiod_lines::trigger(bool high) noexcept

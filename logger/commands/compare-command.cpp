@@ -3,6 +3,7 @@
 #include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
+#include "floor-rule.hpp"
 #include "histogram.hpp"
 #include "selection.hpp"
 #include "stats-pool.hpp"
@@ -38,14 +39,14 @@ struct group {
 
 /** @brief Pool several runs: counts add, extremes combine, moments pool, percentiles come
  *  from the summed histograms (a percentile of a pool is not a mean of percentiles). */
-/** @brief What correcting subtracts from the run (db::floor_correction_ns: the one rule, see
+/** @brief What correcting subtracts from the run (analysis::floor_correction_ns: the one rule, see
  *  docs/commands/report.md), else 0. */
 std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corrected)
 {
     if (!corrected || r.meta.kind == db::run_kind::floor)
         return 0;
-    const db::run_record* f = cat.floor_for(r);
-    return f ? db::floor_correction_ns(r, *f) : 0;
+    const db::run_record* f = analysis::floor_for(cat, r);
+    return f ? analysis::floor_correction_ns(r, *f) : 0;
 }
 
 /** @brief The run's summary with every latency figure lowered by @p f (stddev unchanged). */
@@ -550,9 +551,9 @@ int compare_command(int argc, char** argv)
         for (const auto* r : runs) {
             if (r->meta.kind == db::run_kind::floor)
                 continue;
-            if (const db::run_record* fl = cat.floor_for(*r))
+            if (const db::run_record* fl = analysis::floor_for(cat, *r))
                 with += (with.empty() ? "" : ", ") + std::to_string(r->id) + " - " +
-                        format_latency(double(db::floor_correction_ns(*r, *fl)), c.unit) + " " +
+                        format_latency(double(analysis::floor_correction_ns(*r, *fl)), c.unit) + " " +
                         unit_name(c.unit) + " (floor run " + std::to_string(fl->id) + ")";
             else
                 without += (without.empty() ? "" : ", ") + std::to_string(r->id);

@@ -3,6 +3,7 @@
 #include "cli-main.hpp"
 #include "commands.hpp"
 #include "error.hpp"
+#include "floor-rule.hpp"
 #include "plot.hpp"
 #include "selection.hpp"
 #include "stats-pool.hpp"
@@ -150,10 +151,10 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     t.add_column("value");
     if (floor)
         t.add_column("floor-corrected" + u);
-    // The one floor rule (db::floor_correction_ns): what the floor's samples prove; for a
+    // The one floor rule (analysis::floor_correction_ns): what the floor's samples prove; for a
     // device-timed backend less what the run's own offset took in already.
-    const double f = floor ? double(db::floor_correction_ns(r, *floor)) : 0.0;
-    const bool plain = !floor || !db::floor_device_timed(*floor);
+    const double f = floor ? double(analysis::floor_correction_ns(r, *floor)) : 0.0;
+    const bool plain = !floor || !analysis::floor_device_timed(*floor);
     auto lat = [&](const char* name, std::optional<double> v, bool corrected = true) {
         std::vector<std::string> row{name + u, format_latency(v, o.unit)};
         if (floor)
@@ -418,7 +419,7 @@ const db::run_record* pick_floor(db::catalog& cat, const db::run_record& r, cons
     if (spec == "none" || r.meta.kind == db::run_kind::floor)
         return nullptr;
     if (spec == "auto")
-        return cat.floor_for(r);
+        return analysis::floor_for(cat, r);
     db::run_selector s;
     s.runs.push_back(spec);
     const db::run_record* f = cat.select(s).front();

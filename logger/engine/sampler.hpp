@@ -73,7 +73,7 @@ struct cycle_clock final {
  * changed) and is counted in the sample's interruptions, never held against it. A preemption
  * inside drive() widens the bracket, so it can no longer pass for target latency.
  *
- * A device-timed backend (hw::lines::device_timed(), e.g. an FTDI chip) measures each
+ * A device-timed backend (hw::device_timed_wire, e.g. an FTDI chip) measures each
  * sample itself: the sampler paces, calls measure() and stores the latency (an upper bound)
  * with its bracket as the sample's gap; a bracket above the gap limit flags it disturbed.
  * Both kinds share one pacing loop (run()); only the per-sample step differs.
@@ -88,8 +88,9 @@ struct cycle_clock final {
 template <class Clock> class basic_sampler final
 {
 public:
+    /** @throws irqloop::error when @p wire cannot be driven and sensed (hw::polled()). */
     basic_sampler(hw::lines& wire, spsc_ring<sample>& ring, const sampler_config& cfg,
-                  Clock clock = Clock{}) noexcept;
+                  Clock clock = Clock{});
 
     /** @brief Measure until done or @p stop becomes true. */
     sampler_end run(const std::atomic<bool>& stop) noexcept;
@@ -110,7 +111,11 @@ private:
     int settle(const std::atomic<bool>& stop, bool& changed) noexcept;
     int resync(const std::atomic<bool>& stop, int& driven) noexcept;
 
-    hw::lines& wire_;
+    // The wire's capabilities, found once before the run: the polled pair (every wire), the
+    // device timing, the trigger line and the truth where it has them.
+    hw::polled_wire& wire_;
+    hw::device_timed_wire* device_;
+    hw::trigger_line* trigger_;
     const hw::truth_source* truth_;
     spsc_ring<sample>& ring_;
     sampler_config cfg_;
