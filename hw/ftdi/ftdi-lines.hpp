@@ -58,8 +58,8 @@ struct ftdi_options final {
  * set the clock and pins. drive()/sense() also work (host-timed, one round trip each), for
  * re-synchronising and for responders; measure() is the sampler's path.
  */
-class ftdi_lines final : public lines,
-                         public polled_wire,
+class ftdi_lines final : public polled_wire,
+                         public lines,
                          public device_timed_wire,
                          public trigger_line
 {

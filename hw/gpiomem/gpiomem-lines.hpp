@@ -88,7 +88,7 @@ struct gpiomem_wiring final {
  *
  * No edge events: the responder uses it with `--mode poll`.
  */
-class gpiomem_lines final : public lines, public polled_wire
+class gpiomem_lines final : public polled_wire, public lines
 {
 public:
     /** @throws irqloop::error (exit status 2) on a failed open check, see above. */

@@ -80,8 +80,8 @@ struct edge_script final {
  * access_cost cycles, and the line is read at its end. It is a truth_source, like the
  * simulated board, and keeps every edge's truth.
  */
-class scripted_wire final : public hw::lines,
-                            public hw::polled_wire,
+class scripted_wire final : public hw::polled_wire,
+                            public hw::lines,
                             public hw::trigger_line,
                             public hw::truth_source
 {
