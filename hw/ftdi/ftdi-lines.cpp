@@ -748,44 +748,42 @@ unsigned pin_bit(const std::string& name, bool syncbb, char interface, const std
 
 } // namespace
 
-ftdi_spec take_ftdi_spec(spec& s, role r)
+namespace
 {
-    ftdi_spec x;
-    ftdi_options& o = x.options;
-    const std::string ctx = "backend 'ftdi'";
-    if (r != role::logger)
-        throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
-                    "run irqloop-responder on the target with another backend");
-    const std::string sim = s.take_string("sim", "");
-    const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
-                      bus = s.take_string("bus", "");
-    if ((!sim.empty()) + (!desc.empty()) + (!serial.empty()) + (!bus.empty()) > 1)
-        throw error("bad backend spec '" + s.text() + "'",
-                    "give at most one of sim=, desc=, serial=, bus=");
-    const std::string iface = s.take_string("interface", "A");
-    if (iface.size() != 1 || iface[0] < 'A' || iface[0] > 'D')
-        throw error("bad value for " + ctx + " key 'interface'", "'" + iface + "'",
-                    "use A, B, C or D");
-    o.interface = iface[0];
-    ftdi_chip sim_chip = ftdi_chip::unknown;
-    if (!sim.empty()) {
-        sim_chip = sim == "ft232h"    ? ftdi_chip::ft232h
-                   : sim == "ft2232h" ? ftdi_chip::ft2232h
-                   : sim == "ft232r"  ? ftdi_chip::ft232r
-                                      : ftdi_chip::unknown;
-        if (sim_chip == ftdi_chip::unknown)
-            throw error("bad value for " + ctx + " key 'sim'", "'" + sim + "'",
-                        "use ft232h, ft2232h or ft232r");
-        if (o.interface != 'A' && !(sim_chip == ftdi_chip::ft2232h && o.interface == 'B'))
-            throw error("bad value for " + ctx + " key 'interface'",
-                        "the simulated " + sim + " has no interface " + iface);
-    }
-    const std::string mode =
-        s.take_string("mode", sim_chip == ftdi_chip::ft232r ? "syncbb" : "mpsse");
-    if (mode != "mpsse" && mode != "syncbb")
-        throw error("bad value for " + ctx + " key 'mode'", "'" + mode + "'",
-                    "use mpsse or syncbb");
-    o.syncbb = mode == "syncbb";
+
+/** The keys of the chip simulator (sim=): its latency model and the USB faults it injects. */
+void take_sim_keys(spec& s, const std::string& ctx, ftdi_sim_config& c)
+{
+    c.model = latency_model::from_spec(s);
+    auto prob = [&](const char* key) {
+        double p = s.take_number(key, 0);
+        if (!(p >= 0 && p <= 1))
+            throw error("bad value for " + ctx + " key '" + key + "'", std::to_string(p),
+                        "use 0..1");
+        return p;
+    };
+    c.glitch_p = prob("glitch_p");
+    c.stall_p = prob("stall_p");
+    c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000, 0, 10'000'000'000);
+    c.zero_p = prob("zero_p");
+    c.partial_p = prob("partial_p");
+    // The simulated FIFO is allocated: at most 16 MiB.
+    c.fifo = s.take_count("fifo", 0, 0, 16u << 20);
+    c.path_ns = s.take_duration_ns("path", 0);
+    c.syncbb_multiplier = s.take_number("multiplier", 16);
+    if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))
+        throw error("bad value for " + ctx + " key 'multiplier'",
+                    std::to_string(c.syncbb_multiplier), "use 1..64 (the chip's: 16)");
+    c.syncbb_jitter = s.take_number("jitter", 0);
+    if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
+        throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),
+                    "use 0..0.5");
+    c.seed = s.take_count("usb_seed", 1);
+}
+
+/** The pins (out=, in=, trigger=), named for the mode and the interface. */
+void take_pins(spec& s, const std::string& ctx, ftdi_options& o)
+{
     namespace dflt = ftdi_defaults;
     auto default_pin = [&](const char* mpsse_name, const char* bb_name) {
         std::string n = o.syncbb ? bb_name : mpsse_name;
@@ -802,20 +800,22 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         o.trigger_bit = static_cast<int>(
             pin_bit(o.pin_names[2], o.syncbb, o.interface, ctx + " key 'trigger'"));
     }
+}
+
+/** The timing keys: TCK, window, bit order, sampling edge, offset, latency timer, baud. */
+void take_timing(spec& s, const std::string& ctx, ftdi_options& o)
+{
+    namespace dflt = ftdi_defaults;
     if (auto t = s.take("tck"))
         o.tck_hz = parse_hz(*t, ctx + " key 'tck'");
     else
         o.tck_hz = dflt::tck_hz;
     o.window = s.take_count("window", 0, 0, 1u << 20); // checked against the chip's FIFO later
-    const std::string order = s.take_string("order", "msb");
-    if (order != "msb" && order != "lsb")
-        throw error("bad value for " + ctx + " key 'order'", "'" + order + "'", "use msb or lsb");
-    o.order = order == "msb" ? ftdi_bit_order::msb_first : ftdi_bit_order::lsb_first;
-    const std::string edge = s.take_string("edge", "rising");
-    if (edge != "rising" && edge != "falling")
-        throw error("bad value for " + ctx + " key 'edge'", "'" + edge + "'",
-                    "use rising or falling");
-    o.neg_edge = edge == "falling";
+    o.order = s.take_choice("order", {"msb", "lsb"}, "msb", "the bit order of a read byte") == 0
+                  ? ftdi_bit_order::msb_first
+                  : ftdi_bit_order::lsb_first;
+    o.neg_edge = s.take_choice("edge", {"rising", "falling"}, "rising",
+                               "the TCK edge the data input is sampled on") == 1;
     if (auto off = s.take("offset")) {
         if (*off == "auto" || *off == "nominal")
             o.offset_auto = *off == "auto";
@@ -824,14 +824,6 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
             o.offset_ns = static_cast<double>(parse_duration_ns(*off, ctx + " key 'offset'"));
         }
     }
-    // The simulated far end follows, like the sim backend's board; real targets
-    // (irqloop-responder, the kernel responder) toggle unless told otherwise.
-    const far_end answers = take_far_end(s, far_end{true, !sim.empty()});
-    if (!answers.both_edges)
-        throw error("bad backend spec '" + s.text() + "'",
-                    "the ftdi backend measures both edges: edges=rising is not supported",
-                    "use a far end that answers both edges, or another backend");
-    o.follow = answers.follow;
     const std::uint64_t lat = s.take_count("latency", dflt::latency_ms);
     if (lat < 1 || lat > 255)
         throw error("bad value for " + ctx + " key 'latency'", std::to_string(lat) + " ms",
@@ -841,40 +833,63 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
     if (baud < 300 || baud > 3'000'000)
         throw error("bad value for " + ctx + " key 'baud'", std::to_string(baud), "use 300..3M");
     o.baud = static_cast<int>(baud);
+}
 
+/** The simulated chip sim= names, checked against interface=; unknown without sim=. */
+ftdi_chip take_sim_chip(spec& s, const ftdi_options& o)
+{
+    const std::optional<std::string> sim = s.peek("sim");
+    if (!sim)
+        return ftdi_chip::unknown;
+    constexpr ftdi_chip chips[] = {ftdi_chip::ft232h, ftdi_chip::ft2232h, ftdi_chip::ft232r};
+    const ftdi_chip chip =
+        chips[s.take_choice("sim", {"ft232h", "ft2232h", "ft232r"}, "", "the simulated chip")];
+    if (o.interface != 'A' && !(chip == ftdi_chip::ft2232h && o.interface == 'B'))
+        throw error("bad value for backend 'ftdi' key 'interface'",
+                    "the simulated " + *sim + " has no interface " + std::string(1, o.interface));
+    return chip;
+}
+
+} // namespace
+
+ftdi_spec take_ftdi_spec(spec& s, role r)
+{
+    ftdi_spec x;
+    ftdi_options& o = x.options;
+    const std::string ctx = "backend 'ftdi'";
+    if (r != role::logger)
+        throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
+                    "run irqloop-responder on the target with another backend");
+    const bool sim = s.has("sim");
+    const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
+                      bus = s.take_string("bus", "");
+    if (sim + (!desc.empty()) + (!serial.empty()) + (!bus.empty()) > 1)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "give at most one of sim=, desc=, serial=, bus=");
+    o.interface =
+        "ABCD"[s.take_choice("interface", {"A", "B", "C", "D"}, "A", "the chip's interface")];
+    const ftdi_chip sim_chip = take_sim_chip(s, o);
+    o.syncbb =
+        s.take_choice("mode", {"mpsse", "syncbb"},
+                      sim_chip == ftdi_chip::ft232r ? "syncbb" : "mpsse", "the chip's engine") == 1;
+    take_pins(s, ctx, o);
+    take_timing(s, ctx, o);
+    // The simulated far end follows, like the sim backend's board; real targets
+    // (irqloop-responder, the kernel responder) toggle unless told otherwise.
+    const far_end answers = take_far_end(s, far_end{true, sim});
+    if (!answers.both_edges)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "the ftdi backend measures both edges: edges=rising is not supported",
+                    "use a far end that answers both edges, or another backend");
+    o.follow = answers.follow;
     const bool detach = s.take_bool("detach", true);
-    x.sim = !sim.empty();
-    ftdi_sim_config& c = x.sim_config;
+    x.sim = sim;
     if (x.sim) {
-        c.model = latency_model::from_spec(s);
-        auto prob = [&](const char* key) {
-            double p = s.take_number(key, 0);
-            if (!(p >= 0 && p <= 1))
-                throw error("bad value for " + ctx + " key '" + key + "'", std::to_string(p),
-                            "use 0..1");
-            return p;
-        };
-        c.glitch_p = prob("glitch_p");
-        c.stall_p = prob("stall_p");
-        c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000, 0, 10'000'000'000);
-        c.zero_p = prob("zero_p");
-        c.partial_p = prob("partial_p");
-        // The simulated FIFO is allocated: at most 16 MiB.
-        c.fifo = s.take_count("fifo", 0, 0, 16u << 20);
-        c.path_ns = s.take_duration_ns("path", 0);
-        c.syncbb_multiplier = s.take_number("multiplier", 16);
-        if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))
-            throw error("bad value for " + ctx + " key 'multiplier'",
-                        std::to_string(c.syncbb_multiplier), "use 1..64 (the chip's: 16)");
-        c.syncbb_jitter = s.take_number("jitter", 0);
-        if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
-            throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),
-                        "use 0..0.5");
-        c.seed = s.take_count("usb_seed", 1);
-        c.chip = sim_chip;
-        c.out_bit = o.out_bit;
-        c.in_bit = o.in_bit;
-        c.follow = o.follow;
+        take_sim_keys(s, ctx, x.sim_config);
+        x.sim_config.chip = sim_chip;
+        x.sim_config.out_bit = o.out_bit;
+        x.sim_config.in_bit = o.in_bit;
+        x.sim_config.follow = o.follow;
     } else {
         x.device.desc = desc;
         x.device.serial = serial;
