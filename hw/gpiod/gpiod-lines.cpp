@@ -491,22 +491,14 @@ gpiod_options take_gpiod_options(spec& s, role r)
     o.chip = s.take_string("chip", "");
     o.out = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
     o.in = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
-    o.bias = s.take_string("bias", o.bias);
-    (void)parse_bias(o.bias, s.context());
+    o.bias = take_bias(s, o.bias);
     o.active_low = s.take_bool("active_low", false);
-    const std::string events = s.take_string("events", events_text(default_events(r)));
-    if (events == "both")
-        o.events = gpiod_events::both;
-    else if (events == "rising")
-        o.events = gpiod_events::rising;
-    else if (events == "falling")
-        o.events = gpiod_events::falling;
-    else if (events == "none")
-        o.events = gpiod_events::none;
-    else
-        throw irqloop::error(s.context() + " key 'events'", "unknown value '" + events + "'",
-                             "use both, rising or falling (kernel edge events for wait_edge; "
-                             "one edge: the kernel drops the other) or none (polling only)");
+    constexpr gpiod_events events[] = {gpiod_events::both, gpiod_events::rising,
+                                       gpiod_events::falling, gpiod_events::none};
+    o.events = events[s.take_choice(
+        "events", {"both", "rising", "falling", "none"}, events_text(default_events(r)),
+        "the kernel's edge events (for wait_edge; one edge: the kernel drops the other; none: "
+        "polling only)")];
     // Until this release `edges` named the kernel's events here: point an old spec there.
     if (auto edges = s.peek("edges"); edges && *edges == "none")
         throw irqloop::error("bad backend spec '" + s.text() + "'",

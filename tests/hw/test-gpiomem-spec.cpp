@@ -71,7 +71,7 @@ TEST_CASE("gpiomem: bad keys are refused before anything is opened", "[gpiomem]"
     refused("gpiomem:events=both", "no kernel edge events");
     refused("gpiomem:edges=sometimes", "key 'edges'"); // the far end's key, as everywhere
     refused("gpiomem:dev=gpiomem", "'gpiomem' is not a device path");
-    refused("gpiomem:bias=sideways", "unknown bias 'sideways'");
+    refused("gpiomem:bias=sideways", "unknown value 'sideways' of key 'bias'");
     refused("gpiomem:sim=rp1,bias=pull-up", "key 'bias': not with sim=");
     refused("gpiomem:sim=rp1,typo=1", "unknown key 'typo'");
     refused("gpiomem:sim=rp1,out=GPIO17", "'GPIO17' is not a line number");
