@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "identity.hpp"
 
-#include <array>
+#include "enum-names.hpp"
+
 #include <cmath>
 #include <cstdlib>
 
@@ -11,14 +12,11 @@ namespace irqloop::hw
 namespace
 {
 
-constexpr std::array<std::pair<backend_kind, std::string_view>, 6> kinds{{
-    {backend_kind::ftdi, "ftdi"},
-    {backend_kind::gpiod, "gpiod"},
-    {backend_kind::gpiomem, "gpiomem"},
-    {backend_kind::parport, "parport"},
-    {backend_kind::shm, "shm"},
-    {backend_kind::sim, "sim"},
-}};
+constexpr enum_name<backend_kind> kinds[] = {
+    {backend_kind::ftdi, "ftdi"},       {backend_kind::gpiod, "gpiod"},
+    {backend_kind::gpiomem, "gpiomem"}, {backend_kind::parport, "parport"},
+    {backend_kind::shm, "shm"},         {backend_kind::sim, "sim"},
+};
 
 /** The value of @p key in a "name:key=value,..." text; nullopt when it has no such key. */
 std::optional<std::string> spec_value(std::string_view text, std::string_view key)
@@ -54,19 +52,12 @@ std::optional<double> number(const std::string& value)
 
 std::string_view kind_name(backend_kind k) noexcept
 {
-    for (const auto& [kind, name] : kinds)
-        if (kind == k)
-            return name;
-    return {};
+    return name_of(k, kinds, "");
 }
 
 backend_kind kind_of_spec(std::string_view spec_text) noexcept
 {
-    const std::string_view name = spec_text.substr(0, spec_text.find(':'));
-    for (const auto& [kind, n] : kinds)
-        if (n == name)
-            return kind;
-    return backend_kind::other;
+    return value_of(spec_text.substr(0, spec_text.find(':')), kinds, backend_kind::other);
 }
 
 bool same_backend(std::string_view a, std::string_view b) noexcept

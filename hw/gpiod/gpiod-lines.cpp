@@ -2,6 +2,7 @@
 #include "gpiod-lines.hpp"
 #include "cycle-clock.hpp"
 
+#include "enum-names.hpp"
 #include "error.hpp"
 #include "gpiod/gpiod-defaults.hpp"
 
@@ -208,17 +209,10 @@ gpiod_events default_events(role r)
 
 const char* events_text(gpiod_events e)
 {
-    switch (e) {
-    case gpiod_events::both:
-        return "both";
-    case gpiod_events::rising:
-        return "rising";
-    case gpiod_events::falling:
-        return "falling";
-    case gpiod_events::none:
-        break;
-    }
-    return "none";
+    static constexpr enum_name<gpiod_events> names[] = {{gpiod_events::both, "both"},
+                                                        {gpiod_events::rising, "rising"},
+                                                        {gpiod_events::falling, "falling"}};
+    return name_of(e, names, "none");
 }
 
 } // namespace
