@@ -345,19 +345,77 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
     t_last_adv_ = std::max(t_last_adv_, t);
 }
 
+ftdi_sim::job ftdi_sim::decode(std::uint8_t c, std::size_t& len) noexcept
+{
+    struct command {
+        std::uint8_t code;
+        op kind;
+        std::uint8_t a, len;
+    };
+    // The opcodes the engine acts on; the mode switches it has no use for are taken as no-ops,
+    // any other byte is a bad opcode, echoed.
+    static constexpr command commands[] = {
+        {mpsse::set_low, op::set_low, 0, 3},         {mpsse::set_high, op::set_high, 0, 3},
+        {mpsse::get_low, op::get_low, 0, 1},         {mpsse::get_high, op::get_high, 0, 1},
+        {mpsse::tck_divisor, op::divisor, 0, 3},     {mpsse::send_immediate, op::flush, 0, 1},
+        {mpsse::div5_off, op::div5, 0, 1},           {mpsse::div5_on, op::div5, 1, 1},
+        {mpsse::loopback_on, op::nop, 0, 1},         {mpsse::loopback_off, op::nop, 0, 1},
+        {mpsse::three_phase_on, op::nop, 0, 1},      {mpsse::three_phase_off, op::nop, 0, 1},
+        {mpsse::adaptive_on, op::nop, 0, 1},         {mpsse::adaptive_off, op::nop, 0, 1},
+        {mpsse::read_msb_pos, op::read_bytes, 0, 3}, {mpsse::read_msb_neg, op::read_bytes, 0, 3},
+        {mpsse::read_lsb_pos, op::read_bytes, 0, 3}, {mpsse::read_lsb_neg, op::read_bytes, 0, 3},
+    };
+    for (const command& k : commands)
+        if (k.code == c) {
+            len = k.len;
+            const bool keeps_code = k.kind == op::nop || k.kind == op::read_bytes;
+            return job{k.kind, keeps_code ? c : k.a};
+        }
+    len = 1;
+    return job{op::echo, c};
+}
+
+bool ftdi_sim::push(const job& j) noexcept
+{
+    if (job_count_ == job_slots)
+        return false;
+    jobs_[(job_head_ + job_count_) % job_slots] = j;
+    ++job_count_;
+    return true;
+}
+
+int ftdi_sim::write_mpsse(const std::uint8_t* data, std::size_t n) noexcept
+{
+    for (std::size_t i = 0; i < n;) {
+        std::size_t len = 1;
+        job j = decode(data[i], len);
+        if (i + len > n) {
+            err_ = "incomplete MPSSE command";
+            return -1;
+        }
+        if (len == 3) {
+            if (j.kind != op::read_bytes) {
+                j.a = data[i + 1];
+                j.b = data[i + 2];
+            } else {
+                j.count = (data[i + 1] | (static_cast<std::uint32_t>(data[i + 2]) << 8)) + 1u;
+            }
+        }
+        if (!push(j)) {
+            err_ = "usb bulk write failed";
+            return -1;
+        }
+        i += len;
+    }
+    return 0;
+}
+
 int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
 {
     const std::int64_t now = monotonic_raw_ns();
     advance(now, bursting_);
     if (!mpsse_ && !syncbb_)
         return static_cast<int>(n); // serial mode: the bytes go out of TXD, nothing comes back
-    auto push = [&](job j) {
-        if (job_count_ == job_slots)
-            return false;
-        jobs_[(job_head_ + job_count_) % job_slots] = j;
-        ++job_count_;
-        return true;
-    };
     const bool idle = job_count_ == 0;
     if (syncbb_) {
         job j{op::syncbb};
@@ -371,75 +429,8 @@ int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
             err_ = "usb bulk write failed";
             return -1;
         }
-    } else {
-        for (std::size_t i = 0; i < n;) {
-            const std::uint8_t c = data[i];
-            std::size_t len = 1;
-            job j{op::nop, c};
-            switch (c) {
-            case mpsse::set_low:
-                j = job{op::set_low};
-                len = 3;
-                break;
-            case mpsse::set_high:
-                j = job{op::set_high};
-                len = 3;
-                break;
-            case mpsse::get_low:
-                j = job{op::get_low};
-                break;
-            case mpsse::get_high:
-                j = job{op::get_high};
-                break;
-            case mpsse::tck_divisor:
-                j = job{op::divisor};
-                len = 3;
-                break;
-            case mpsse::send_immediate:
-                j = job{op::flush};
-                break;
-            case mpsse::div5_off:
-                j = job{op::div5, 0};
-                break;
-            case mpsse::div5_on:
-                j = job{op::div5, 1};
-                break;
-            case mpsse::loopback_on:
-            case mpsse::loopback_off:
-            case mpsse::three_phase_on:
-            case mpsse::three_phase_off:
-            case mpsse::adaptive_on:
-            case mpsse::adaptive_off:
-                break;
-            case mpsse::read_msb_pos:
-            case mpsse::read_msb_neg:
-            case mpsse::read_lsb_pos:
-            case mpsse::read_lsb_neg:
-                j = job{op::read_bytes, c};
-                len = 3;
-                break;
-            default:
-                j = job{op::echo, c};
-                break;
-            }
-            if (i + len > n) {
-                err_ = "incomplete MPSSE command";
-                return -1;
-            }
-            if (len == 3) {
-                if (j.kind != op::read_bytes) {
-                    j.a = data[i + 1];
-                    j.b = data[i + 2];
-                } else {
-                    j.count = (data[i + 1] | (static_cast<std::uint32_t>(data[i + 2]) << 8)) + 1u;
-                }
-            }
-            if (!push(j)) {
-                err_ = "usb bulk write failed";
-                return -1;
-            }
-            i += len;
-        }
+    } else if (write_mpsse(data, n) < 0) {
+        return -1;
     }
     if (idle) {
         // The chip sees the data at the next (micro)frame.
