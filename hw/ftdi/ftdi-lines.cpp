@@ -479,7 +479,7 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
     out_high_ = high;
     const std::int64_t window = static_cast<std::int64_t>(window_ns());
     const std::size_t need = 1 + window_ + 2;
-    int got = receive(buf_.data(), need, t_w0 + window + answer_margin_ns);
+    const int got = receive(buf_.data(), need, t_w0 + window + answer_margin_ns);
     if (got < 0)
         return -1;
     if (static_cast<std::size_t>(got) != need || buf_[need - 2] != mpsse::bad_reply ||
@@ -489,13 +489,13 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
     }
     const bool idle = (buf_[0] >> opt_.in_bit) & 1;
     const bool answer = opt_.follow ? high : !idle;
-    ftdi_decoded d = ftdi_decode(buf_.data() + 1, window_, opt_.order, idle, answer);
-    std::int64_t t_r = now_ns();
+    const ftdi_decoded d = ftdi_decode(buf_.data() + 1, window_, opt_.order, idle, answer);
+    const std::int64_t t_r = now_ns();
     if (d.stale) {
         out.lost = out.late = true;
         return 0;
     }
-    bool glitch = d.glitch;
+    const bool glitch = d.glitch;
     if (d.first >= 0) {
         const double lat = offset_ns_ + static_cast<double>(d.first) * tick_ns_;
         out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
@@ -509,6 +509,18 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
         return 0;
     }
     // Not in the first window: read more windows, each bracketed by the host clock.
+    return measure_chained(read_op, idle, answer, glitch, t_w0, timeout_ns, out);
+}
+
+// MPSSE: the windows after the first, until the answer shows or the timeout passes; a sample
+// found here is bracketed by the host clock (its latency the round trip, an upper bound).
+int ftdi_lines::measure_chained(std::uint8_t read_op, bool idle, bool answer, bool glitch,
+                                std::int64_t t_w0, std::int64_t timeout_ns,
+                                device_sample& out) noexcept
+{
+    const std::uint8_t len_lo = static_cast<std::uint8_t>((window_ - 1) & 0xff);
+    const std::uint8_t len_hi = static_cast<std::uint8_t>((window_ - 1) >> 8);
+    const std::int64_t window = static_cast<std::int64_t>(window_ns());
     std::uint64_t before = window_ * 8; // samples taken before the current window
     const std::uint8_t more[5] = {read_op, len_lo, len_hi, mpsse::bad_opcode,
                                   mpsse::send_immediate};
@@ -520,7 +532,7 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
         }
         if (send(more, sizeof more) < 0)
             return -1;
-        got = receive(buf_.data(), window_ + 2, now_ns() + window + answer_margin_ns);
+        const int got = receive(buf_.data(), window_ + 2, now_ns() + window + answer_margin_ns);
         if (got < 0)
             return -1;
         if (static_cast<std::size_t>(got) != window_ + 2 || buf_[window_] != mpsse::bad_reply ||
@@ -528,8 +540,8 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
             out.lost = out.suspect = true;
             return resync();
         }
-        d = ftdi_decode(buf_.data(), window_, opt_.order, idle, answer);
-        t_r = now_ns();
+        const ftdi_decoded d = ftdi_decode(buf_.data(), window_, opt_.order, idle, answer);
+        const std::int64_t t_r = now_ns();
         glitch = glitch || d.glitch;
         if (d.first >= 0) {
             ++chained_;
@@ -558,7 +570,7 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
     const std::uint8_t out_mask = static_cast<std::uint8_t>(1u << opt_.out_bit);
     const std::int64_t t_w0 = now_ns();
     const std::int64_t window = static_cast<std::int64_t>(static_cast<double>(window_) * tick_hi_);
-    bool idle = false, answer = false, glitch = false, left_idle = false;
+    bool idle = false, answer = false, glitch = false;
     std::uint64_t before = 0;
     for (bool first = true;; first = false) {
         if (!first && now_ns() - t_w0 > timeout_ns) {
@@ -591,48 +603,59 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
                 return 0;
             }
         }
-        // The final run at the answer level, counted in samples from the edge.
-        std::int64_t start = -1;
-        for (std::size_t k = from; k < window_; ++k) {
-            const bool v = (buf_[k] >> opt_.in_bit) & 1;
-            if (v == answer && start < 0)
-                start = static_cast<std::int64_t>(k);
-            else if (v != answer) {
-                if (start >= 0 || v != idle)
-                    glitch = true;
-                left_idle = left_idle || start >= 0;
-                start = -1;
-            }
-        }
+        const std::int64_t start = answer_run(from, idle, answer, glitch);
         if (start >= 0) {
-            const std::int64_t t_r = now_ns();
-            if (first) {
-                // Read byte `start` was taken start - 1 ticks after the edge, the one before it
-                // start - 2 ticks after: the upper bound with the tick's upper bound, the lower
-                // one with its lower bound.
-                const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_hi_;
-                const double lower =
-                    offset_ns_ +
-                    static_cast<double>(std::max<std::int64_t>(start - 2, 0)) * tick_lo_;
-                out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
-                out.bracket_ns = std::max<std::int64_t>(
-                    0,
-                    out.latency_ns - static_cast<std::int64_t>(std::floor(std::max(lower, 0.0))));
-                out.suspect = glitch || out.latency_ns > t_r - t_w0;
-            } else {
-                ++chained_;
-                out.latency_ns = t_r - t_w0;
-                const double lower =
-                    offset_ns_ + static_cast<double>(before + start - 2) * tick_lo_;
-                out.bracket_ns =
-                    std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
-                out.suspect = glitch;
-            }
+            syncbb_bracket(first, start, before, glitch, t_w0, out);
             return 0;
         }
         before += window_ - (first ? 1 : 0);
-        (void)left_idle;
     }
+}
+
+// Syncbb: where the final run at the answer level starts in the read window (from @p from),
+// counted in samples from the edge; -1 when the window ends off it. Any other change of the
+// level is a glitch.
+std::int64_t ftdi_lines::answer_run(std::size_t from, bool idle, bool answer,
+                                    bool& glitch) const noexcept
+{
+    std::int64_t start = -1;
+    for (std::size_t k = from; k < window_; ++k) {
+        const bool v = (buf_[k] >> opt_.in_bit) & 1;
+        if (v == answer && start < 0)
+            start = static_cast<std::int64_t>(k);
+        else if (v != answer) {
+            if (start >= 0 || v != idle)
+                glitch = true;
+            start = -1;
+        }
+    }
+    return start;
+}
+
+// Syncbb: the latency and bracket of an answer seen at read byte @p start of the first window
+// (the tick's bounds), or of a later one (the host clock's round trip).
+void ftdi_lines::syncbb_bracket(bool first, std::int64_t start, std::uint64_t before, bool glitch,
+                                std::int64_t t_w0, device_sample& out) noexcept
+{
+    const std::int64_t t_r = now_ns();
+    if (first) {
+        // Read byte `start` was taken start - 1 ticks after the edge, the one before it
+        // start - 2 ticks after: the upper bound with the tick's upper bound, the lower
+        // one with its lower bound.
+        const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_hi_;
+        const double lower =
+            offset_ns_ + static_cast<double>(std::max<std::int64_t>(start - 2, 0)) * tick_lo_;
+        out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
+        out.bracket_ns = std::max<std::int64_t>(
+            0, out.latency_ns - static_cast<std::int64_t>(std::floor(std::max(lower, 0.0))));
+        out.suspect = glitch || out.latency_ns > t_r - t_w0;
+        return;
+    }
+    ++chained_;
+    out.latency_ns = t_r - t_w0;
+    const double lower = offset_ns_ + static_cast<double>(before + start - 2) * tick_lo_;
+    out.bracket_ns = std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
+    out.suspect = glitch;
 }
 
 std::string ftdi_lines::describe() const

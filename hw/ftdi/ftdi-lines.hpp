@@ -110,7 +110,12 @@ private:
     void calibrate_syncbb();
     int resync() noexcept;
     int measure_mpsse(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    int measure_chained(std::uint8_t read_op, bool idle, bool answer, bool glitch,
+                        std::int64_t t_w0, std::int64_t timeout_ns, device_sample& out) noexcept;
     int measure_syncbb(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    std::int64_t answer_run(std::size_t from, bool idle, bool answer, bool& glitch) const noexcept;
+    void syncbb_bracket(bool first, std::int64_t start, std::uint64_t before, bool glitch,
+                        std::int64_t t_w0, device_sample& out) noexcept;
     std::uint8_t pins(bool high) const noexcept;
     std::string wiring() const;
 
