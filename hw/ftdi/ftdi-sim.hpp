@@ -139,6 +139,9 @@ private:
     };
 
     void advance(std::int64_t t, bool reading) noexcept;
+    bool run_job(job& j, std::int64_t t, double tick, bool reading) noexcept;
+    void clock_read_bytes(job& j, std::int64_t t, double tick, bool reading) noexcept;
+    void clock_syncbb(job& j, std::int64_t t, bool reading) noexcept;
     /** The job of the MPSSE opcode @p c, and its length in bytes (@p len). */
     static job decode(std::uint8_t c, std::size_t& len) noexcept;
     bool push(const job& j) noexcept;
