@@ -3,6 +3,7 @@
 
 #include "far-end.hpp"
 #include "identity.hpp"
+#include "interface.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -64,13 +65,9 @@ struct metadata_item final {
  * device_timed_wire (the chip times a whole sample), trigger_line, truth_source. The caller
  * finds each capability once, before the hot loop (find<>(), or polled() where it is required).
  */
-class lines
+class lines : public interface
 {
 public:
-    virtual ~lines() = default;
-    lines(const lines&) = delete;
-    lines& operator=(const lines&) = delete;
-
     /**
      * @brief True when the far end answers both stimulus edges (each edge is one sample).
      * False for single-edge targets (parallel-port nACK, `edges=rising`): the logger re-arms
