@@ -29,14 +29,7 @@ std::int64_t now_ns() noexcept
 
 std::string hz_text(double hz)
 {
-    char b[32];
-    if (hz >= 1e6)
-        std::snprintf(b, sizeof b, "%gMHz", hz / 1e6);
-    else if (hz >= 1e3)
-        std::snprintf(b, sizeof b, "%gkHz", hz / 1e3);
-    else
-        std::snprintf(b, sizeof b, "%gHz", hz);
-    return b;
+    return format_scaled(hz, {{1e6, 1e6, "MHz"}, {1e3, 1e3, "kHz"}, {0, 1, "Hz"}});
 }
 
 double parse_hz(const std::string& v, const std::string& what)
