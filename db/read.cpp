@@ -159,11 +159,6 @@ void load_runs(store& st, std::size_t index, std::vector<run_record>& out)
     }
 }
 
-std::string backend_kind(const std::string& spec)
-{
-    return spec.substr(0, spec.find(':'));
-}
-
 bool all_digits(const std::string& s)
 {
     return !s.empty() && s.size() <= 18 &&
@@ -335,99 +330,6 @@ std::vector<const run_record*> catalog::select(const run_selector& sel) const
     if (sel.last)
         out.erase(out.begin(), out.end() - 1);
     return out;
-}
-
-const run_record* catalog::floor_for(const run_record& run) const
-{
-    const run_record* before = nullptr;
-    const run_record* after = nullptr;
-    for (const auto& f : impl_->runs) {
-        if (f.meta.kind != run_kind::floor || !f.has_stats || f.db_index != run.db_index ||
-            backend_kind(f.meta.backend) != backend_kind(run.meta.backend))
-            continue;
-        if (f.meta.start_unix_ns <= run.meta.start_unix_ns)
-            before = &f; // runs are in start order: the last one wins
-        else if (!after)
-            after = &f;
-    }
-    return before ? before : after;
-}
-
-const run_record* catalog::newest_floor_for_wiring(const std::string& kind,
-                                                   const std::string& wiring) const
-{
-    const run_record* best = nullptr;
-    for (const auto& f : impl_->runs) {
-        if (f.meta.kind != run_kind::floor || !f.has_stats || f.status != run_status::complete ||
-            backend_kind(f.meta.backend) != kind)
-            continue;
-        const auto& md = f.meta.metadata;
-        const bool same = std::any_of(md.begin(), md.end(), [&](const auto& kv) {
-            return kv.first == kind + ".wiring" && kv.second == wiring;
-        });
-        if (same && (!best || f.meta.start_unix_ns >= best->meta.start_unix_ns))
-            best = &f;
-    }
-    return best;
-}
-
-namespace
-{
-
-/** A number stored as metadata `<kind>.<key>` of @p r, if there is one. */
-std::optional<double> meta_number(const run_record& r, const std::string& key)
-{
-    const std::string k = backend_kind(r.meta.backend) + "." + key;
-    for (const auto& [name, value] : r.meta.metadata)
-        if (name == k) {
-            char* end = nullptr;
-            const double v = std::strtod(value.c_str(), &end);
-            if (end != value.c_str() && std::isfinite(v))
-                return v;
-        }
-    return std::nullopt;
-}
-
-} // namespace
-
-std::int64_t floor_share_ns(const run_record& floor)
-{
-    const std::int64_t min = floor.summary.min_ns;
-    const auto tick = meta_number(floor, "tick_ns"), offset = meta_number(floor, "offset_ns");
-    if (!tick || !offset || !(*tick > 0)) {
-        // Host-timed: the smallest latency the floor's clean samples prove.
-        if (!floor.bracketed)
-            return 0;
-        if (floor.floor_proven_ns)
-            return std::max<std::int64_t>(0, *floor.floor_proven_ns);
-        const auto& md = floor.meta.metadata;
-        const bool kept_disturbed = std::any_of(md.begin(), md.end(), [](const auto& kv) {
-            return kv.first == "logger.keep_disturbed" && kv.second == "yes";
-        });
-        return kept_disturbed ? 0 : std::max<std::int64_t>(0, min - floor.meta.gap_limit_ns);
-    }
-    const double upper = meta_number(floor, "tick_upper_ns").value_or(*tick);
-    const double lower = meta_number(floor, "tick_lower_ns").value_or(*tick);
-    // min = ceil(offset + k x upper): k samples came before the one that saw the jumper.
-    const double k = std::floor((static_cast<double>(min) - *offset) / upper + 1e-6);
-    if (k < 1)
-        return 0;
-    return static_cast<std::int64_t>(std::floor(std::max(0.0, *offset + (k - 1) * lower)));
-}
-
-bool floor_device_timed(const run_record& floor)
-{
-    const auto tick = meta_number(floor, "tick_ns");
-    return tick && *tick > 0 && meta_number(floor, "offset_ns");
-}
-
-std::int64_t floor_correction_ns(const run_record& run, const run_record& floor)
-{
-    const std::int64_t share = floor_share_ns(floor);
-    const auto applied = meta_number(run, "floor_share_ns");
-    if (!applied)
-        return share;
-    return std::max<std::int64_t>(0, share - static_cast<std::int64_t>(std::llround(*applied)));
 }
 
 std::vector<interval_row> catalog::intervals(const run_record& run)

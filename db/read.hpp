@@ -87,41 +87,6 @@ struct event_total final {
 };
 
 /**
- * @brief The floor run's share: what a floor-corrected figure may subtract. THE ONE RULE for
- *        report, compare and docs/querying.md (docs/commands/report.md, "Floor correction"):
- *        what the floor run proves, never more, so that a corrected figure never falls below
- *        the truth.
- *
- * Each sample's true latency lies in [latency - bracket, latency]. A floor's truth is the
- * jumper's delay: every answer through the same wiring takes at least the smallest delay the
- * floor's samples prove, while the rest of a floor sample (the drive() before the edge left,
- * the poll that saw the answer) is the logger's and varies with where the answer lands: the
- * floor's first poll always costs a whole poll period, a target's answer can land just before
- * a read. So the share is the floor's smallest proven lower bound, not its minimum:
- * - host-timed, samples stored (`calibrate --raw`): floor_proven_ns (0 when one poll saw
- *   the jumpered answer at once, as it usually does);
- * - host-timed, no samples stored: min_ns - the gap limit (a clean sample's bracket is at
- *   most the gap limit), not below 0; 0 when the floor kept disturbed samples in its
- *   statistics (--keep-disturbed) or has no brackets (a version-1 file);
- * - device-timed (the floor stores `<kind>.tick_ns` and `<kind>.offset_ns`, kind being the
- *   spec's name before ':', e.g. ftdi): the reading is the first sample at the answer level,
- *   timed from the edge; the minimum sample's proven lower bound is 0 when the jumpered
- *   answer showed in the first sample (k = 0), else offset + (k - 1) x the tick's lower bound
- *   (`<kind>.tick_lower_ns`, else `<kind>.tick_ns`).
- */
-std::int64_t floor_share_ns(const run_record& floor);
-
-/** @brief The floor run was timed by its device (`<kind>.tick_ns` and `<kind>.offset_ns`). */
-bool floor_device_timed(const run_record& floor);
-
-/**
- * @brief What the floor-corrected figures of @p run subtract with @p floor: floor_share_ns(),
- *        less what @p run already took into its own reading (`<kind>.floor_share_ns`: a
- *        device-timed run whose offset came from a floor run), never below 0 for those.
- */
-std::int64_t floor_correction_ns(const run_record& run, const run_record& floor);
-
-/**
  * @brief The runs of one or more irqloop files, opened read-only.
  *
  * Runs are listed by start time, then file order, then id. A run whose uuid already came from
@@ -155,21 +120,6 @@ public:
      *         matches more than one run (hint: give the uuid, or more of it); nothing is left.
      */
     std::vector<const run_record*> select(const run_selector& sel) const;
-
-    /**
-     * @brief The floor run that corrects @p run: a run of kind floor with samples, in the same
-     *        file, on the same backend kind (the spec's name before ':'), preferring the latest
-     *        one started before @p run, else the earliest after it. Null when none.
-     */
-    const run_record* floor_for(const run_record& run) const;
-
-    /**
-     * @brief The newest complete floor run with samples whose metadata `<kind>.wiring` is
-     *        @p wiring, kind being the backend kind (ftdi): the floor a device-timed backend
-     *        takes its offset from (docs/backends/ftdi.md, "Calibration"). Null when none.
-     */
-    const run_record* newest_floor_for_wiring(const std::string& kind,
-                                              const std::string& wiring) const;
 
     /** @brief The run's intervals by index. */
     std::vector<interval_row> intervals(const run_record& run);

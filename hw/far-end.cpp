@@ -31,4 +31,11 @@ far_end take_far_end(spec& s, far_end usual)
     return f;
 }
 
+std::string take_bias(spec& s, std::string_view fallback)
+{
+    constexpr std::string_view biases[] = {"as-is", "disabled", "pull-up", "pull-down"};
+    return std::string(biases[s.take_choice("bias", {biases[0], biases[1], biases[2], biases[3]},
+                                            fallback, "the sensed line's bias")]);
+}
+
 } // namespace irqloop::hw

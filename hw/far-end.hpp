@@ -53,4 +53,11 @@ struct far_end final {
  */
 far_end take_far_end(spec& s, far_end usual);
 
+/**
+ * @brief The sensed line's `bias` key, the same for every backend that has one (gpiod,
+ * gpiomem): as-is, disabled, pull-up or pull-down; @p fallback when absent.
+ * @throws irqloop::error (exit status 2) for another value.
+ */
+std::string take_bias(spec& s, std::string_view fallback);
+
 } // namespace irqloop::hw

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "far-end.hpp"
+#include "identity.hpp"
+#include "interface.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -56,77 +58,16 @@ struct metadata_item final {
 };
 
 /**
- * @brief A capability of a wire that knows the true latency of each edge it is driven with:
- * the simulated board's computed far end, which draws the delay when drive() makes the edge.
- * The sampler finds it once, before the run (dynamic_cast), and asks it once per sample, after
- * the wait; real wires do not have it.
+ * @brief The base of every wire: what each backend has whatever it can do. Its identity
+ * (describe(), metadata()), its far end (how it answers, see take_far_end()), start/stop and
+ * the sticky error. What a wire can do is a capability it implements beside this base, in
+ * OpenOCD's manner: polled_wire (drive/sense), edge_waiter (a responder blocks for edges),
+ * device_timed_wire (the chip times a whole sample), trigger_line, truth_source. The caller
+ * finds each capability once, before the hot loop (find<>(), or polled() where it is required).
  */
-class truth_source
+class lines : public interface
 {
 public:
-    /**
-     * @brief Cycles of hw::cycles() from the last measured edge to its answer, as the far end
-     * drew them (also when the answer comes after the logger's timeout); -1 when the edge
-     * gets no answer (a drawn loss) or is not answered (a single-edge target's re-arm).
-     */
-    virtual std::int64_t last_truth_cycles() const noexcept = 0;
-
-protected:
-    truth_source() = default;
-    ~truth_source() = default;
-};
-
-/**
- * @brief A pair of lines: one this program drives, one it senses.
- *
- * drive() and sense() are the hot path: they never allocate, never throw and make at most
- * the backend's own line access (one ioctl, one port read, one shared-memory load). A failure
- * is recorded once in a sticky line_error; sense() then returns -1 until the pair is closed.
- *
- * The wire protocol is level based: the far end answers a stimulus edge by changing its
- * output line (toggle), so the caller watches for "response differs from the level sampled
- * before the edge" and survives missed edges.
- */
-class lines
-{
-public:
-    virtual ~lines() = default;
-    lines(const lines&) = delete;
-    lines& operator=(const lines&) = delete;
-
-    /** @brief Set the driven line high (true) or low (false). */
-    virtual void drive(bool high) noexcept = 0;
-
-    /** @brief Read the sensed line: 0 or 1, or -1 once a failure has been recorded. */
-    virtual int sense() noexcept = 0;
-
-    /**
-     * @brief Block until the sensed line shows an edge, for event-driven responders.
-     * @param timeout_ns Longest wait; negative waits forever.
-     * @return 1 on an edge (the sensed level may be read with sense()), 0 on timeout,
-     *         -1 on failure (sticky error set) or when the backend cannot wait for edges.
-     */
-    virtual int wait_edge(std::int64_t timeout_ns) noexcept
-    {
-        (void)timeout_ns;
-        return -1;
-    }
-
-    /** @brief True when the backend can block in wait_edge(). */
-    virtual bool has_edge_events() const noexcept { return false; }
-
-    /**
-     * @brief The edge the last successful wait_edge() returned for, where the backend knows
-     * it (gpiod: the kernel's edge event). Unknown fields stay at their defaults.
-     */
-    virtual edge_event last_edge() const noexcept { return {}; }
-
-    /**
-     * @brief Number of edge events the kernel reported as lost (sequence-number gaps, queue
-     * overruns), for event-driven responders. 0 where not applicable.
-     */
-    virtual std::uint64_t missed_edges() const noexcept { return 0; }
-
     /**
      * @brief True when the far end answers both stimulus edges (each edge is one sample).
      * False for single-edge targets (parallel-port nACK, `edges=rising`): the logger re-arms
@@ -142,65 +83,6 @@ public:
      */
     bool far_end_follows() const noexcept { return far_end_.follow; }
 
-    /**
-     * @brief Open a third, output-only line that the logger raises when a sample exceeds
-     * --trigger-above, so that the target can freeze its trace buffer (see the kernel
-     * responder). @p line uses the backend's own line syntax.
-     * @return false when the backend has no trigger line (the caller reports it).
-     */
-    virtual bool open_trigger(const std::string& line)
-    {
-        (void)line;
-        return false;
-    }
-
-    /** @brief Drive the trigger line opened by open_trigger(); hot-path safe. */
-    virtual void trigger(bool high) noexcept { (void)high; }
-
-    /**
-     * @brief True when the backend times a whole sample itself (measure()), on a clock of
-     * its own such as an FTDI chip's TCK, instead of the logger spinning on sense().
-     */
-    virtual bool device_timed() const noexcept { return false; }
-
-    /**
-     * @brief Device-timed backends: drive the stimulus to @p high and measure the answer.
-     * Hot path: no allocation, no exception.
-     * @param timeout_ns an answer later than this is lost
-     * @return 0, or -1 on a line failure (sticky error set) or when not device_timed().
-     */
-    virtual int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept
-    {
-        (void)high;
-        (void)timeout_ns;
-        (void)out;
-        return -1;
-    }
-
-    /**
-     * @brief Device-timed backends: the widest bracket the device's own clock gives a sample
-     * (its resolution, with the uncertainty of its tick). The run's automatic gap limit is at
-     * least this, so that only brackets the host had to supply are flagged disturbed.
-     */
-    virtual std::int64_t device_bracket_ns() const noexcept { return 0; }
-
-    /**
-     * @brief Device-timed backends that take a floor run's share into their own reading (the
-     * ftdi command offset): the wiring a floor run must have been recorded on to apply, also
-     * stored with every run as metadata `<kind>.wiring`. Empty: no floor is taken in.
-     */
-    virtual std::string floor_wiring() const { return {}; }
-    /**
-     * @brief Take @p share_ns (db::floor_share_ns() of the floor run @p source names) into the
-     * reading, before the run starts; the run stores it as `<kind>.floor_share_ns` and
-     * `<kind>.floor_run`, so that report never subtracts it a second time.
-     */
-    virtual void use_floor(std::int64_t share_ns, const std::string& source)
-    {
-        (void)share_ns;
-        (void)source;
-    }
-
     /** @brief Called before the first drive(); e.g. starts the simulated board's thread. */
     virtual void start() {}
 
@@ -213,8 +95,14 @@ public:
     /** @brief The canonical spec of this pair, with defaults filled in, for run metadata. */
     virtual std::string describe() const = 0;
 
-    /** @brief Extra run metadata (poll cost, chip labels, ...). */
+    /** @brief Extra run metadata (poll cost, chip labels, ...), written once, for the file. */
     virtual std::vector<metadata_item> metadata() const { return {}; }
+
+    /**
+     * @brief Who this wire is, typed: its kind, canonical spec and lines, and for a
+     * device-timed wire its clock and the floor share it took in (see identity.hpp).
+     */
+    virtual backend_identity identity() const { return identity_of_spec(describe()); }
 
 protected:
     lines() = default;
@@ -232,5 +120,160 @@ private:
     line_error error_;
     far_end far_end_;
 };
+
+/**
+ * @brief The polled capability: a pair of lines, one this program drives, one it senses.
+ * Every backend has it (ftdi's is host-timed, one round trip each, for re-synchronising).
+ *
+ * drive() and sense() are the hot path: they never allocate, never throw and make at most
+ * the backend's own line access (one ioctl, one port read, one shared-memory load). A failure
+ * is recorded once in the wire's sticky line_error; sense() then returns -1 until the pair is
+ * closed.
+ *
+ * The wire protocol is level based: the far end answers a stimulus edge by changing its
+ * output line (toggle), so the caller watches for "response differs from the level sampled
+ * before the edge" and survives missed edges.
+ */
+class polled_wire
+{
+public:
+    /** @brief Set the driven line high (true) or low (false). */
+    virtual void drive(bool high) noexcept = 0;
+
+    /** @brief Read the sensed line: 0 or 1, or -1 once a failure has been recorded. */
+    virtual int sense() noexcept = 0;
+
+protected:
+    polled_wire() = default;
+    ~polled_wire() = default;
+};
+
+/** @brief The capability of blocking until the sensed line shows an edge (responders). */
+class edge_waiter
+{
+public:
+    /**
+     * @brief True when this wire, as opened, can block in wait_edge() (gpiod with edge
+     * detection, ppdev with its interrupt, shm's responder side).
+     */
+    virtual bool has_edge_events() const noexcept = 0;
+
+    /**
+     * @brief Block until the sensed line shows an edge.
+     * @param timeout_ns Longest wait; negative waits forever.
+     * @return 1 on an edge (the sensed level may be read with sense()), 0 on timeout,
+     *         -1 on failure (sticky error set) or when the wire cannot wait for edges.
+     */
+    virtual int wait_edge(std::int64_t timeout_ns) noexcept = 0;
+
+    /**
+     * @brief The edge the last successful wait_edge() returned for, where the backend knows
+     * it (gpiod: the kernel's edge event). Unknown fields stay at their defaults.
+     */
+    virtual edge_event last_edge() const noexcept { return {}; }
+
+    /**
+     * @brief Number of edge events the kernel reported as lost (sequence-number gaps, queue
+     * overruns). 0 where not known.
+     */
+    virtual std::uint64_t missed_edges() const noexcept { return 0; }
+
+protected:
+    edge_waiter() = default;
+    ~edge_waiter() = default;
+};
+
+/**
+ * @brief The capability of timing a whole sample on a clock of the device's own, such as an
+ * FTDI chip's TCK, instead of the logger spinning on sense().
+ */
+class device_timed_wire
+{
+public:
+    /**
+     * @brief Drive the stimulus to @p high and measure the answer.
+     * Hot path: no allocation, no exception.
+     * @param timeout_ns an answer later than this is lost
+     * @return 0, or -1 on a line failure (sticky error set).
+     */
+    virtual int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept = 0;
+
+    /**
+     * @brief The widest bracket the device's own clock gives a sample (its resolution, with
+     * the uncertainty of its tick). The run's automatic gap limit is at least this, so that
+     * only brackets the host had to supply are flagged disturbed.
+     */
+    virtual std::int64_t device_bracket_ns() const noexcept = 0;
+
+protected:
+    device_timed_wire() = default;
+    ~device_timed_wire() = default;
+};
+
+/**
+ * @brief The capability of a third, output-only line that the logger raises when a sample
+ * exceeds --trigger-above, so that the target can freeze its trace buffer (see the kernel
+ * responder).
+ */
+class trigger_line
+{
+public:
+    /**
+     * @brief Open the trigger line; @p line uses the backend's own line syntax.
+     * @throws irqloop::error when the line cannot be opened.
+     */
+    virtual void open_trigger(const std::string& line) = 0;
+
+    /** @brief Drive the trigger line opened by open_trigger(); hot-path safe. */
+    virtual void trigger(bool high) noexcept = 0;
+
+protected:
+    trigger_line() = default;
+    ~trigger_line() = default;
+};
+
+/**
+ * @brief A capability of a wire that knows the true latency of each edge it is driven with:
+ * the simulated board's computed far end, which draws the delay when drive() makes the edge.
+ * The sampler finds it once, before the run, and asks it once per sample, after the wait;
+ * real wires do not have it.
+ */
+class truth_source
+{
+public:
+    /**
+     * @brief Cycles of hw::cycles() from the last measured edge to its answer, as the far end
+     * drew them (also when the answer comes after the logger's timeout); -1 when the edge
+     * gets no answer (a drawn loss) or is not answered (a single-edge target's re-arm).
+     */
+    virtual std::int64_t last_truth_cycles() const noexcept = 0;
+
+protected:
+    truth_source() = default;
+    ~truth_source() = default;
+};
+
+/** @brief The capability @p Cap of @p wire, or nullptr when it has not got it. Not hot-path. */
+template <class Cap> Cap* find(lines& wire) noexcept
+{
+    return dynamic_cast<Cap*>(&wire);
+}
+template <class Cap> const Cap* find(const lines& wire) noexcept
+{
+    return dynamic_cast<const Cap*>(&wire);
+}
+
+/**
+ * @brief The polled capability of @p wire, which every backend has.
+ * @throws irqloop::error when it has not got one.
+ */
+polled_wire& polled(lines& wire);
+
+/** @brief The edge waiter of @p wire when it can wait for edges as opened, else nullptr. */
+inline edge_waiter* find_edge_waiter(lines& wire) noexcept
+{
+    edge_waiter* w = find<edge_waiter>(wire);
+    return w && w->has_edge_events() ? w : nullptr;
+}
 
 } // namespace irqloop::hw

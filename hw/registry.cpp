@@ -13,6 +13,9 @@
 #include "parport/parport-lines.hpp"
 #endif
 
+#include <type_traits>
+#include <utility>
+
 namespace irqloop::hw
 {
 
@@ -22,7 +25,12 @@ namespace
 /** The registry's prepare step for a backend with an options type: take the keys, then open. */
 template <auto take, auto open> opener two_steps(spec& s, role r)
 {
-    return [o = take(s, r)] { return open(o); };
+    return [o = take(s, r)](const calibration_lookup& floor) {
+        if constexpr (std::is_invocable_v<decltype(open), decltype(o), const calibration_lookup&>)
+            return open(o, floor);
+        else
+            return open(o);
+    };
 }
 
 } // namespace
@@ -83,9 +91,8 @@ namespace
 {
 
 /** Take the spec's keys into its backend's options and refuse the rest: the opener, unopened. */
-opener prepare_lines(std::string_view spec_text, role r, const std::vector<backend_entry>& list)
+opener prepare_lines(spec s, role r, const std::vector<backend_entry>& list)
 {
-    spec s(spec_text);
     for (const auto& b : list) {
         if (s.name() != b.name)
             continue;
@@ -107,12 +114,18 @@ opener prepare_lines(std::string_view spec_text, role r, const std::vector<backe
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
                                   const std::vector<backend_entry>& list)
 {
-    return prepare_lines(spec_text, r, list)();
+    return prepare_lines(spec(spec_text), r, list)({});
+}
+
+std::unique_ptr<lines> open_lines(spec s, role r, const calibration_lookup& floor,
+                                  const std::vector<backend_entry>& list)
+{
+    return prepare_lines(std::move(s), r, list)(floor);
 }
 
 void check_lines_spec(std::string_view spec_text, role r, const std::vector<backend_entry>& list)
 {
-    prepare_lines(spec_text, r, list);
+    prepare_lines(spec(spec_text), r, list);
 }
 
 std::string backends_help(role r)
@@ -135,6 +148,14 @@ std::string backends_help(role r)
              "copied, or both ends\n      drive one line\n";
     return h + "  every backend: edges=both|rising, answer=toggle|follow: how the far end "
                "answers\n      (docs/methodology.md)\n";
+}
+
+polled_wire& polled(lines& wire)
+{
+    if (auto* p = find<polled_wire>(wire))
+        return *p;
+    throw error("use wire '" + wire.describe() + "'", "it cannot be driven and sensed",
+                "every backend should: report this as a bug");
 }
 
 } // namespace irqloop::hw

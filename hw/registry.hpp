@@ -14,7 +14,12 @@ namespace irqloop::hw
 {
 
 /** @brief The second step of opening a backend: touches the hardware, returns the pair. */
-using opener = std::function<std::unique_ptr<lines>()>;
+/**
+ * @brief Opens a wire from options already taken from its spec. A backend that takes a floor
+ * run's calibration in (ftdi, offset=auto) asks @p floor for it while it opens; the others
+ * ignore it.
+ */
+using opener = std::function<std::unique_ptr<lines>(const calibration_lookup& floor)>;
 
 /**
  * @brief One entry of the backend list.
@@ -49,6 +54,13 @@ const std::vector<backend_entry>& backends();
  *         no permission, line busy).
  */
 std::unique_ptr<lines> open_lines(std::string_view spec_text, role r,
+                                  const std::vector<backend_entry>& list = backends());
+
+/**
+ * @brief Open the wire @p s describes (a spec the caller may have given defaults of its own,
+ * spec::set_default()); @p floor gives a device-timed backend its calibration as it opens.
+ */
+std::unique_ptr<lines> open_lines(spec s, role r, const calibration_lookup& floor = {},
                                   const std::vector<backend_entry>& list = backends());
 
 /**

@@ -4,6 +4,8 @@
 #include "error.hpp"
 #include "units.hpp"
 
+#include <utility>
+
 namespace irqloop::hw
 {
 
@@ -45,6 +47,14 @@ std::optional<std::string> spec::peek(std::string_view key) const
         if (k == key)
             return v;
     return std::nullopt;
+}
+
+void spec::set_default(std::string_view key, std::string value)
+{
+    if (has(key))
+        return;
+    params_.emplace_back(std::string(key), std::move(value));
+    taken_.push_back(false);
 }
 
 std::optional<std::string> spec::take(std::string_view key)

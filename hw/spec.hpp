@@ -30,6 +30,12 @@ public:
     /** @brief The value of @p key without taking it (finish() still wants it taken). */
     std::optional<std::string> peek(std::string_view key) const;
 
+    /**
+     * @brief Give @p key the value @p value unless the spec names it: a caller's own default
+     * (the responder's gpiod edge detection), set on the parsed spec, never on its text.
+     */
+    void set_default(std::string_view key, std::string value);
+
     std::optional<std::string> take(std::string_view key);
     std::string take_string(std::string_view key, std::string_view fallback);
     std::int64_t take_duration_ns(std::string_view key, std::int64_t fallback);

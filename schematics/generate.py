@@ -81,7 +81,9 @@ class library:
 class sheet:
     """One schematic sheet. Coordinates are millimetres, y down, like KiCad's editor."""
 
-    def __init__(self, name, title, lib, paper="A4"):
+    def __init__(self, name, title, lib, paper="A4", notes=(), backend=None):
+        """notes: the title block's comment lines; backend (a folder of hw/ and schematics/):
+        a last line naming its defaults header and its pin table."""
         self.name = name
         self.title = title
         self.lib = lib
@@ -90,7 +92,10 @@ class sheet:
         self.used = []
         self.counter = 0
         self.root_uuid = self.uuid("root")
-        self.comments = []
+        self.comments = list(notes)
+        if backend:
+            self.comments.append(f"Defaults: hw/{backend}/{backend}-defaults.hpp; "
+                                 f"pin table: schematics/{backend}/pins.csv")
 
     def uuid(self, key=None):
         self.counter += 1
@@ -324,12 +329,9 @@ def target_header_text(s, shifted):
 
 
 def parport(lib):
-    s = sheet("parport", "irqloop parport: lpptest crossed cable", lib)
-    s.comments = [
+    s = sheet("parport", "irqloop parport: lpptest crossed cable", lib, backend="parport", notes=(
         "Logger D3 (pin 5) -> target nACK (pin 10); target D3 (pin 5) -> logger nACK (pin 10)",
-        "Grounds: pins 18-25 to 18-25. The cable is symmetric: either plug may go to either PC.",
-        "Defaults: hw/parport/parport-defaults.hpp; pin table: schematics/parport/pins.csv",
-    ]
+        "Grounds: pins 18-25 to 18-25. The cable is symmetric: either plug may go to either PC."))
     db25 = "Connector:DB25_Pins"
     logger = s.symbol(db25, "J1", "DB25 plug: LOGGER LPT", 76.2, 93.98, mirror="y",
                       fields={"Reference": (0, -35.56, 0, None), "Value": (0, 35.56, 0, None)})
@@ -378,13 +380,10 @@ def gpiod(lib, shifted):
     """shifted: the target's GPIO runs at its own VIO, so U1-U3 translate; else a 3.3 V target."""
     name = "gpiod" if shifted else "gpiod-3v3"
     what = "level-shifted target (1.8 V / 5 V)" if shifted else "3.3 V target"
-    s = sheet(name, f"irqloop gpiod: Pi logger, {what}", lib)
-    s.comments = [
+    s = sheet(name, f"irqloop gpiod: Pi logger, {what}", lib, backend="gpiod", notes=(
         "GPIO17 (pin 11) stimulus out, GPIO27 (13) response in, GPIO22 (15) trace trigger, GND 9",
         ("U1-U3: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets: gpiod-3v3.kicad_sch"
-         if shifted else "For a 1.8 V or 5 V target use gpiod.kicad_sch (level shifters U1-U3)"),
-        "Defaults: hw/gpiod/gpiod-defaults.hpp; pin table: schematics/gpiod/pins.csv",
-    ]
+         if shifted else "For a 1.8 V or 5 V target use gpiod.kicad_sch (level shifters U1-U3)")))
     pi = s.symbol("Connector:Raspberry_Pi_2_3", "J1", "Raspberry Pi 40-pin header: LOGGER", 55.88, 91.44,
                   mirror="y", fields={"Reference": (12.7, -34.29, 0, "left"), "Value": (0, 41.91, 0, None)})
     out, trig, inp = s.pin(pi, 11), s.pin(pi, 15), s.pin(pi, 13)
@@ -432,12 +431,10 @@ def gpiod(lib, shifted):
 
 def ftdi(lib):
     """An FT232H breakout (MPSSE) to a target at any GPIO voltage, through U1-U3."""
-    s = sheet("ftdi", "irqloop ftdi: FT232H breakout logger, level-shifted target", lib)
-    s.comments = [
+    s = sheet("ftdi", "irqloop ftdi: FT232H breakout logger, level-shifted target", lib,
+              backend="ftdi", notes=(
         "ADBUS4 (J1.5) stimulus out, ADBUS2 (J1.3, MPSSE data in) response in, ADBUS5 (J1.6) trigger",
-        "U1-U3: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets may skip them",
-        "Defaults: hw/ftdi/ftdi-defaults.hpp; pin table: schematics/ftdi/pins.csv",
-    ]
+        "U1-U3: 3.3 V <-> the target's VIO (1.65-5.5 V); 3.3 V targets may skip them"))
     ft = s.symbol("Connector_Generic:Conn_01x10", "J1", "FT232H breakout: LOGGER (ADBUS0-7, GND, 3V3)",
                   55.88, 91.44, mirror="y",
                   fields={"Reference": (0, -13.97, 0, None), "Value": (0, 16.51, 0, None)})

@@ -204,4 +204,20 @@ std::string format_duration(double ns)
     return buf;
 }
 
+std::string format_scaled(double v, std::initializer_list<scale_step> steps)
+{
+    const scale_step* use = nullptr;
+    for (const scale_step& s : steps) {
+        use = &s;
+        if (v >= s.from)
+            break;
+    }
+    char b[48];
+    if (!use)
+        std::snprintf(b, sizeof b, "%g", v);
+    else
+        std::snprintf(b, sizeof b, "%g%s", v / use->divisor, use->unit);
+    return b;
+}
+
 } // namespace irqloop

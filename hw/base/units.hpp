@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -62,5 +63,19 @@ double parse_number(std::string_view text, std::string_view what);
  * e.g. 1234 -> "1.234us", 3600e9 -> "1h00m00s".
  */
 std::string format_duration(double ns);
+
+/** @brief One step of format_scaled(): from @p from up, the value / @p divisor, with @p unit. */
+struct scale_step final {
+    double from;
+    double divisor;
+    const char* unit;
+};
+
+/**
+ * @brief @p v in the first of @p steps (largest first) that it reaches, printed with %g and
+ * the step's unit; the last step takes whatever is left. E.g. with {{1e6, 1e6, "MHz"},
+ * {1e3, 1e3, "kHz"}, {0, 1, "Hz"}}: 30e6 -> "30MHz", 457.8 -> "457.8Hz".
+ */
+std::string format_scaled(double v, std::initializer_list<scale_step> steps);
 
 } // namespace irqloop

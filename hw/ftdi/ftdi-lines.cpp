@@ -29,14 +29,7 @@ std::int64_t now_ns() noexcept
 
 std::string hz_text(double hz)
 {
-    char b[32];
-    if (hz >= 1e6)
-        std::snprintf(b, sizeof b, "%gMHz", hz / 1e6);
-    else if (hz >= 1e3)
-        std::snprintf(b, sizeof b, "%gkHz", hz / 1e3);
-    else
-        std::snprintf(b, sizeof b, "%gHz", hz);
-    return b;
+    return format_scaled(hz, {{1e6, 1e6, "MHz"}, {1e3, 1e3, "kHz"}, {0, 1, "Hz"}});
 }
 
 double parse_hz(const std::string& v, const std::string& what)
@@ -56,11 +49,42 @@ double parse_hz(const std::string& v, const std::string& what)
 
 } // namespace
 
-ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
+ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o,
+                       const calibration_lookup& floor)
     : lines(far_end{true, o.follow}), port_(std::move(port)), opt_(std::move(o))
 {
     const ftdi_chip chip = port_->chip();
     const std::string what = "open FTDI device " + port_->where();
+    check_pins(chip, what);
+    const ftdi_port_config pc = size_window(chip, what);
+    if (int r = port_->configure(pc); r < 0)
+        throw irqloop::error("configure FTDI device " + port_->where(),
+                             "libftdi " + std::to_string(r) + ": " + port_->error_text(),
+                             "unplug and replug it; check dmesg");
+    cmd_.resize(window_ + 64);
+    buf_.resize(2 * window_ + 64);
+    if (opt_.syncbb) {
+        calibrate_syncbb();
+    } else {
+        sync_mpsse();
+        setup_mpsse();
+    }
+    offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
+    offset_source_ = opt_.offset_ns >= 0 ? "given (offset=)" : "nominal";
+    // offset=auto: the newest floor run on this wiring, taken in before the first sample.
+    if (opt_.offset_auto && floor)
+        if (const std::optional<calibration> c = floor(backend_kind::ftdi, wiring()))
+            take_floor(*c);
+    if (error())
+        throw irqloop::error(what,
+                             std::string("the chip stopped answering during set-up (") +
+                                 port_->error_text() + ")",
+                             "unplug and replug it");
+}
+
+// The options that the chip refuses, before anything is sent to it.
+void ftdi_lines::check_pins(ftdi_chip chip, const std::string& what) const
+{
     if (!opt_.syncbb && !ftdi_chip_has_mpsse(chip))
         throw irqloop::error(
             what, std::string("the ") + ftdi_chip_name(chip) + " has no MPSSE",
@@ -77,7 +101,11 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
     if (opt_.latency_ms < 1 || opt_.latency_ms > 255)
         throw irqloop::error(what, "latency must lie between 1 and 255 ms",
                              "use latency=1 (libftdi refuses 0)");
+}
 
+// The read window, the pin directions and the clock for the mode: the port's configuration.
+ftdi_port_config ftdi_lines::size_window(ftdi_chip chip, const std::string& what)
+{
     const std::size_t fifo = ftdi_chip_fifo(chip);
     const std::size_t packet_payload = ftdi_chip_packet(chip) - 2;
     ftdi_port_config pc;
@@ -119,25 +147,7 @@ ftdi_lines::ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o)
         pc.read_chunk = static_cast<unsigned>(std::max<std::size_t>(4096, window_ + 64));
         pc.write_chunk = 4096;
     }
-    if (int r = port_->configure(pc); r < 0)
-        throw irqloop::error("configure FTDI device " + port_->where(),
-                             "libftdi " + std::to_string(r) + ": " + port_->error_text(),
-                             "unplug and replug it; check dmesg");
-    cmd_.resize(window_ + 64);
-    buf_.resize(2 * window_ + 64);
-    if (opt_.syncbb) {
-        calibrate_syncbb();
-    } else {
-        sync_mpsse();
-        setup_mpsse();
-    }
-    offset_ns_ = opt_.offset_ns >= 0 ? opt_.offset_ns : nominal_offset_ns();
-    offset_source_ = opt_.offset_ns >= 0 ? "given (offset=)" : "nominal";
-    if (error())
-        throw irqloop::error(what,
-                             std::string("the chip stopped answering during set-up (") +
-                                 port_->error_text() + ")",
-                             "unplug and replug it");
+    return pc;
 }
 
 ftdi_lines::~ftdi_lines()
@@ -382,7 +392,7 @@ int ftdi_lines::sense() noexcept
     return (b >> opt_.in_bit) & 1;
 }
 
-bool ftdi_lines::open_trigger(const std::string& line)
+void ftdi_lines::open_trigger(const std::string& line)
 {
     // --trigger-line names the pin (ADBUS5, or D2 in syncbb) unless the spec's trigger= did.
     if (opt_.trigger_bit < 0 && opt_.syncbb)
@@ -410,7 +420,6 @@ bool ftdi_lines::open_trigger(const std::string& line)
                                  "replug the device");
     }
     trigger_open_ = true;
-    return true;
 }
 
 void ftdi_lines::trigger(bool high) noexcept
@@ -463,7 +472,7 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
     out_high_ = high;
     const std::int64_t window = static_cast<std::int64_t>(window_ns());
     const std::size_t need = 1 + window_ + 2;
-    int got = receive(buf_.data(), need, t_w0 + window + answer_margin_ns);
+    const int got = receive(buf_.data(), need, t_w0 + window + answer_margin_ns);
     if (got < 0)
         return -1;
     if (static_cast<std::size_t>(got) != need || buf_[need - 2] != mpsse::bad_reply ||
@@ -473,13 +482,13 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
     }
     const bool idle = (buf_[0] >> opt_.in_bit) & 1;
     const bool answer = opt_.follow ? high : !idle;
-    ftdi_decoded d = ftdi_decode(buf_.data() + 1, window_, opt_.order, idle, answer);
-    std::int64_t t_r = now_ns();
+    const ftdi_decoded d = ftdi_decode(buf_.data() + 1, window_, opt_.order, idle, answer);
+    const std::int64_t t_r = now_ns();
     if (d.stale) {
         out.lost = out.late = true;
         return 0;
     }
-    bool glitch = d.glitch;
+    const bool glitch = d.glitch;
     if (d.first >= 0) {
         const double lat = offset_ns_ + static_cast<double>(d.first) * tick_ns_;
         out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
@@ -493,6 +502,18 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
         return 0;
     }
     // Not in the first window: read more windows, each bracketed by the host clock.
+    return measure_chained(read_op, idle, answer, glitch, t_w0, timeout_ns, out);
+}
+
+// MPSSE: the windows after the first, until the answer shows or the timeout passes; a sample
+// found here is bracketed by the host clock (its latency the round trip, an upper bound).
+int ftdi_lines::measure_chained(std::uint8_t read_op, bool idle, bool answer, bool glitch,
+                                std::int64_t t_w0, std::int64_t timeout_ns,
+                                device_sample& out) noexcept
+{
+    const std::uint8_t len_lo = static_cast<std::uint8_t>((window_ - 1) & 0xff);
+    const std::uint8_t len_hi = static_cast<std::uint8_t>((window_ - 1) >> 8);
+    const std::int64_t window = static_cast<std::int64_t>(window_ns());
     std::uint64_t before = window_ * 8; // samples taken before the current window
     const std::uint8_t more[5] = {read_op, len_lo, len_hi, mpsse::bad_opcode,
                                   mpsse::send_immediate};
@@ -504,7 +525,7 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
         }
         if (send(more, sizeof more) < 0)
             return -1;
-        got = receive(buf_.data(), window_ + 2, now_ns() + window + answer_margin_ns);
+        const int got = receive(buf_.data(), window_ + 2, now_ns() + window + answer_margin_ns);
         if (got < 0)
             return -1;
         if (static_cast<std::size_t>(got) != window_ + 2 || buf_[window_] != mpsse::bad_reply ||
@@ -512,8 +533,8 @@ int ftdi_lines::measure_mpsse(bool high, std::int64_t timeout_ns, device_sample&
             out.lost = out.suspect = true;
             return resync();
         }
-        d = ftdi_decode(buf_.data(), window_, opt_.order, idle, answer);
-        t_r = now_ns();
+        const ftdi_decoded d = ftdi_decode(buf_.data(), window_, opt_.order, idle, answer);
+        const std::int64_t t_r = now_ns();
         glitch = glitch || d.glitch;
         if (d.first >= 0) {
             ++chained_;
@@ -542,7 +563,7 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
     const std::uint8_t out_mask = static_cast<std::uint8_t>(1u << opt_.out_bit);
     const std::int64_t t_w0 = now_ns();
     const std::int64_t window = static_cast<std::int64_t>(static_cast<double>(window_) * tick_hi_);
-    bool idle = false, answer = false, glitch = false, left_idle = false;
+    bool idle = false, answer = false, glitch = false;
     std::uint64_t before = 0;
     for (bool first = true;; first = false) {
         if (!first && now_ns() - t_w0 > timeout_ns) {
@@ -575,48 +596,59 @@ int ftdi_lines::measure_syncbb(bool high, std::int64_t timeout_ns, device_sample
                 return 0;
             }
         }
-        // The final run at the answer level, counted in samples from the edge.
-        std::int64_t start = -1;
-        for (std::size_t k = from; k < window_; ++k) {
-            const bool v = (buf_[k] >> opt_.in_bit) & 1;
-            if (v == answer && start < 0)
-                start = static_cast<std::int64_t>(k);
-            else if (v != answer) {
-                if (start >= 0 || v != idle)
-                    glitch = true;
-                left_idle = left_idle || start >= 0;
-                start = -1;
-            }
-        }
+        const std::int64_t start = answer_run(from, idle, answer, glitch);
         if (start >= 0) {
-            const std::int64_t t_r = now_ns();
-            if (first) {
-                // Read byte `start` was taken start - 1 ticks after the edge, the one before it
-                // start - 2 ticks after: the upper bound with the tick's upper bound, the lower
-                // one with its lower bound.
-                const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_hi_;
-                const double lower =
-                    offset_ns_ +
-                    static_cast<double>(std::max<std::int64_t>(start - 2, 0)) * tick_lo_;
-                out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
-                out.bracket_ns = std::max<std::int64_t>(
-                    0,
-                    out.latency_ns - static_cast<std::int64_t>(std::floor(std::max(lower, 0.0))));
-                out.suspect = glitch || out.latency_ns > t_r - t_w0;
-            } else {
-                ++chained_;
-                out.latency_ns = t_r - t_w0;
-                const double lower =
-                    offset_ns_ + static_cast<double>(before + start - 2) * tick_lo_;
-                out.bracket_ns =
-                    std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
-                out.suspect = glitch;
-            }
+            syncbb_bracket(first, start, before, glitch, t_w0, out);
             return 0;
         }
         before += window_ - (first ? 1 : 0);
-        (void)left_idle;
     }
+}
+
+// Syncbb: where the final run at the answer level starts in the read window (from @p from),
+// counted in samples from the edge; -1 when the window ends off it. Any other change of the
+// level is a glitch.
+std::int64_t ftdi_lines::answer_run(std::size_t from, bool idle, bool answer,
+                                    bool& glitch) const noexcept
+{
+    std::int64_t start = -1;
+    for (std::size_t k = from; k < window_; ++k) {
+        const bool v = (buf_[k] >> opt_.in_bit) & 1;
+        if (v == answer && start < 0)
+            start = static_cast<std::int64_t>(k);
+        else if (v != answer) {
+            if (start >= 0 || v != idle)
+                glitch = true;
+            start = -1;
+        }
+    }
+    return start;
+}
+
+// Syncbb: the latency and bracket of an answer seen at read byte @p start of the first window
+// (the tick's bounds), or of a later one (the host clock's round trip).
+void ftdi_lines::syncbb_bracket(bool first, std::int64_t start, std::uint64_t before, bool glitch,
+                                std::int64_t t_w0, device_sample& out) noexcept
+{
+    const std::int64_t t_r = now_ns();
+    if (first) {
+        // Read byte `start` was taken start - 1 ticks after the edge, the one before it
+        // start - 2 ticks after: the upper bound with the tick's upper bound, the lower
+        // one with its lower bound.
+        const double lat = offset_ns_ + static_cast<double>(start - 1) * tick_hi_;
+        const double lower =
+            offset_ns_ + static_cast<double>(std::max<std::int64_t>(start - 2, 0)) * tick_lo_;
+        out.latency_ns = static_cast<std::int64_t>(std::ceil(std::max(lat, 0.0)));
+        out.bracket_ns = std::max<std::int64_t>(
+            0, out.latency_ns - static_cast<std::int64_t>(std::floor(std::max(lower, 0.0))));
+        out.suspect = glitch || out.latency_ns > t_r - t_w0;
+        return;
+    }
+    ++chained_;
+    out.latency_ns = t_r - t_w0;
+    const double lower = offset_ns_ + static_cast<double>(before + start - 2) * tick_lo_;
+    out.bracket_ns = std::max<std::int64_t>(0, out.latency_ns - static_cast<std::int64_t>(lower));
+    out.suspect = glitch;
 }
 
 std::string ftdi_lines::describe() const
@@ -658,18 +690,23 @@ std::int64_t ftdi_lines::device_bracket_ns() const noexcept
     return static_cast<std::int64_t>(std::ceil((w - 1) * tick_hi_ - (w - 2) * tick_lo_)) + 1;
 }
 
-std::string ftdi_lines::floor_wiring() const
+void ftdi_lines::take_floor(const calibration& c)
 {
-    return opt_.offset_auto ? wiring() : std::string();
+    // The answer path is proven slower than the first samples by the share: the samples look
+    // that much earlier at the target's pins than the nominal offset says.
+    floor_share_ns_ = std::max<std::int64_t>(0, c.floor_share_ns);
+    offset_ns_ = nominal_offset_ns() - static_cast<double>(floor_share_ns_);
+    offset_source_ = c.floor_run;
 }
 
-void ftdi_lines::use_floor(std::int64_t share_ns, const std::string& source)
+backend_identity ftdi_lines::identity() const
 {
-    // The answer path is proven slower than the first samples by share_ns: the samples look
-    // that much earlier at the target's pins than the nominal offset says.
-    floor_share_ns_ = std::max<std::int64_t>(0, share_ns);
-    offset_ns_ = nominal_offset_ns() - static_cast<double>(floor_share_ns_);
-    offset_source_ = source;
+    backend_identity id = identity_of_spec(describe());
+    id.wiring = wiring();
+    id.clock = device_clock{tick_ns_, tick_lo_, tick_hi_, offset_ns_};
+    if (floor_share_ns_ >= 0)
+        id.floor = calibration{floor_share_ns_, offset_source_};
+    return id;
 }
 
 std::vector<metadata_item> ftdi_lines::metadata() const
@@ -727,44 +764,42 @@ unsigned pin_bit(const std::string& name, bool syncbb, char interface, const std
 
 } // namespace
 
-ftdi_spec take_ftdi_spec(spec& s, role r)
+namespace
 {
-    ftdi_spec x;
-    ftdi_options& o = x.options;
-    const std::string ctx = "backend 'ftdi'";
-    if (r != role::logger)
-        throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
-                    "run irqloop-responder on the target with another backend");
-    const std::string sim = s.take_string("sim", "");
-    const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
-                      bus = s.take_string("bus", "");
-    if ((!sim.empty()) + (!desc.empty()) + (!serial.empty()) + (!bus.empty()) > 1)
-        throw error("bad backend spec '" + s.text() + "'",
-                    "give at most one of sim=, desc=, serial=, bus=");
-    const std::string iface = s.take_string("interface", "A");
-    if (iface.size() != 1 || iface[0] < 'A' || iface[0] > 'D')
-        throw error("bad value for " + ctx + " key 'interface'", "'" + iface + "'",
-                    "use A, B, C or D");
-    o.interface = iface[0];
-    ftdi_chip sim_chip = ftdi_chip::unknown;
-    if (!sim.empty()) {
-        sim_chip = sim == "ft232h"    ? ftdi_chip::ft232h
-                   : sim == "ft2232h" ? ftdi_chip::ft2232h
-                   : sim == "ft232r"  ? ftdi_chip::ft232r
-                                      : ftdi_chip::unknown;
-        if (sim_chip == ftdi_chip::unknown)
-            throw error("bad value for " + ctx + " key 'sim'", "'" + sim + "'",
-                        "use ft232h, ft2232h or ft232r");
-        if (o.interface != 'A' && !(sim_chip == ftdi_chip::ft2232h && o.interface == 'B'))
-            throw error("bad value for " + ctx + " key 'interface'",
-                        "the simulated " + sim + " has no interface " + iface);
-    }
-    const std::string mode =
-        s.take_string("mode", sim_chip == ftdi_chip::ft232r ? "syncbb" : "mpsse");
-    if (mode != "mpsse" && mode != "syncbb")
-        throw error("bad value for " + ctx + " key 'mode'", "'" + mode + "'",
-                    "use mpsse or syncbb");
-    o.syncbb = mode == "syncbb";
+
+/** The keys of the chip simulator (sim=): its latency model and the USB faults it injects. */
+void take_sim_keys(spec& s, const std::string& ctx, ftdi_sim_config& c)
+{
+    c.model = latency_model::from_spec(s);
+    auto prob = [&](const char* key) {
+        double p = s.take_number(key, 0);
+        if (!(p >= 0 && p <= 1))
+            throw error("bad value for " + ctx + " key '" + key + "'", std::to_string(p),
+                        "use 0..1");
+        return p;
+    };
+    c.glitch_p = prob("glitch_p");
+    c.stall_p = prob("stall_p");
+    c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000, 0, 10'000'000'000);
+    c.zero_p = prob("zero_p");
+    c.partial_p = prob("partial_p");
+    // The simulated FIFO is allocated: at most 16 MiB.
+    c.fifo = s.take_count("fifo", 0, 0, 16u << 20);
+    c.path_ns = s.take_duration_ns("path", 0);
+    c.syncbb_multiplier = s.take_number("multiplier", 16);
+    if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))
+        throw error("bad value for " + ctx + " key 'multiplier'",
+                    std::to_string(c.syncbb_multiplier), "use 1..64 (the chip's: 16)");
+    c.syncbb_jitter = s.take_number("jitter", 0);
+    if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
+        throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),
+                    "use 0..0.5");
+    c.seed = s.take_count("usb_seed", 1);
+}
+
+/** The pins (out=, in=, trigger=), named for the mode and the interface. */
+void take_pins(spec& s, const std::string& ctx, ftdi_options& o)
+{
     namespace dflt = ftdi_defaults;
     auto default_pin = [&](const char* mpsse_name, const char* bb_name) {
         std::string n = o.syncbb ? bb_name : mpsse_name;
@@ -781,20 +816,22 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
         o.trigger_bit = static_cast<int>(
             pin_bit(o.pin_names[2], o.syncbb, o.interface, ctx + " key 'trigger'"));
     }
+}
+
+/** The timing keys: TCK, window, bit order, sampling edge, offset, latency timer, baud. */
+void take_timing(spec& s, const std::string& ctx, ftdi_options& o)
+{
+    namespace dflt = ftdi_defaults;
     if (auto t = s.take("tck"))
         o.tck_hz = parse_hz(*t, ctx + " key 'tck'");
     else
         o.tck_hz = dflt::tck_hz;
     o.window = s.take_count("window", 0, 0, 1u << 20); // checked against the chip's FIFO later
-    const std::string order = s.take_string("order", "msb");
-    if (order != "msb" && order != "lsb")
-        throw error("bad value for " + ctx + " key 'order'", "'" + order + "'", "use msb or lsb");
-    o.order = order == "msb" ? ftdi_bit_order::msb_first : ftdi_bit_order::lsb_first;
-    const std::string edge = s.take_string("edge", "rising");
-    if (edge != "rising" && edge != "falling")
-        throw error("bad value for " + ctx + " key 'edge'", "'" + edge + "'",
-                    "use rising or falling");
-    o.neg_edge = edge == "falling";
+    o.order = s.take_choice("order", {"msb", "lsb"}, "msb", "the bit order of a read byte") == 0
+                  ? ftdi_bit_order::msb_first
+                  : ftdi_bit_order::lsb_first;
+    o.neg_edge = s.take_choice("edge", {"rising", "falling"}, "rising",
+                               "the TCK edge the data input is sampled on") == 1;
     if (auto off = s.take("offset")) {
         if (*off == "auto" || *off == "nominal")
             o.offset_auto = *off == "auto";
@@ -803,14 +840,6 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
             o.offset_ns = static_cast<double>(parse_duration_ns(*off, ctx + " key 'offset'"));
         }
     }
-    // The simulated far end follows, like the sim backend's board; real targets
-    // (irqloop-responder, the kernel responder) toggle unless told otherwise.
-    const far_end answers = take_far_end(s, far_end{true, !sim.empty()});
-    if (!answers.both_edges)
-        throw error("bad backend spec '" + s.text() + "'",
-                    "the ftdi backend measures both edges: edges=rising is not supported",
-                    "use a far end that answers both edges, or another backend");
-    o.follow = answers.follow;
     const std::uint64_t lat = s.take_count("latency", dflt::latency_ms);
     if (lat < 1 || lat > 255)
         throw error("bad value for " + ctx + " key 'latency'", std::to_string(lat) + " ms",
@@ -820,40 +849,63 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
     if (baud < 300 || baud > 3'000'000)
         throw error("bad value for " + ctx + " key 'baud'", std::to_string(baud), "use 300..3M");
     o.baud = static_cast<int>(baud);
+}
 
+/** The simulated chip sim= names, checked against interface=; unknown without sim=. */
+ftdi_chip take_sim_chip(spec& s, const ftdi_options& o)
+{
+    const std::optional<std::string> sim = s.peek("sim");
+    if (!sim)
+        return ftdi_chip::unknown;
+    constexpr ftdi_chip chips[] = {ftdi_chip::ft232h, ftdi_chip::ft2232h, ftdi_chip::ft232r};
+    const ftdi_chip chip =
+        chips[s.take_choice("sim", {"ft232h", "ft2232h", "ft232r"}, "", "the simulated chip")];
+    if (o.interface != 'A' && !(chip == ftdi_chip::ft2232h && o.interface == 'B'))
+        throw error("bad value for backend 'ftdi' key 'interface'",
+                    "the simulated " + *sim + " has no interface " + std::string(1, o.interface));
+    return chip;
+}
+
+} // namespace
+
+ftdi_spec take_ftdi_spec(spec& s, role r)
+{
+    ftdi_spec x;
+    ftdi_options& o = x.options;
+    const std::string ctx = "backend 'ftdi'";
+    if (r != role::logger)
+        throw error("open backend 'ftdi'", "the ftdi backend is a logger only",
+                    "run irqloop-responder on the target with another backend");
+    const bool sim = s.has("sim");
+    const std::string desc = s.take_string("desc", ""), serial = s.take_string("serial", ""),
+                      bus = s.take_string("bus", "");
+    if (sim + (!desc.empty()) + (!serial.empty()) + (!bus.empty()) > 1)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "give at most one of sim=, desc=, serial=, bus=");
+    o.interface =
+        "ABCD"[s.take_choice("interface", {"A", "B", "C", "D"}, "A", "the chip's interface")];
+    const ftdi_chip sim_chip = take_sim_chip(s, o);
+    o.syncbb =
+        s.take_choice("mode", {"mpsse", "syncbb"},
+                      sim_chip == ftdi_chip::ft232r ? "syncbb" : "mpsse", "the chip's engine") == 1;
+    take_pins(s, ctx, o);
+    take_timing(s, ctx, o);
+    // The simulated far end follows, like the sim backend's board; real targets
+    // (irqloop-responder, the kernel responder) toggle unless told otherwise.
+    const far_end answers = take_far_end(s, far_end{true, sim});
+    if (!answers.both_edges)
+        throw error("bad backend spec '" + s.text() + "'",
+                    "the ftdi backend measures both edges: edges=rising is not supported",
+                    "use a far end that answers both edges, or another backend");
+    o.follow = answers.follow;
     const bool detach = s.take_bool("detach", true);
-    x.sim = !sim.empty();
-    ftdi_sim_config& c = x.sim_config;
+    x.sim = sim;
     if (x.sim) {
-        c.model = latency_model::from_spec(s);
-        auto prob = [&](const char* key) {
-            double p = s.take_number(key, 0);
-            if (!(p >= 0 && p <= 1))
-                throw error("bad value for " + ctx + " key '" + key + "'", std::to_string(p),
-                            "use 0..1");
-            return p;
-        };
-        c.glitch_p = prob("glitch_p");
-        c.stall_p = prob("stall_p");
-        c.stall_max_ns = s.take_duration_ns("stall_max", 2'000'000, 0, 10'000'000'000);
-        c.zero_p = prob("zero_p");
-        c.partial_p = prob("partial_p");
-        // The simulated FIFO is allocated: at most 16 MiB.
-        c.fifo = s.take_count("fifo", 0, 0, 16u << 20);
-        c.path_ns = s.take_duration_ns("path", 0);
-        c.syncbb_multiplier = s.take_number("multiplier", 16);
-        if (!(c.syncbb_multiplier >= 1 && c.syncbb_multiplier <= 64))
-            throw error("bad value for " + ctx + " key 'multiplier'",
-                        std::to_string(c.syncbb_multiplier), "use 1..64 (the chip's: 16)");
-        c.syncbb_jitter = s.take_number("jitter", 0);
-        if (!(c.syncbb_jitter >= 0 && c.syncbb_jitter < 0.5))
-            throw error("bad value for " + ctx + " key 'jitter'", std::to_string(c.syncbb_jitter),
-                        "use 0..0.5");
-        c.seed = s.take_count("usb_seed", 1);
-        c.chip = sim_chip;
-        c.out_bit = o.out_bit;
-        c.in_bit = o.in_bit;
-        c.follow = o.follow;
+        take_sim_keys(s, ctx, x.sim_config);
+        x.sim_config.chip = sim_chip;
+        x.sim_config.out_bit = o.out_bit;
+        x.sim_config.in_bit = o.in_bit;
+        x.sim_config.follow = o.follow;
     } else {
         x.device.desc = desc;
         x.device.serial = serial;
@@ -864,14 +916,14 @@ ftdi_spec take_ftdi_spec(spec& s, role r)
     return x;
 }
 
-std::unique_ptr<lines> open_ftdi(const ftdi_spec& x)
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x, const calibration_lookup& floor)
 {
     std::unique_ptr<ftdi_port> port;
     if (x.sim)
         port = std::make_unique<ftdi_sim>(x.sim_config);
     else
         port = open_libftdi_port(x.device);
-    return std::make_unique<ftdi_lines>(std::move(port), x.options);
+    return std::make_unique<ftdi_lines>(std::move(port), x.options, floor);
 }
 
 } // namespace irqloop::hw

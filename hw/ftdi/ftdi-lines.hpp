@@ -58,24 +58,27 @@ struct ftdi_options final {
  * set the clock and pins. drive()/sense() also work (host-timed, one round trip each), for
  * re-synchronising and for responders; measure() is the sampler's path.
  */
-class ftdi_lines final : public lines
+class ftdi_lines final : public polled_wire,
+                         public lines,
+                         public device_timed_wire,
+                         public trigger_line
 {
 public:
     /** @throws irqloop::error when the chip does not answer as expected or the options do not fit
      * it. */
-    ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o);
+    ftdi_lines(std::unique_ptr<ftdi_port> port, ftdi_options o,
+               const calibration_lookup& floor = {});
     ~ftdi_lines() override;
 
     void drive(bool high) noexcept override;
     int sense() noexcept override;
-    bool open_trigger(const std::string& line) override;
+    void open_trigger(const std::string& line) override;
     void trigger(bool high) noexcept override;
     void stop() noexcept override;
-    bool device_timed() const noexcept override { return true; }
     int measure(bool high, std::int64_t timeout_ns, device_sample& out) noexcept override;
     std::int64_t device_bracket_ns() const noexcept override;
-    std::string floor_wiring() const override;
-    void use_floor(std::int64_t share_ns, const std::string& source) override;
+    /** @brief The spec, the wiring, the device clock and the floor share taken in. */
+    backend_identity identity() const override;
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
@@ -99,12 +102,20 @@ public:
 private:
     int send(const std::uint8_t* b, std::size_t n) noexcept;
     int receive(std::uint8_t* b, std::size_t n, std::int64_t deadline_ns) noexcept;
+    void check_pins(ftdi_chip chip, const std::string& what) const;
+    ftdi_port_config size_window(ftdi_chip chip, const std::string& what);
+    void take_floor(const calibration& c);
     void sync_mpsse();
     void setup_mpsse();
     void calibrate_syncbb();
     int resync() noexcept;
     int measure_mpsse(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    int measure_chained(std::uint8_t read_op, bool idle, bool answer, bool glitch,
+                        std::int64_t t_w0, std::int64_t timeout_ns, device_sample& out) noexcept;
     int measure_syncbb(bool high, std::int64_t timeout_ns, device_sample& out) noexcept;
+    std::int64_t answer_run(std::size_t from, bool idle, bool answer, bool& glitch) const noexcept;
+    void syncbb_bracket(bool first, std::int64_t start, std::uint64_t before, bool glitch,
+                        std::int64_t t_w0, device_sample& out) noexcept;
     std::uint8_t pins(bool high) const noexcept;
     std::string wiring() const;
 
@@ -151,6 +162,6 @@ struct ftdi_spec final {
 ftdi_spec take_ftdi_spec(spec& s, role r);
 
 /** @brief Open the chip (or the simulator) and set it up. */
-std::unique_ptr<lines> open_ftdi(const ftdi_spec& x);
+std::unique_ptr<lines> open_ftdi(const ftdi_spec& x, const calibration_lookup& floor = {});
 
 } // namespace irqloop::hw

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ftdi-port.hpp"
 
+#include "enum-names.hpp"
 #include "error.hpp"
 
 namespace irqloop::hw
@@ -8,19 +9,11 @@ namespace irqloop::hw
 
 const char* ftdi_chip_name(ftdi_chip c) noexcept
 {
-    switch (c) {
-    case ftdi_chip::ft232h:
-        return "ft232h";
-    case ftdi_chip::ft2232h:
-        return "ft2232h";
-    case ftdi_chip::ft4232h:
-        return "ft4232h";
-    case ftdi_chip::ft232r:
-        return "ft232r";
-    case ftdi_chip::unknown:
-        break;
-    }
-    return "unknown";
+    static constexpr enum_name<ftdi_chip> names[] = {{ftdi_chip::ft232h, "ft232h"},
+                                                     {ftdi_chip::ft2232h, "ft2232h"},
+                                                     {ftdi_chip::ft4232h, "ft4232h"},
+                                                     {ftdi_chip::ft232r, "ft232r"}};
+    return name_of(c, names, "unknown");
 }
 
 bool ftdi_chip_has_mpsse(ftdi_chip c) noexcept

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "interface.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,13 +55,9 @@ struct ftdi_port_config final {
  * error_text(). read() returns what has arrived (libftdi strips the two modem-status bytes
  * of every packet): possibly 0 or fewer bytes than asked, never more.
  */
-class ftdi_port
+class ftdi_port : public interface
 {
 public:
-    virtual ~ftdi_port() = default;
-    ftdi_port(const ftdi_port&) = delete;
-    ftdi_port& operator=(const ftdi_port&) = delete;
-
     /**
      * @brief Reset the bit mode (the MPSSE keeps running across a close), set the latency
      * timer and chunk sizes, flush both FIFOs, then enter @p c.mode.

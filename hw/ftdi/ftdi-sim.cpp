@@ -236,101 +236,9 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
             t_eng_ = std::max(t_eng_, rel(t0));
         }
     }
-    const double tick = tick_ns();
+    const double tick = tick_ns(); // as the step began (a divisor job takes effect at the next)
     while (job_count_ && !paused_ && t_eng_ <= rel(t)) {
-        job& j = jobs_[job_head_];
-        bool finished = true;
-        switch (j.kind) {
-        case op::set_low:
-            t_eng_ += cmd3_ns;
-            set_pins(j.a, j.b, eng_ns());
-            break;
-        case op::set_high:
-            high_value_ = j.a;
-            high_dir_ = j.b;
-            t_eng_ += cmd3_ns;
-            break;
-        case op::get_low:
-        case op::get_high:
-            if (!produce(j.kind == op::get_low ? pins_at(eng_ns()) : high_value_, eng_ns(),
-                         reading)) {
-                finished = false;
-                break;
-            }
-            t_eng_ += cmd_byte_ns;
-            break;
-        case op::divisor:
-            divisor_ = j.a | (static_cast<unsigned>(j.b) << 8);
-            t_eng_ += cmd3_ns;
-            break;
-        case op::div5:
-            div5_ = j.a != 0;
-            t_eng_ += cmd_byte_ns;
-            break;
-        case op::nop:
-            t_eng_ += cmd_byte_ns;
-            break;
-        case op::flush:
-            flush_pending_ = fifo_count_;
-            if (reading)
-                move_to_usb(fifo_count_, eng_ns());
-            t_eng_ += cmd_byte_ns;
-            break;
-        case op::echo:
-            if (fifo_cap_ - fifo_count_ < 2) {
-                finished = false;
-                break;
-            }
-            produce(mpsse::bad_reply, eng_ns(), reading);
-            produce(j.a, eng_ns(), reading);
-            ++bad_ops_;
-            t_eng_ += cmd_byte_ns;
-            break;
-        case op::read_bytes: {
-            if (!j.b) {
-                t_eng_ += cmd3_ns; // the command's three bytes, then the clocking
-                j.b = 1;
-            }
-            const bool lsb = j.a & 0x08, neg = j.a & 0x04;
-            const double first = neg ? tick : 0.5 * tick;
-            while (j.count) {
-                const double end = t_eng_ + 8 * tick;
-                if (end > rel(t) || fifo_count_ == fifo_cap_)
-                    break; // not clocked yet, or the FIFO is full: the engine waits
-                std::uint8_t byte = 0;
-                for (int k = 0; k < 8; ++k) {
-                    const bool bit = level_at(
-                        epoch_ + static_cast<std::int64_t>(std::floor(t_eng_ + first + k * tick)));
-                    if (bit)
-                        byte |= static_cast<std::uint8_t>(lsb ? 1u << k : 0x80u >> k);
-                }
-                produce(byte, epoch_ + static_cast<std::int64_t>(end), reading);
-                t_eng_ = end;
-                --j.count;
-                ++j.done;
-            }
-            finished = j.count == 0;
-            break;
-        }
-        case op::syncbb:
-            while (j.count) {
-                if (t_eng_ > rel(t) || fifo_count_ == fifo_cap_)
-                    break;
-                // The pins are read first, then the byte is written.
-                const auto te = eng_ns();
-                produce(pins_at(te - 1), te, reading);
-                set_pins(wdata_[j.data], low_dir_, te);
-                j.data = static_cast<std::uint32_t>((j.data + 1) % data_slots);
-                --j.count;
-                double tk = syncbb_tick_ns();
-                if (cfg_.syncbb_jitter > 0)
-                    tk *= 1.0 + cfg_.syncbb_jitter * (2 * unit() - 1);
-                t_eng_ += tk;
-            }
-            finished = j.count == 0;
-            break;
-        }
-        if (!finished) {
+        if (!run_job(jobs_[job_head_], t, tick, reading)) {
             if (fifo_count_ == fifo_cap_ && !paused_) {
                 paused_ = true; // pause, never drop: resumes when the host reads
                 ++pauses_;
@@ -345,19 +253,185 @@ void ftdi_sim::advance(std::int64_t t, bool reading) noexcept
     t_last_adv_ = std::max(t_last_adv_, t);
 }
 
+// One job on the engine's time up to @p t: true when it finished, false when it waits (for
+// its clocking, or for room in the FIFO).
+bool ftdi_sim::run_job(job& j, std::int64_t t, double tick, bool reading) noexcept
+{
+    bool finished = true;
+    switch (j.kind) {
+    case op::set_low:
+        t_eng_ += cmd3_ns;
+        set_pins(j.a, j.b, eng_ns());
+        break;
+    case op::set_high:
+        high_value_ = j.a;
+        high_dir_ = j.b;
+        t_eng_ += cmd3_ns;
+        break;
+    case op::get_low:
+    case op::get_high:
+        if (!produce(j.kind == op::get_low ? pins_at(eng_ns()) : high_value_, eng_ns(), reading)) {
+            finished = false;
+            break;
+        }
+        t_eng_ += cmd_byte_ns;
+        break;
+    case op::divisor:
+        divisor_ = j.a | (static_cast<unsigned>(j.b) << 8);
+        t_eng_ += cmd3_ns;
+        break;
+    case op::div5:
+        div5_ = j.a != 0;
+        t_eng_ += cmd_byte_ns;
+        break;
+    case op::nop:
+        t_eng_ += cmd_byte_ns;
+        break;
+    case op::flush:
+        flush_pending_ = fifo_count_;
+        if (reading)
+            move_to_usb(fifo_count_, eng_ns());
+        t_eng_ += cmd_byte_ns;
+        break;
+    case op::echo:
+        if (fifo_cap_ - fifo_count_ < 2) {
+            finished = false;
+            break;
+        }
+        produce(mpsse::bad_reply, eng_ns(), reading);
+        produce(j.a, eng_ns(), reading);
+        ++bad_ops_;
+        t_eng_ += cmd_byte_ns;
+        break;
+    case op::read_bytes:
+        clock_read_bytes(j, t, tick, reading);
+        finished = j.count == 0;
+        break;
+    case op::syncbb:
+        clock_syncbb(j, t, reading);
+        finished = j.count == 0;
+        break;
+    }
+    return finished;
+}
+
+// MPSSE read-bytes: clock in the data-in pin, 8 ticks a byte, while the FIFO has room.
+void ftdi_sim::clock_read_bytes(job& j, std::int64_t t, double tick, bool reading) noexcept
+{
+    if (!j.b) {
+        t_eng_ += cmd3_ns; // the command's three bytes, then the clocking
+        j.b = 1;
+    }
+    const bool lsb = j.a & 0x08, neg = j.a & 0x04;
+    const double first = neg ? tick : 0.5 * tick;
+    while (j.count) {
+        const double end = t_eng_ + 8 * tick;
+        if (end > rel(t) || fifo_count_ == fifo_cap_)
+            break; // not clocked yet, or the FIFO is full: the engine waits
+        std::uint8_t byte = 0;
+        for (int k = 0; k < 8; ++k) {
+            const bool bit =
+                level_at(epoch_ + static_cast<std::int64_t>(std::floor(t_eng_ + first + k * tick)));
+            if (bit)
+                byte |= static_cast<std::uint8_t>(lsb ? 1u << k : 0x80u >> k);
+        }
+        produce(byte, epoch_ + static_cast<std::int64_t>(end), reading);
+        t_eng_ = end;
+        --j.count;
+        ++j.done;
+    }
+}
+
+// Sync bit-bang: each byte written is preceded by a read of the pins, one tick a byte.
+void ftdi_sim::clock_syncbb(job& j, std::int64_t t, bool reading) noexcept
+{
+    while (j.count) {
+        if (t_eng_ > rel(t) || fifo_count_ == fifo_cap_)
+            break;
+        // The pins are read first, then the byte is written.
+        const auto te = eng_ns();
+        produce(pins_at(te - 1), te, reading);
+        set_pins(wdata_[j.data], low_dir_, te);
+        j.data = static_cast<std::uint32_t>((j.data + 1) % data_slots);
+        --j.count;
+        double tk = syncbb_tick_ns();
+        if (cfg_.syncbb_jitter > 0)
+            tk *= 1.0 + cfg_.syncbb_jitter * (2 * unit() - 1);
+        t_eng_ += tk;
+    }
+}
+
+ftdi_sim::job ftdi_sim::decode(std::uint8_t c, std::size_t& len) noexcept
+{
+    struct command {
+        std::uint8_t code;
+        op kind;
+        std::uint8_t a, len;
+    };
+    // The opcodes the engine acts on; the mode switches it has no use for are taken as no-ops,
+    // any other byte is a bad opcode, echoed.
+    static constexpr command commands[] = {
+        {mpsse::set_low, op::set_low, 0, 3},         {mpsse::set_high, op::set_high, 0, 3},
+        {mpsse::get_low, op::get_low, 0, 1},         {mpsse::get_high, op::get_high, 0, 1},
+        {mpsse::tck_divisor, op::divisor, 0, 3},     {mpsse::send_immediate, op::flush, 0, 1},
+        {mpsse::div5_off, op::div5, 0, 1},           {mpsse::div5_on, op::div5, 1, 1},
+        {mpsse::loopback_on, op::nop, 0, 1},         {mpsse::loopback_off, op::nop, 0, 1},
+        {mpsse::three_phase_on, op::nop, 0, 1},      {mpsse::three_phase_off, op::nop, 0, 1},
+        {mpsse::adaptive_on, op::nop, 0, 1},         {mpsse::adaptive_off, op::nop, 0, 1},
+        {mpsse::read_msb_pos, op::read_bytes, 0, 3}, {mpsse::read_msb_neg, op::read_bytes, 0, 3},
+        {mpsse::read_lsb_pos, op::read_bytes, 0, 3}, {mpsse::read_lsb_neg, op::read_bytes, 0, 3},
+    };
+    for (const command& k : commands)
+        if (k.code == c) {
+            len = k.len;
+            const bool keeps_code = k.kind == op::nop || k.kind == op::read_bytes;
+            return job{k.kind, keeps_code ? c : k.a};
+        }
+    len = 1;
+    return job{op::echo, c};
+}
+
+bool ftdi_sim::push(const job& j) noexcept
+{
+    if (job_count_ == job_slots)
+        return false;
+    jobs_[(job_head_ + job_count_) % job_slots] = j;
+    ++job_count_;
+    return true;
+}
+
+int ftdi_sim::write_mpsse(const std::uint8_t* data, std::size_t n) noexcept
+{
+    for (std::size_t i = 0; i < n;) {
+        std::size_t len = 1;
+        job j = decode(data[i], len);
+        if (i + len > n) {
+            err_ = "incomplete MPSSE command";
+            return -1;
+        }
+        if (len == 3) {
+            if (j.kind != op::read_bytes) {
+                j.a = data[i + 1];
+                j.b = data[i + 2];
+            } else {
+                j.count = (data[i + 1] | (static_cast<std::uint32_t>(data[i + 2]) << 8)) + 1u;
+            }
+        }
+        if (!push(j)) {
+            err_ = "usb bulk write failed";
+            return -1;
+        }
+        i += len;
+    }
+    return 0;
+}
+
 int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
 {
     const std::int64_t now = monotonic_raw_ns();
     advance(now, bursting_);
     if (!mpsse_ && !syncbb_)
         return static_cast<int>(n); // serial mode: the bytes go out of TXD, nothing comes back
-    auto push = [&](job j) {
-        if (job_count_ == job_slots)
-            return false;
-        jobs_[(job_head_ + job_count_) % job_slots] = j;
-        ++job_count_;
-        return true;
-    };
     const bool idle = job_count_ == 0;
     if (syncbb_) {
         job j{op::syncbb};
@@ -371,75 +445,8 @@ int ftdi_sim::write(const std::uint8_t* data, std::size_t n) noexcept
             err_ = "usb bulk write failed";
             return -1;
         }
-    } else {
-        for (std::size_t i = 0; i < n;) {
-            const std::uint8_t c = data[i];
-            std::size_t len = 1;
-            job j{op::nop, c};
-            switch (c) {
-            case mpsse::set_low:
-                j = job{op::set_low};
-                len = 3;
-                break;
-            case mpsse::set_high:
-                j = job{op::set_high};
-                len = 3;
-                break;
-            case mpsse::get_low:
-                j = job{op::get_low};
-                break;
-            case mpsse::get_high:
-                j = job{op::get_high};
-                break;
-            case mpsse::tck_divisor:
-                j = job{op::divisor};
-                len = 3;
-                break;
-            case mpsse::send_immediate:
-                j = job{op::flush};
-                break;
-            case mpsse::div5_off:
-                j = job{op::div5, 0};
-                break;
-            case mpsse::div5_on:
-                j = job{op::div5, 1};
-                break;
-            case mpsse::loopback_on:
-            case mpsse::loopback_off:
-            case mpsse::three_phase_on:
-            case mpsse::three_phase_off:
-            case mpsse::adaptive_on:
-            case mpsse::adaptive_off:
-                break;
-            case mpsse::read_msb_pos:
-            case mpsse::read_msb_neg:
-            case mpsse::read_lsb_pos:
-            case mpsse::read_lsb_neg:
-                j = job{op::read_bytes, c};
-                len = 3;
-                break;
-            default:
-                j = job{op::echo, c};
-                break;
-            }
-            if (i + len > n) {
-                err_ = "incomplete MPSSE command";
-                return -1;
-            }
-            if (len == 3) {
-                if (j.kind != op::read_bytes) {
-                    j.a = data[i + 1];
-                    j.b = data[i + 2];
-                } else {
-                    j.count = (data[i + 1] | (static_cast<std::uint32_t>(data[i + 2]) << 8)) + 1u;
-                }
-            }
-            if (!push(j)) {
-                err_ = "usb bulk write failed";
-                return -1;
-            }
-            i += len;
-        }
+    } else if (write_mpsse(data, n) < 0) {
+        return -1;
     }
     if (idle) {
         // The chip sees the data at the next (micro)frame.

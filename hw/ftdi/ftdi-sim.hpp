@@ -139,6 +139,13 @@ private:
     };
 
     void advance(std::int64_t t, bool reading) noexcept;
+    bool run_job(job& j, std::int64_t t, double tick, bool reading) noexcept;
+    void clock_read_bytes(job& j, std::int64_t t, double tick, bool reading) noexcept;
+    void clock_syncbb(job& j, std::int64_t t, bool reading) noexcept;
+    /** The job of the MPSSE opcode @p c, and its length in bytes (@p len). */
+    static job decode(std::uint8_t c, std::size_t& len) noexcept;
+    bool push(const job& j) noexcept;
+    int write_mpsse(const std::uint8_t* data, std::size_t n) noexcept;
     bool produce(std::uint8_t b, std::int64_t t, bool reading) noexcept;
     void move_to_usb(std::size_t n, std::int64_t t) noexcept;
     void set_pins(std::uint8_t value, std::uint8_t dir, std::int64_t t) noexcept;

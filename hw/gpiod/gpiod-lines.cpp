@@ -2,6 +2,7 @@
 #include "gpiod-lines.hpp"
 #include "cycle-clock.hpp"
 
+#include "enum-names.hpp"
 #include "error.hpp"
 #include "gpiod/gpiod-defaults.hpp"
 
@@ -208,17 +209,10 @@ gpiod_events default_events(role r)
 
 const char* events_text(gpiod_events e)
 {
-    switch (e) {
-    case gpiod_events::both:
-        return "both";
-    case gpiod_events::rising:
-        return "rising";
-    case gpiod_events::falling:
-        return "falling";
-    case gpiod_events::none:
-        break;
-    }
-    return "none";
+    static constexpr enum_name<gpiod_events> names[] = {{gpiod_events::both, "both"},
+                                                        {gpiod_events::rising, "rising"},
+                                                        {gpiod_events::falling, "falling"}};
+    return name_of(e, names, "none");
 }
 
 } // namespace
@@ -429,12 +423,11 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
     return 1;
 }
 
-bool gpiod_lines::open_trigger(const std::string& line)
+void gpiod_lines::open_trigger(const std::string& line)
 {
     auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
     trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
     trigger_request_ = request_line(trigger_, true, gpiod_events::none, "as-is", "trigger");
-    return true;
 }
 
 void gpiod_lines::trigger(bool high) noexcept
@@ -492,22 +485,14 @@ gpiod_options take_gpiod_options(spec& s, role r)
     o.chip = s.take_string("chip", "");
     o.out = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
     o.in = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
-    o.bias = s.take_string("bias", o.bias);
-    (void)parse_bias(o.bias, s.context());
+    o.bias = take_bias(s, o.bias);
     o.active_low = s.take_bool("active_low", false);
-    const std::string events = s.take_string("events", events_text(default_events(r)));
-    if (events == "both")
-        o.events = gpiod_events::both;
-    else if (events == "rising")
-        o.events = gpiod_events::rising;
-    else if (events == "falling")
-        o.events = gpiod_events::falling;
-    else if (events == "none")
-        o.events = gpiod_events::none;
-    else
-        throw irqloop::error(s.context() + " key 'events'", "unknown value '" + events + "'",
-                             "use both, rising or falling (kernel edge events for wait_edge; "
-                             "one edge: the kernel drops the other) or none (polling only)");
+    constexpr gpiod_events events[] = {gpiod_events::both, gpiod_events::rising,
+                                       gpiod_events::falling, gpiod_events::none};
+    o.events = events[s.take_choice(
+        "events", {"both", "rising", "falling", "none"}, events_text(default_events(r)),
+        "the kernel's edge events (for wait_edge; one edge: the kernel drops the other; none: "
+        "polling only)")];
     // Until this release `edges` named the kernel's events here: point an old spec there.
     if (auto edges = s.peek("edges"); edges && *edges == "none")
         throw irqloop::error("bad backend spec '" + s.text() + "'",

@@ -116,7 +116,7 @@ struct gpiod_options final {
  * The cost of one sense() is measured at open (median of 20 batches of 100 reads) and reported
  * in metadata() as `gpiod.poll_cost_ns`, next to chip labels and line names.
  */
-class gpiod_lines final : public lines
+class gpiod_lines final : public polled_wire, public lines, public edge_waiter, public trigger_line
 {
 public:
     /** @throws irqloop::error (status 2) as find_gpiod_line(), and for a busy line. */
@@ -150,7 +150,7 @@ public:
     }
 
     /** @brief @p line in the `[CHIP:]LINE` syntax; requested as an output, low. */
-    bool open_trigger(const std::string& line) override;
+    void open_trigger(const std::string& line) override;
     void trigger(bool high) noexcept override;
 
     /** @brief Drives the out and trigger lines low. */

@@ -3,6 +3,7 @@
 
 #include "gpiomem-regs.hpp"
 #include "gpiomem-soc.hpp"
+#include "interface.hpp"
 #include "lines.hpp"
 
 #include <cstdint>
@@ -20,13 +21,9 @@ namespace irqloop::hw
  * The kernel has set direction, bias and active-low when the claim exists; the lines show as
  * ours in `gpioinfo`, and nobody else can request them until the claim is destroyed.
  */
-class gpiomem_claim
+class gpiomem_claim : public interface
 {
 public:
-    virtual ~gpiomem_claim() = default;
-    gpiomem_claim(const gpiomem_claim&) = delete;
-    gpiomem_claim& operator=(const gpiomem_claim&) = delete;
-
     /**
      * @brief Read the sensed line through the kernel (one ioctl), for the poll-cost
      * comparison at open and for checks: 0 or 1 (logical, after active-low), -1 on failure.
@@ -88,7 +85,7 @@ struct gpiomem_wiring final {
  *
  * No edge events: the responder uses it with `--mode poll`.
  */
-class gpiomem_lines final : public lines
+class gpiomem_lines final : public polled_wire, public lines
 {
 public:
     /** @throws irqloop::error (exit status 2) on a failed open check, see above. */

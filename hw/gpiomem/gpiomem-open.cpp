@@ -197,10 +197,7 @@ gpiomem_options take_gpiomem_options(spec& s, role r)
     l.chip = s.take_string("chip", "");
     l.out = s.take_string("out", l.out);
     l.in = s.take_string("in", l.in);
-    l.bias = s.take_string("bias", l.bias);
-    if (l.bias != "as-is" && l.bias != "disabled" && l.bias != "pull-up" && l.bias != "pull-down")
-        throw error(s.context() + " key 'bias'", "unknown bias '" + l.bias + "'",
-                    "use as-is, disabled, pull-up or pull-down");
+    l.bias = take_bias(s, l.bias);
     l.active_low = s.take_bool("active_low", false);
     o.soc = take_soc(s, "soc");
     o.dev = s.take_string("dev", "");

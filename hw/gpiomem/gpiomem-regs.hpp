@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "interface.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,13 +24,9 @@ namespace irqloop::hw
  * register cannot fail; a bad access would be a SIGBUS, which the open-time checks prevent).
  * Offsets are byte offsets from the start of the mapping, 32-bit aligned.
  */
-class gpiomem_regs
+class gpiomem_regs : public interface
 {
 public:
-    virtual ~gpiomem_regs() = default;
-    gpiomem_regs(const gpiomem_regs&) = delete;
-    gpiomem_regs& operator=(const gpiomem_regs&) = delete;
-
     /** @brief One 32-bit load from the register: never merged with another, never cached. */
     virtual std::uint32_t read(std::uint32_t offset) noexcept = 0;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "interface.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,13 +26,9 @@ namespace irqloop::hw
  * port. ppdev masks everything else; raw I/O writes the byte as given, so callers keep bit 5
  * (data direction) clear and choose bit 4 (IRQ enable) on purpose.
  */
-class parport_io
+class parport_io : public interface
 {
 public:
-    virtual ~parport_io() = default;
-    parport_io(const parport_io&) = delete;
-    parport_io& operator=(const parport_io&) = delete;
-
     virtual int read_data() noexcept = 0;
     virtual int write_data(std::uint8_t v) noexcept = 0;
     virtual int read_status() noexcept = 0;

@@ -279,16 +279,15 @@ parport_spec take_parport_spec(spec& s, role r)
         if (r != role::logger)
             throw error(what, "the simulator plays the target, so it serves only the logger",
                         "tests drive a responder through the C++ API (parport-sim.hpp)");
-        if (*sim != "raw" && *sim != "ppdev")
-            throw error(bad, "unknown value '" + *sim + "' of key 'sim'",
-                        "use sim=raw or sim=ppdev: the access method to imitate");
+        const bool ppdev =
+            s.take_choice("sim", {"raw", "ppdev"}, *sim, "the access method to imitate") == 1;
         p.target.model = latency_model::from_spec(s);
         p.target.rising_only = !o.answers.both_edges;
         p.target.follow = o.answers.follow;
         p.target.lose_every = s.take_count("lose_every", 0);
         p.target.answer_twice = s.take_bool("twice", false);
         p.target.twice_gap_ns = s.take_duration_ns("twice_gap", 2000, 0, 1'000'000'000);
-        p.port.flavour = *sim == "ppdev" ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
+        p.port.flavour = ppdev ? parport_sim_flavour::ppdev : parport_sim_flavour::raw;
         p.port.read_cost_ns = s.take_duration_ns("read_cost", 0, 0, 1'000'000'000);
     }
     return p;

@@ -59,7 +59,7 @@ struct parport_options final {
  * handler has already toggled the out pin when wait_edge() returns; the drive() that follows
  * finds the pin at the wanted level and writes nothing.
  */
-class parport_lines final : public lines
+class parport_lines final : public polled_wire, public lines, public edge_waiter
 {
 public:
     /** @throws irqloop::error on bad pins, a failing register access or a missing port. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "parport-pins.hpp"
 
+#include "enum-names.hpp"
 #include "error.hpp"
 
 #include <array>
@@ -89,15 +90,9 @@ const parport_pin* find(std::string_view name)
 
 const char* reg_name(R r)
 {
-    switch (r) {
-    case R::data:
-        return "data";
-    case R::status:
-        return "status";
-    case R::control:
-        return "control";
-    }
-    return "?";
+    static constexpr enum_name<R> names[] = {
+        {R::data, "data"}, {R::status, "status"}, {R::control, "control"}};
+    return name_of(r, names, "?");
 }
 
 } // namespace

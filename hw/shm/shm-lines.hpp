@@ -49,7 +49,7 @@ struct shm_options final {
  * the logger one futex wake per edge while a responder waits (an event-mode responder's
  * "interrupt").
  */
-class shm_lines final : public lines
+class shm_lines final : public polled_wire, public lines, public edge_waiter
 {
 public:
     /** @brief Opens (or creates) the segment. @throws irqloop::error on failure. */

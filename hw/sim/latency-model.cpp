@@ -14,33 +14,29 @@ namespace irqloop::hw
 latency_model latency_model::from_spec(spec& s)
 {
     latency_model m;
-    std::string kind = s.take_string("model", "normal");
+    constexpr latency_model::kind kinds[] = {kind::fixed, kind::uniform, kind::normal,
+                                             kind::lognormal};
+    m.kind_ = kinds[s.take_choice("model", {"fixed", "uniform", "normal", "lognormal"}, "normal",
+                                  "the delay's distribution")];
     // A simulated delay of up to 1h: longer ones are refused (the logger's --timeout is at
     // most 1s, and the target thread's wait must end when the run does).
     auto ns = [&](const char* key, double fallback) {
         return static_cast<double>(
             s.take_duration_ns(key, static_cast<std::int64_t>(fallback), 0, max_delay_ns));
     };
-    if (kind == "fixed") {
-        m.kind_ = kind::fixed;
+    if (m.kind_ == kind::fixed) {
         m.a_ = ns("value", 0);
-    } else if (kind == "uniform") {
-        m.kind_ = kind::uniform;
+    } else if (m.kind_ == kind::uniform) {
         m.a_ = ns("min", 0);
         m.b_ = ns("max", 10000);
         if (m.b_ < m.a_)
             throw error("bad backend spec '" + s.text() + "'", "key 'max' is below 'min'");
-    } else if (kind == "normal" || kind == "lognormal") {
-        m.kind_ = kind == "normal" ? kind::normal : kind::lognormal;
+    } else {
         m.a_ = ns("mean", 8000);
         m.b_ = ns("sd", 1000);
         if (m.kind_ == kind::lognormal && m.a_ <= 0)
             throw error("bad backend spec '" + s.text() + "'",
                         "key 'mean' must be above 0 for a lognormal model");
-    } else {
-        throw error("bad backend spec '" + s.text() + "'",
-                    "unknown value '" + kind + "' of key 'model'",
-                    "use fixed, uniform, normal or lognormal");
     }
     auto prob = [&](const char* key) {
         double p = s.take_number(key, 0);

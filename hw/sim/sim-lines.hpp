@@ -68,7 +68,7 @@ struct sim_truth final {
  * (model keys: see latency_model; far-end keys: see far_end; cpu and priority only with
  * far=thread).
  */
-class sim_lines : public lines
+class sim_lines : public polled_wire, public lines
 {
 public:
     using truth = sim_truth;

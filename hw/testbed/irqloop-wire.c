@@ -509,9 +509,32 @@ static void wire_parent_free(struct wire_chip *w)
 	w->parent_irq = 0;
 }
 
-static int __init wire_init(void)
+/* The gpio_chip's fields and callbacks, and its edge-interrupt chip. */
+static void __init wire_chip_setup(struct wire_chip *w)
 {
 	struct gpio_irq_chip *girq;
+
+	w->gc.label = param_spin_lock ? "irqloop-wire-spin" : "irqloop-wire";
+	w->gc.owner = THIS_MODULE;
+	w->gc.base = -1;
+	w->gc.ngpio = 2 * pairs;
+	w->gc.names = w->names;
+	w->gc.can_sleep = false;
+	w->gc.get = wire_get;
+	w->gc.set = IRQLOOP_GC_SET(wire_set_int, wire_set_void);
+	w->gc.set_config = wire_set_config;
+	w->gc.get_direction = wire_get_direction;
+	w->gc.direction_input = wire_direction_input;
+	w->gc.direction_output = wire_direction_output;
+
+	girq = &w->gc.irq;
+	gpio_irq_chip_set_chip(girq, &wire_irq_chip);
+	girq->handler = handle_edge_irq;
+	girq->default_type = IRQ_TYPE_NONE;
+}
+
+static int __init wire_init(void)
+{
 	struct wire_chip *w;
 	unsigned int i;
 	int ret;
@@ -551,24 +574,7 @@ static int __init wire_init(void)
 	}
 	bitmap_fill(w->is_input, 2 * pairs);
 
-	w->gc.label = param_spin_lock ? "irqloop-wire-spin" : "irqloop-wire";
-	w->gc.owner = THIS_MODULE;
-	w->gc.base = -1;
-	w->gc.ngpio = 2 * pairs;
-	w->gc.names = w->names;
-	w->gc.can_sleep = false;
-	w->gc.get = wire_get;
-	w->gc.set = IRQLOOP_GC_SET(wire_set_int, wire_set_void);
-	w->gc.set_config = wire_set_config;
-	w->gc.get_direction = wire_get_direction;
-	w->gc.direction_input = wire_direction_input;
-	w->gc.direction_output = wire_direction_output;
-
-	girq = &w->gc.irq;
-	gpio_irq_chip_set_chip(girq, &wire_irq_chip);
-	girq->handler = handle_edge_irq;
-	girq->default_type = IRQ_TYPE_NONE;
-
+	wire_chip_setup(w);
 	if (threaded_parent) {
 		ret = wire_parent_setup(w);
 		if (ret) {

@@ -3,6 +3,7 @@
 #include "compare-command.hpp"
 
 #include "error.hpp"
+#include "floor-rule.hpp"
 #include "histogram.hpp"
 #include "percentiles.hpp"
 #include "stats-pool.hpp"
@@ -28,14 +29,14 @@ namespace po = boost::program_options;
 
 using group = compare_group;
 
-/** @brief What correcting subtracts from the run (db::floor_correction_ns: the one rule, see
+/** @brief What correcting subtracts from the run (analysis::floor_correction_ns: the one rule, see
  *  docs/commands/report.md), else 0. */
 std::int64_t floor_of(const db::catalog& cat, const db::run_record& r, bool corrected)
 {
     if (!corrected || r.meta.kind == db::run_kind::floor)
         return 0;
-    const db::run_record* f = cat.floor_for(r);
-    return f ? db::floor_correction_ns(r, *f) : 0;
+    const db::run_record* f = analysis::floor_for(cat, r);
+    return f ? analysis::floor_correction_ns(r, *f) : 0;
 }
 
 /** @brief The run's summary with every latency figure lowered by @p f (stddev unchanged). */
@@ -599,8 +600,8 @@ compare_outcome execute_compare(const compare_request& r)
             o.gated |= kv.first == "gate.result";
         if (!r.floor_corrected || run->meta.kind == db::run_kind::floor)
             continue;
-        const db::run_record* fl = o.cat->floor_for(*run);
-        o.floors.push_back({run, fl, fl ? db::floor_correction_ns(*run, *fl) : 0});
+        const db::run_record* fl = analysis::floor_for(*o.cat, *run);
+        o.floors.push_back({run, fl, fl ? analysis::floor_correction_ns(*run, *fl) : 0});
     }
     return o;
 }

@@ -3,6 +3,7 @@
 #include "report-command.hpp"
 
 #include "error.hpp"
+#include "floor-rule.hpp"
 #include "percentiles.hpp"
 #include "plot.hpp"
 #include "stats-pool.hpp"
@@ -137,7 +138,7 @@ void print_metadata(const report_run& rr, const report_request& o, std::ostream&
 struct summary_table final {
     const report_request& o;
     const db::run_record* floor;
-    double share; ///< what correcting subtracts (db::floor_correction_ns)
+    double share; ///< what correcting subtracts (analysis::floor_correction_ns)
     std::string u = std::string(" (") + unit_name(o.unit) + ")";
     table t;
 
@@ -166,7 +167,7 @@ void print_summary_notes(const db::run_record& r, const db::run_record* floor, d
     if (!floor)
         return;
     const char* rule =
-        db::floor_device_timed(*floor)
+        analysis::floor_device_timed(*floor)
             ? "a device-timed reading already excludes its command offset, so the floor's share "
               "is its minimum sample's proven lower bound, less what this run's offset took in; "
               "stddev is unchanged."
@@ -183,9 +184,9 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
                    std::ostream& out)
 {
     const auto& s = r.summary;
-    // The one floor rule (db::floor_correction_ns): what the floor's samples prove; for a
+    // The one floor rule (analysis::floor_correction_ns): what the floor's samples prove; for a
     // device-timed backend less what the run's own offset took in already.
-    summary_table t{o, floor, floor ? double(db::floor_correction_ns(r, *floor)) : 0.0};
+    summary_table t{o, floor, floor ? double(analysis::floor_correction_ns(r, *floor)) : 0.0};
     t.t.add_column("figure", table::align::left);
     t.t.add_column("value");
     if (floor)
@@ -423,7 +424,7 @@ const db::run_record* pick_floor(const db::catalog& cat, const db::run_record& r
     if (spec == "none" || r.meta.kind == db::run_kind::floor)
         return nullptr;
     if (spec == "auto")
-        return cat.floor_for(r);
+        return analysis::floor_for(cat, r);
     db::run_selector s;
     s.runs.push_back(spec);
     const db::run_record* f = cat.select(s).front();

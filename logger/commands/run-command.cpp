@@ -4,6 +4,7 @@
 #include "run-command.hpp"
 #include "cli-main.hpp"
 #include "error.hpp"
+#include "floor-rule.hpp"
 #include "gates.hpp"
 #include "percentiles.hpp"
 #include "read.hpp"
@@ -314,18 +315,20 @@ void print_summary(const run_outcome& r, const run_options& opt)
  * look; the newest, because a recalibration replaces the old one; the same wiring, because the
  * share is the wires' delay (docs/backends/ftdi.md, "Calibration").
  */
-void take_floor(hw::lines& wire, const std::string& db_path)
+hw::calibration_lookup floor_lookup(const std::string& db_path)
 {
-    const std::string wiring = wire.floor_wiring();
     std::error_code ec;
-    if (wiring.empty() || db_path.empty() || !std::filesystem::exists(db_path, ec))
-        return;
-    db::catalog cat({db_path});
-    const std::string spec = wire.describe();
-    const std::string kind = spec.substr(0, spec.find(':'));
-    if (const db::run_record* f = cat.newest_floor_for_wiring(kind, wiring))
-        wire.use_floor(db::floor_share_ns(*f),
-                       "floor run " + std::to_string(f->id) + " (" + f->meta.uuid + ")");
+    if (db_path.empty() || !std::filesystem::exists(db_path, ec))
+        return {};
+    return [db_path](hw::backend_kind kind,
+                     const std::string& wiring) -> std::optional<hw::calibration> {
+        db::catalog cat({db_path});
+        if (const db::run_record* f = analysis::newest_floor_for_wiring(cat, kind, wiring))
+            return hw::calibration{analysis::floor_share_ns(*f), "floor run " +
+                                                                     std::to_string(f->id) + " (" +
+                                                                     f->meta.uuid + ")"};
+        return std::nullopt;
+    };
 }
 
 // --help's text after the option table (the man page is made from it by help2man).
@@ -505,9 +508,9 @@ run_result execute_run_request(run_request& req)
                                                : progress_mode::log;
     preflight(req);
     // Everything that can be refused is checked before the first stimulus.
-    auto wire = hw::open_lines(req.hw, hw::role::logger);
-    if (!req.floor)
-        take_floor(*wire, opt.recording.db_path);
+    auto wire =
+        hw::open_lines(hw::spec(req.hw), hw::role::logger,
+                       req.floor ? hw::calibration_lookup{} : floor_lookup(opt.recording.db_path));
     // Gates: evaluated on the outcome the run holds, stored with it as gate.* (a plug-in).
     std::optional<gate_plugin> gates;
     std::vector<run_plugin*> plugins;

@@ -147,10 +147,10 @@ std::string host_name()
 void calibrate_loop(session& c)
 {
     const auto& clk = c.out.clock;
-    c.wire.drive(false);
+    hw::polled(c.wire).drive(false);
     // A device-timed backend times each sample on its own clock: no host poll to measure
     // (and each of its drives and senses is a USB round trip).
-    const bool device = c.wire.device_timed();
+    const hw::device_timed_wire* device = hw::find<hw::device_timed_wire>(c.wire);
     c.out.drive_ns = device ? 0 : clk.ns(measure_drive_cycles(c.wire, false));
     c.out.poll_ns = device ? 0 : clk.ns(measure_poll_cycles(c.wire));
     // The counter's own step: a few ns on a TSC, 1 us on qemu-user's cntvct_el0, where it also
@@ -169,7 +169,7 @@ void calibrate_loop(session& c)
         c.out.gap_limit_rule = "--gap-limit";
     } else {
         const auto a = auto_gap_limit(c.out.poll_ns, c.out.drive_ns, c.out.clock_step_ns,
-                                      device ? c.wire.device_bracket_ns() : 0);
+                                      device ? device->device_bracket_ns() : 0);
         c.out.gap_limit_ns = a.ns;
         c.out.gap_limit_rule = std::string("auto: ") + a.rule;
     }
@@ -307,7 +307,10 @@ void set_up(session& c)
             std::chrono::milliseconds(c.opt.recording.stats_interval_ns / 1'000'000));
     }
     // The trigger line too: a backend without one refuses before its wire is started.
-    if (!c.opt.timing.trigger_line.empty() && !c.wire.open_trigger(c.opt.timing.trigger_line))
+    hw::trigger_line* trigger = hw::find<hw::trigger_line>(c.wire);
+    if (!c.opt.timing.trigger_line.empty() && trigger)
+        trigger->open_trigger(c.opt.timing.trigger_line);
+    else if (!c.opt.timing.trigger_line.empty())
         throw error("open trigger line '" + c.opt.timing.trigger_line + "'",
                     "backend '" + c.wire.describe() + "' has no trigger line",
                     "use a gpiod backend, or drop --trigger-line");
@@ -481,26 +484,6 @@ run_outcome finalise(session& c)
 }
 
 } // namespace
-
-std::pair<std::string, std::string> wire_line_names(const std::string& backend)
-{
-    // The canonical spec is "name:key=value,..."; out= and in= name the lines where they exist.
-    auto key = [&](const std::string& k) -> std::string {
-        const auto colon = backend.find(':');
-        std::size_t at = colon == std::string::npos ? std::string::npos : colon + 1;
-        while (at != std::string::npos && at < backend.size()) {
-            const auto comma = backend.find(',', at);
-            const std::string item =
-                backend.substr(at, comma == std::string::npos ? comma : comma - at);
-            if (item.compare(0, k.size() + 1, k + "=") == 0)
-                return item;
-            at = comma == std::string::npos ? comma : comma + 1;
-        }
-        return {};
-    };
-    const std::string out = key("out"), in = key("in");
-    return {out.empty() ? "STIM" : "STIM (" + out + ")", in.empty() ? "RESP" : "RESP (" + in + ")"};
-}
 
 run_outcome execute_run(const run_options& opt, hw::lines& wire, const std::atomic<bool>& stop,
                         std::span<run_plugin* const> extra)

@@ -128,12 +128,6 @@ struct run_outcome final {
 };
 
 /**
- * @brief The two lines of a backend spec as a user wires them: "STIM (out=17)" and
- * "RESP (in=27)" from the spec's out= and in= keys, or the bare roles when it has none.
- */
-std::pair<std::string, std::string> wire_line_names(const std::string& backend);
-
-/**
  * @brief Measure through @p wire until done or @p stop: the core session (session-core.hpp):
  * the sampler on a thread of its own (real-time settings applied there), the recorder on
  * another, the plug-ins' ticks on the caller's.

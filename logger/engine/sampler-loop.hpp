@@ -26,12 +26,15 @@ inline std::uint64_t next_random(std::uint64_t& state) noexcept
 
 template <class Clock>
 basic_sampler<Clock>::basic_sampler(hw::lines& wire, spsc_ring<sample>& ring,
-                                    const sampler_config& cfg, Clock clock) noexcept
-    : wire_(wire), truth_(dynamic_cast<const hw::truth_source*>(&wire)), ring_(ring), cfg_(cfg),
-      clock_(clock)
+                                    const sampler_config& cfg, Clock clock)
+    : wire_(hw::polled(wire)), device_(hw::find<hw::device_timed_wire>(wire)),
+      trigger_(hw::find<hw::trigger_line>(wire)), truth_(hw::find<hw::truth_source>(wire)),
+      ring_(ring), cfg_(cfg), clock_(clock)
 {
     if (cfg_.seed == 0)
         cfg_.seed = 1;
+    if (!trigger_) // no line to raise (the run refuses --trigger-line on such a wire)
+        cfg_.trigger_above_cycles = 0;
 }
 
 // Busy-wait: sleeping would let the CPU enter an idle state whose exit latency lands in the
@@ -98,7 +101,7 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
     if (resync(stop, driven) < 0)
         return sampler_end::line_failure;
     counters_.late.store(0, std::memory_order_relaxed); // what settled before the first stimulus
-    const bool device = wire_.device_timed();
+    const bool device = device_ != nullptr;
     start_ = clock_.now();
     const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
     std::uint64_t next = start_;
@@ -128,7 +131,7 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
         const bool trigger =
             cfg_.trigger_above_cycles && !lost && proven > cfg_.trigger_above_cycles;
         if (trigger) {
-            wire_.trigger(true);
+            trigger_->trigger(true);
             counters_.triggers.fetch_add(1, std::memory_order_relaxed);
         }
         if (lost) {
@@ -148,7 +151,7 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
             spin_until(clock_.now() + cfg_.rearm_cycles, stop);
         }
         if (trigger) // raised for one sample (a device's next measure() carries it down too)
-            wire_.trigger(false);
+            trigger_->trigger(false);
         next = s.t0_cycles + cfg_.interval_cycles;
         if (cfg_.jitter_cycles)
             next += detail::next_random(rng) % cfg_.jitter_cycles;
@@ -252,7 +255,7 @@ typename basic_sampler<Clock>::step basic_sampler<Clock>::measure_device(int& dr
     const bool rising = driven == 0;
     const std::uint64_t t0 = clock_.now();
     hw::device_sample d;
-    if (wire_.measure(rising, timeout_ns, d) < 0)
+    if (device_->measure(rising, timeout_ns, d) < 0)
         return step::failed;
     driven = rising ? 1 : 0;
     const double bracket = static_cast<double>(d.bracket_ns) * cfg_.cycles_per_ns;

@@ -15,13 +15,16 @@ namespace irqloop::logger
 
 template class basic_sampler<cycle_clock>;
 
-std::uint64_t measure_poll_cycles(hw::lines& wire, int polls) noexcept
+std::uint64_t measure_poll_cycles(hw::lines& l, int polls) noexcept
 {
+    hw::polled_wire* wire = hw::find<hw::polled_wire>(l);
+    if (!wire)
+        return 0;
     std::array<std::uint32_t, 4096> gaps{};
     std::size_t n = 0;
     std::uint64_t last = hw::cycles();
     for (int i = 0; i < polls; ++i) {
-        (void)wire.sense();
+        (void)wire->sense();
         std::uint64_t t = hw::cycles();
         gaps[n++ % gaps.size()] =
             static_cast<std::uint32_t>(std::min<std::uint64_t>(t - last, UINT32_MAX));
@@ -32,13 +35,16 @@ std::uint64_t measure_poll_cycles(hw::lines& wire, int polls) noexcept
     return gaps[n / 2];
 }
 
-std::uint64_t measure_drive_cycles(hw::lines& wire, bool level, int drives) noexcept
+std::uint64_t measure_drive_cycles(hw::lines& l, bool level, int drives) noexcept
 {
+    hw::polled_wire* wire = hw::find<hw::polled_wire>(l);
+    if (!wire)
+        return 0;
     std::array<std::uint32_t, 4096> costs{};
     std::size_t n = 0;
     for (int i = 0; i < drives; ++i) {
         std::uint64_t a = hw::cycles();
-        wire.drive(level);
+        wire->drive(level);
         std::uint64_t b = hw::cycles();
         costs[n++ % costs.size()] =
             static_cast<std::uint32_t>(std::min<std::uint64_t>(b - a, UINT32_MAX));

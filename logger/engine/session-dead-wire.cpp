@@ -44,7 +44,7 @@ void dead_wire_watch::on_end(run_outcome& out)
     if (!(dead_.load() || all_silent) || out.end == sampler_end::line_failure)
         return;
     out.no_answer = true;
-    const auto [stim, resp] = wire_line_names(s_.wire.describe());
+    const auto [stim, resp] = s_.wire.identity().line_names();
     out.no_answer_reason = std::string("no answer: ") + (dead_.load() ? "the first " : "all ") +
                            std::to_string(silent_) + " stimuli on " + stim +
                            " timed out waiting for " + resp + " (backend '" + s_.wire.describe() +

@@ -62,21 +62,16 @@
 #define IRQLOOP_NAME "irqloop_responder"
 #define IRQLOOP_LABEL_MAX 64
 
-static char *param_in;
-module_param_named(in, param_in, charp, 0444);
-MODULE_PARM_DESC(in, "stimulus input line: <chip label>:<offset> or a line name (GPIO mode)");
+/* A read-only string parameter NAME, held in param_NAME. */
+#define IRQLOOP_STRING_PARAM(name, desc)                                                           \
+	static char *param_##name;                                                                 \
+	module_param_named(name, param_##name, charp, 0444);                                       \
+	MODULE_PARM_DESC(name, desc)
 
-static char *param_out;
-module_param_named(out, param_out, charp, 0444);
-MODULE_PARM_DESC(out, "response output line: <chip label>:<offset> or a line name (GPIO mode)");
-
-static char *param_edge;
-module_param_named(edge, param_edge, charp, 0444);
-MODULE_PARM_DESC(edge, "stimulus edges answered: both (default), rising or falling");
-
-static char *param_trigger;
-module_param_named(trigger, param_trigger, charp, 0444);
-MODULE_PARM_DESC(trigger, "optional input (pulled down): a rising edge calls tracing_off()");
+IRQLOOP_STRING_PARAM(in, "stimulus input line: <chip label>:<offset> or a line name (GPIO mode)");
+IRQLOOP_STRING_PARAM(out, "response output line: <chip label>:<offset> or a line name (GPIO mode)");
+IRQLOOP_STRING_PARAM(edge, "stimulus edges answered: both (default), rising or falling");
+IRQLOOP_STRING_PARAM(trigger, "optional input (pulled down): a rising edge calls tracing_off()");
 
 static int param_parport = -1;
 module_param_named(parport, param_parport, int, 0444);

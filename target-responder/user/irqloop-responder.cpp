@@ -17,6 +17,7 @@
 #include <ctime>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -119,7 +120,7 @@ bool wanted(edge_filter f, int level)
 }
 
 // Busy-poll: the lowest latency a userspace responder can reach, at the cost of a CPU.
-int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64_t limit,
+int poll_loop(hw::polled_wire& w, edge_filter f, bool follow, counters& c, std::uint64_t limit,
               const std::atomic<bool>& stop)
 {
     int last = w.sense();
@@ -149,20 +150,20 @@ int poll_loop(hw::lines& w, edge_filter f, bool follow, counters& c, std::uint64
 // Event: block until the kernel reports an edge (IRQ, then this thread's wake-up). The edge's
 // type comes from the kernel's event where the backend has it (gpiod), not from re-reading the
 // line; its hard-IRQ timestamp splits each answer into IRQ -> wake-up -> response.
-int event_loop(hw::lines& w, edge_filter f, bool follow, counters& c, split& sp,
-               std::uint64_t limit, const std::atomic<bool>& stop)
+int event_loop(hw::polled_wire& w, hw::edge_waiter& edges, edge_filter f, bool follow, counters& c,
+               split& sp, std::uint64_t limit, const std::atomic<bool>& stop)
 {
     int out = 0;
     w.drive(false);
     while (!stop.load(std::memory_order_relaxed)) {
-        int rc = w.wait_edge(200'000'000);
+        int rc = edges.wait_edge(200'000'000);
         if (rc < 0)
             return -1;
         if (rc == 0)
             continue;
         const std::int64_t woke = monotonic_ns();
         c.wakeups.fetch_add(1, std::memory_order_relaxed);
-        const hw::edge_event e = w.last_edge();
+        const hw::edge_event e = edges.last_edge();
         int v = e.rising >= 0 ? e.rising : f == edge_filter::both && !follow ? 1 : w.sense();
         if (v < 0)
             return -1;
@@ -223,12 +224,19 @@ void write_split_file(const std::string& path, const split& sp, const std::strin
                          exit_failure);
 }
 
-int responder_main(int argc, char** argv)
+// What the command line asks for, checked; nothing opened.
+struct request {
+    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", split_file;
+    edge_filter filter = edge_filter::both;
+    bool poll = false, follow = false, quiet = false;
+    std::uint64_t limit = 0;
+    std::int64_t duration_ns = 0, report_ns = 0;
+    base::rt_request rt;
+};
+
+po::options_description describe_options(request& r, base::rt_options& rt_opt, std::string& count,
+                                         std::string& duration, std::string& report)
 {
-    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", count, duration,
-                         report = "1s", split_file;
-    base::rt_options rt_opt;
-    bool quiet = false;
     po::options_description d(
         "irqloop-responder: answer each stimulus edge by toggling the response line.\n\n"
         "usage: irqloop-responder --hw SPEC [options]\n\noptions");
@@ -236,77 +244,155 @@ int responder_main(int argc, char** argv)
     d.add_options()
         ("help,h", "show this help")
         ("version", "print the version")
-        ("hw", po::value(&hw_spec)->required(), "backend spec; 'in' is the stimulus line, 'out' the response line")
-        ("mode,m", po::value(&mode)->default_value(mode), "event: block on the kernel's edge event (IRQ + wake-up); poll: busy-read the line")
-        ("edge", po::value(&edge)->default_value(edge), "stimulus edges to answer: both, rising or falling")
-        ("answer", po::value(&answer)->default_value(answer), "toggle: flip the response on each edge (lpptest's way); follow: set it to the stimulus level (tell the logger with answer=follow in its spec)")
+        ("hw", po::value(&r.hw_spec)->required(), "backend spec; 'in' is the stimulus line, 'out' the response line")
+        ("mode,m", po::value(&r.mode)->default_value(r.mode), "event: block on the kernel's edge event (IRQ + wake-up); poll: busy-read the line")
+        ("edge", po::value(&r.edge)->default_value(r.edge), "stimulus edges to answer: both, rising or falling")
+        ("answer", po::value(&r.answer)->default_value(r.answer), "toggle: flip the response on each edge (lpptest's way); follow: set it to the stimulus level (tell the logger with answer=follow in its spec)")
         ("count,c", po::value(&count), "exit after answering this many edges (K/M/G)")
         ("duration,D", po::value(&duration), "exit after this long (ns/us/ms/s/m/h/d)");
     base::add_rt_options(d, rt_opt, "the responding thread");
     d.add_options()
         ("report", po::value(&report)->default_value(report), "print what was handled this often; 0 = never")
-        ("split-file", po::value(&split_file), "event mode: at exit, write the IRQ -> wake-up -> response split (CSV, ns) to this file")
-        ("quiet,q", po::bool_switch(&quiet), "print only errors");
+        ("split-file", po::value(&r.split_file), "event mode: at exit, write the IRQ -> wake-up -> response split (CSV, ns) to this file")
+        ("quiet,q", po::bool_switch(&r.quiet), "print only errors");
     // clang-format on
+    return d;
+}
+
+// The options' values checked and converted into @p r.
+void check_request(request& r, const std::string& count, const std::string& duration,
+                   const std::string& report, const base::rt_options& rt_opt)
+{
+    if (r.mode != "event" && r.mode != "poll")
+        throw error("bad value for --mode", "'" + r.mode + "'", "use event or poll");
+    r.poll = r.mode == "poll";
+    r.filter = r.edge == "both"      ? edge_filter::both
+               : r.edge == "rising"  ? edge_filter::rising
+               : r.edge == "falling" ? edge_filter::falling
+                                     : throw error("bad value for --edge", "'" + r.edge + "'",
+                                                   "use both, rising or falling");
+    if (r.answer != "toggle" && r.answer != "follow")
+        throw error("bad value for --answer", "'" + r.answer + "'", "use toggle or follow");
+    r.follow = r.answer == "follow";
+    r.limit = count.empty() ? 0 : parse_count(count, "--count");
+    r.duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
+    r.report_ns = parse_duration_ns_in(report, "--report", 0, 24LL * 3600 * 1'000'000'000);
+    r.rt = base::to_rt_request(rt_opt);
+    if (!r.split_file.empty() && r.poll)
+        throw error("bad option --split-file", "the split needs edge events",
+                    "use it with --mode event");
+}
+
+// The command line as a request; nullopt when it asked for help or the version (printed).
+std::optional<request> parse_request(int argc, char** argv)
+{
+    request r;
+    base::rt_options rt_opt;
+    std::string count, duration, report = "1s";
+    const po::options_description d = describe_options(r, rt_opt, count, duration, report);
     // No bare words: a stray one is refused, never dropped.
     auto vm = base::parse_options(argc, argv, d);
     if (vm.count("help")) {
         std::cout << d << "\nbackends:\n"
                   << hw::backends_help(hw::role::responder) << "\nDocs: docs/responder.md\n";
-        return 0;
+        return std::nullopt;
     }
     if (vm.count("version")) {
         base::print_version();
-        return 0;
+        return std::nullopt;
     }
     po::notify(vm);
-    if (mode != "event" && mode != "poll")
-        throw error("bad value for --mode", "'" + mode + "'", "use event or poll");
-    edge_filter f = edge == "both"      ? edge_filter::both
-                    : edge == "rising"  ? edge_filter::rising
-                    : edge == "falling" ? edge_filter::falling
-                                        : throw error("bad value for --edge", "'" + edge + "'",
-                                                      "use both, rising or falling");
-    if (answer != "toggle" && answer != "follow")
-        throw error("bad value for --answer", "'" + answer + "'", "use toggle or follow");
-    const bool follow = answer == "follow";
-    std::uint64_t limit = count.empty() ? 0 : parse_count(count, "--count");
-    std::int64_t duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
-    std::int64_t report_ns =
-        parse_duration_ns_in(report, "--report", 0, 24LL * 3600 * 1'000'000'000);
-    const base::rt_request req = base::to_rt_request(rt_opt);
+    check_request(r, count, duration, report, rt_opt);
+    return r;
+}
 
-    // Poll mode never waits for an edge. A gpiod line requested with edge detection would still
-    // take an interrupt and wake the IRQ thread on every stimulus, competing with the poller and
-    // filling an event queue nobody reads; so unless the spec says otherwise, ask for none.
-    if (mode == "poll") {
-        hw::spec parsed(hw_spec);
-        if (parsed.name() == "gpiod" && !parsed.has("events"))
-            hw_spec +=
-                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "events=none";
+// The wire's spec with the responder's own default for gpiod's edge detection, unless the
+// spec names one. Poll mode never waits for an edge: a line requested with edge detection
+// would still take an interrupt and wake the IRQ thread on every stimulus, competing with the
+// poller and filling an event queue nobody reads, so it asks for none. Event mode answering
+// one edge asks the kernel for that edge only, so the other edge costs no interrupt thread
+// and no wake-up of ours.
+hw::spec wire_spec(const request& r)
+{
+    hw::spec s(r.hw_spec);
+    if (s.name() == "gpiod" && (r.poll || r.edge != "both"))
+        s.set_default("events", r.poll ? "none" : r.edge);
+    return s;
+}
+
+// The report every --report period, and the --duration limit, until @p finished: run on a
+// helper thread, off the responding path.
+void report_loop(const request& r, const counters& c, const split& sp, const hw::edge_waiter* edges,
+                 std::atomic<bool>& stop, const std::atomic<bool>& finished)
+{
+    auto start = std::chrono::steady_clock::now();
+    auto next = start + std::chrono::nanoseconds(r.report_ns > 0 ? r.report_ns : 1'000'000'000);
+    std::uint64_t last = 0, last_missed = 0;
+    while (!finished.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        auto now = std::chrono::steady_clock::now();
+        if (r.duration_ns && now - start >= std::chrono::nanoseconds(r.duration_ns))
+            stop.store(true);
+        if (r.report_ns <= 0 || r.quiet || now < next)
+            continue;
+        std::uint64_t h = c.handled.load(), m = edges ? edges->missed_edges() : 0;
+        std::string sp_text;
+        if (sp.irq_to_wake.count())
+            sp_text = "; IRQ->wake-up " + brief(sp.irq_to_wake) + ", wake-up->response " +
+                      brief(sp.wake_to_response);
+        std::fprintf(stderr,
+                     "irqloop-responder: handled %llu (total %llu), missed edges %llu "
+                     "(total %llu)%s\n",
+                     static_cast<unsigned long long>(h - last), static_cast<unsigned long long>(h),
+                     static_cast<unsigned long long>(m - last_missed),
+                     static_cast<unsigned long long>(m), sp_text.c_str());
+        last = h;
+        last_missed = m;
+        next += std::chrono::nanoseconds(r.report_ns);
     }
-    // Event mode answering one edge: a gpiod line asks the kernel for that edge only, so the
-    // other edge costs no interrupt thread and no wake-up of ours (unless the spec says).
-    if (mode == "event" && edge != "both") {
-        hw::spec parsed(hw_spec);
-        if (parsed.name() == "gpiod" && !parsed.has("events"))
-            hw_spec +=
-                std::string(hw_spec.find(':') == std::string::npos ? ":" : ",") + "events=" + edge;
-    }
-    if (!split_file.empty() && mode != "event")
-        throw error("bad option --split-file", "the split needs edge events",
-                    "use it with --mode event");
-    auto wire = hw::open_lines(hw_spec, hw::role::responder);
-    if (mode == "event" && !wire->has_edge_events())
+}
+
+// The closing lines: what was handled, and the event-mode split where there is one.
+void print_done(const counters& c, const split& sp, const hw::edge_waiter* edges)
+{
+    std::fprintf(stderr, "irqloop-responder: done: handled %llu, ignored %llu, ",
+                 static_cast<unsigned long long>(c.handled.load()),
+                 static_cast<unsigned long long>(c.ignored.load()));
+    // Wake-ups, where the backend's edges are the kernel's events (gpiod).
+    if (sp.irq_to_wake.count())
+        std::fprintf(stderr, "wake-ups %llu, ", static_cast<unsigned long long>(c.wakeups.load()));
+    std::fprintf(stderr, "missed edges %llu\n",
+                 static_cast<unsigned long long>(edges ? edges->missed_edges() : 0));
+    for (auto [name, h] : {std::pair{"IRQ -> wake-up    ", &sp.irq_to_wake},
+                           std::pair{"wake-up -> response", &sp.wake_to_response}})
+        if (h->count())
+            std::fprintf(stderr,
+                         "irqloop-responder: split %s: min %.1f  p50 %.1f  p99 %.1f  max "
+                         "%.1f us (%llu edges)\n",
+                         name, h->min() / 1e3, h->quantile(0.5) / 1e3, h->quantile(0.99) / 1e3,
+                         h->max() / 1e3, static_cast<unsigned long long>(h->count()));
+}
+
+int responder_main(int argc, char** argv)
+{
+    const std::optional<request> parsed = parse_request(argc, argv);
+    if (!parsed)
+        return 0;
+    const request& r = *parsed;
+    hw::spec spec = wire_spec(r);
+    auto wire = hw::open_lines(spec, hw::role::responder);
+    hw::polled_wire& lines = hw::polled(*wire);
+    hw::edge_waiter* edges = hw::find_edge_waiter(*wire);
+    if (!r.poll && !edges)
         throw error("start event mode on '" + wire->describe() + "'",
                     "this backend cannot wait for edges", "use --mode poll");
 
-    base::rt_session rt(req);
+    base::rt_session rt(r.rt);
     rt.apply_to_this_thread();
     rt.check_strict();
-    if (!quiet) {
+    if (!r.quiet) {
         std::fprintf(stderr, "irqloop-responder: %s, mode %s, edges %s, answer %s; obtained %s\n",
-                     wire->describe().c_str(), mode.c_str(), edge.c_str(), answer.c_str(),
+                     wire->describe().c_str(), r.mode.c_str(), r.edge.c_str(), r.answer.c_str(),
                      rt.summary().c_str());
         for (const auto& m : rt.misses())
             std::fprintf(stderr, "irqloop-responder: warning: not obtained: %s\n", m.c_str());
@@ -316,67 +402,21 @@ int responder_main(int argc, char** argv)
     // gets the default action.
     base::stop_signals signals;
     std::atomic<bool>& stop = signals.flag();
-
     counters c;
     split sp;
-    // Reports and the duration limit live on a helper thread, off the responding path.
     std::atomic<bool> finished{false};
-    std::thread reporter([&] {
-        auto start = std::chrono::steady_clock::now();
-        auto next = start + std::chrono::nanoseconds(report_ns > 0 ? report_ns : 1'000'000'000);
-        std::uint64_t last = 0, last_missed = 0;
-        while (!finished.load()) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            auto now = std::chrono::steady_clock::now();
-            if (duration_ns && now - start >= std::chrono::nanoseconds(duration_ns))
-                stop.store(true);
-            if (report_ns > 0 && !quiet && now >= next) {
-                std::uint64_t h = c.handled.load(), m = wire->missed_edges();
-                std::string sp_text;
-                if (sp.irq_to_wake.count())
-                    sp_text = "; IRQ->wake-up " + brief(sp.irq_to_wake) + ", wake-up->response " +
-                              brief(sp.wake_to_response);
-                std::fprintf(stderr,
-                             "irqloop-responder: handled %llu (total %llu), missed edges %llu "
-                             "(total %llu)%s\n",
-                             static_cast<unsigned long long>(h - last),
-                             static_cast<unsigned long long>(h),
-                             static_cast<unsigned long long>(m - last_missed),
-                             static_cast<unsigned long long>(m), sp_text.c_str());
-                last = h;
-                last_missed = m;
-                next += std::chrono::nanoseconds(report_ns);
-            }
-        }
-    });
+    std::thread reporter([&] { report_loop(r, c, sp, edges, stop, finished); });
     wire->start();
-    int rc = mode == "poll" ? poll_loop(*wire, f, follow, c, limit, stop)
-                            : event_loop(*wire, f, follow, c, sp, limit, stop);
+    int rc = r.poll ? poll_loop(lines, r.filter, r.follow, c, r.limit, stop)
+                    : event_loop(lines, *edges, r.filter, r.follow, c, sp, r.limit, stop);
     finished.store(true);
     reporter.join();
     auto err = wire->error();
     wire->stop();
-    if (!quiet) {
-        std::fprintf(stderr, "irqloop-responder: done: handled %llu, ignored %llu, ",
-                     static_cast<unsigned long long>(c.handled.load()),
-                     static_cast<unsigned long long>(c.ignored.load()));
-        // Wake-ups, where the backend's edges are the kernel's events (gpiod).
-        if (sp.irq_to_wake.count())
-            std::fprintf(stderr, "wake-ups %llu, ",
-                         static_cast<unsigned long long>(c.wakeups.load()));
-        std::fprintf(stderr, "missed edges %llu\n",
-                     static_cast<unsigned long long>(wire->missed_edges()));
-        for (auto [name, h] : {std::pair{"IRQ -> wake-up    ", &sp.irq_to_wake},
-                               std::pair{"wake-up -> response", &sp.wake_to_response}})
-            if (h->count())
-                std::fprintf(stderr,
-                             "irqloop-responder: split %s: min %.1f  p50 %.1f  p99 %.1f  max "
-                             "%.1f us (%llu edges)\n",
-                             name, h->min() / 1e3, h->quantile(0.5) / 1e3, h->quantile(0.99) / 1e3,
-                             h->max() / 1e3, static_cast<unsigned long long>(h->count()));
-    }
-    if (!split_file.empty())
-        write_split_file(split_file, sp, wire->describe());
+    if (!r.quiet)
+        print_done(c, sp, edges);
+    if (!r.split_file.empty())
+        write_split_file(r.split_file, sp, wire->describe());
     if (rc < 0)
         throw_from_errno(err.errnum ? err.errnum : EIO,
                          std::string("respond: ") + (err.op ? err.op : "line access"),

@@ -67,7 +67,8 @@ void sim_rate(const char* chip, int samples)
     spec sp(std::string("ftdi:sim=") + chip + ",model=normal,mean=8us,sd=1us");
     ftdi_spec x = take_ftdi_spec(sp, role::logger);
     sp.finish();
-    auto l = open_ftdi(x);
+    auto wire = open_ftdi(x);
+    device_timed_wire* l = find<device_timed_wire>(*wire);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     device_sample s;
     bool level = false;

@@ -24,7 +24,7 @@ namespace
 {
 
 // A wire whose far end answers before the next poll: what is left is the sampler itself.
-class instant_lines final : public hw::lines
+class instant_lines final : public hw::polled_wire, public hw::lines
 {
 public:
     void drive(bool high) noexcept override { level_ = high; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The one read API: how runs are named and selected, listed and read back.
+#include "floor-rule.hpp"
 #include "read.hpp"
 #include "store-fixtures.hpp"
 #include "store.hpp"
@@ -111,7 +112,8 @@ TEST_CASE("a label selects every run with it, --last the latest; unnamed means e
     CHECK(ids(cat.select({{std::to_string(f)}, {}, false})) == std::vector{f});
     CHECK_THAT(refusal(cat, {{}, {"busy"}, false}),
                ContainsSubstring("labels: 'floor', 'idle', 'load'"));
-    CHECK(cat.floor_for(*cat.select({{std::to_string(b)}, {}, false}).front()) == nullptr);
+    CHECK(irqloop::analysis::floor_for(
+              cat, *cat.select({{std::to_string(b)}, {}, false}).front()) == nullptr);
 }
 
 TEST_CASE("runs of several files: a copied run once, from the first file; a bare id that "

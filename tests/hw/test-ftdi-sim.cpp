@@ -351,7 +351,7 @@ TEST_CASE("ftdi sim: the trigger pin named by --trigger-line is driven", "[ftdi]
                       Catch::Matchers::ContainsSubstring("out= or in="));
     CHECK_THROWS_WITH(r.lines->open_trigger("ADBUS1"),
                       Catch::Matchers::ContainsSubstring("not a free pin"));
-    REQUIRE(r.lines->open_trigger("ADBUS5"));
+    REQUIRE_NOTHROW(r.lines->open_trigger("ADBUS5"));
     r.lines->trigger(true);
     REQUIRE(r.lines->sense() >= 0); // a round trip: the chip has executed the pin write
     CHECK(r.sim->low_direction() & 0x20);

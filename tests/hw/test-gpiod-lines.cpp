@@ -5,6 +5,7 @@
 // without it; tests/testbed runs them inside QEMU where it is loaded (scenario gpiod-unit).
 #include "error.hpp"
 #include "gpiod/gpiod-lines.hpp"
+#include "open-as.hpp"
 #include "registry.hpp"
 #include "spec.hpp"
 
@@ -164,7 +165,7 @@ TEST_CASE("gpiod events= asks for kernel edge events; edges= is the far end's", 
 TEST_CASE("gpiod drives one end of a wire and senses the other", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
+    auto pair = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
     for (bool level : {true, false, true, false}) {
         pair->drive(level);
         CHECK(pair->sense() == int{level});
@@ -176,8 +177,8 @@ TEST_CASE("gpiod drives one end of a wire and senses the other", "[gpiod]")
 TEST_CASE("gpiod names events and the far end in its spec, metadata and pair", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto logger =
-        open_lines("gpiod:chip=" + chip + ",out=0,in=1,events=both,answer=follow", role::logger);
+    auto logger = test::open_as<gpiod_lines>(
+        "gpiod:chip=" + chip + ",out=0,in=1,events=both,answer=follow", role::logger);
     CHECK(logger->has_edge_events());
     CHECK(logger->far_end_follows());
     CHECK(logger->far_end_answers_both_edges());
@@ -189,8 +190,8 @@ TEST_CASE("gpiod names events and the far end in its spec, metadata and pair", "
     CHECK_THAT(all, ContainsSubstring("gpiod.events=both\n"));
     logger.reset();
 
-    auto responder =
-        open_lines("gpiod:chip=" + chip + ",out=2,in=3,events=none,edges=rising", role::responder);
+    auto responder = test::open_as<gpiod_lines>(
+        "gpiod:chip=" + chip + ",out=2,in=3,events=none,edges=rising", role::responder);
     CHECK_FALSE(responder->has_edge_events());
     CHECK_FALSE(responder->far_end_answers_both_edges());
     CHECK(responder->describe() ==
@@ -200,11 +201,12 @@ TEST_CASE("gpiod names events and the far end in its spec, metadata and pair", "
 TEST_CASE("gpiod finds chips by label and path and lines by name", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto by_label = open_lines("gpiod:out=irqloop-wire:2,in=/dev/" + chip + ":3", role::logger);
+    auto by_label =
+        test::open_as<gpiod_lines>("gpiod:out=irqloop-wire:2,in=/dev/" + chip + ":3", role::logger);
     CHECK(by_label->describe() == "gpiod:out=" + chip + ":2,in=" + chip + ":3");
     by_label.reset();
 
-    auto by_name = open_lines("gpiod:out=wire1a,in=wire1b", role::logger);
+    auto by_name = test::open_as<gpiod_lines>("gpiod:out=wire1a,in=wire1b", role::logger);
     CHECK(by_name->describe() == "gpiod:out=" + chip + ":2,in=" + chip + ":3");
     by_name->drive(true);
     CHECK(by_name->sense() == 1);
@@ -228,7 +230,7 @@ TEST_CASE("gpiod refuses a busy line, naming the consumer that holds it", "[gpio
         check_refused("gpiod:chip=" + chip + ",out=4,in=5",
                       {"in use by 'someone-else'", chip + ":5"});
     }
-    auto first = open_lines("gpiod:chip=" + chip + ",out=4,in=5", role::logger);
+    auto first = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=4,in=5", role::logger);
     auto e = open_error("gpiod:chip=" + chip + ",out=4,in=7");
     CHECK_THAT(e.message(), ContainsSubstring("in use by 'irqloop'"));
     auto same = open_error("gpiod:chip=" + chip + ",out=6,in=6");
@@ -239,8 +241,9 @@ TEST_CASE("gpiod responder wakes on each edge of the stimulus and times out with
 {
     auto chip = need_wire_chip();
     // logger: drives wire2 (line 4), senses wire3 (line 7); responder: the other ends.
-    auto logger = open_lines("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
-    auto responder = open_lines("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
+    auto logger = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
+    auto responder =
+        test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
     REQUIRE(responder->has_edge_events());
     CHECK(responder->wait_edge(20'000'000) == 0);
 
@@ -263,8 +266,9 @@ TEST_CASE("gpiod responder wakes on each edge of the stimulus and times out with
 TEST_CASE("gpiod counts the edges the kernel dropped through sequence-number gaps", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto logger = open_lines("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
-    auto responder = open_lines("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
+    auto logger = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
+    auto responder =
+        test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
     // The kernel queues 16 events per line and drops the oldest beyond that. The pause lets
     // the IRQ thread queue each edge: back-to-back edges merge into one thread run instead.
     for (int i = 0; i < 40; ++i) {
@@ -285,7 +289,7 @@ TEST_CASE("gpiod counts the edges the kernel dropped through sequence-number gap
 TEST_CASE("gpiod measures its poll cost and reports chips and lines in the metadata", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
+    auto pair = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=0,in=1", role::logger);
     auto& g = dynamic_cast<gpiod_lines&>(*pair);
     CHECK(g.poll_cost_ns() > 0);
     CHECK(g.poll_cost_ns() < 1e6);
@@ -302,9 +306,9 @@ TEST_CASE("gpiod measures its poll cost and reports chips and lines in the metad
 TEST_CASE("gpiod trigger line is a third output driven on request", "[gpiod]")
 {
     auto chip = need_wire_chip();
-    auto pair = open_lines("gpiod:chip=" + chip + ",out=0,in=3", role::logger);
-    REQUIRE(pair->open_trigger("irqloop-wire:4"));
-    auto far = open_lines("gpiod:chip=" + chip + ",out=2,in=5", role::logger);
+    auto pair = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=0,in=3", role::logger);
+    REQUIRE_NOTHROW(pair->open_trigger("irqloop-wire:4"));
+    auto far = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=2,in=5", role::logger);
     CHECK(far->sense() == 0);
     pair->trigger(true);
     CHECK(far->sense() == 1);

@@ -71,7 +71,7 @@ TEST_CASE("gpiomem: bad keys are refused before anything is opened", "[gpiomem]"
     refused("gpiomem:events=both", "no kernel edge events");
     refused("gpiomem:edges=sometimes", "key 'edges'"); // the far end's key, as everywhere
     refused("gpiomem:dev=gpiomem", "'gpiomem' is not a device path");
-    refused("gpiomem:bias=sideways", "unknown bias 'sideways'");
+    refused("gpiomem:bias=sideways", "unknown value 'sideways' of key 'bias'");
     refused("gpiomem:sim=rp1,bias=pull-up", "key 'bias': not with sim=");
     refused("gpiomem:sim=rp1,typo=1", "unknown key 'typo'");
     refused("gpiomem:sim=rp1,out=GPIO17", "'GPIO17' is not a line number");
@@ -131,7 +131,7 @@ TEST_CASE("gpiomem: sim= through the registry, logger and responder", "[gpiomem]
         auto* l = dynamic_cast<gpiomem_lines*>(pair.get());
         REQUIRE(l);
         CHECK(l->describe() == "gpiomem:sim=bcm2711,out=5,in=6,active_low=1");
-        CHECK_FALSE(l->has_edge_events()); // the responder runs it with --mode poll
+        CHECK_FALSE(hw::find_edge_waiter(*pair)); // the responder runs it with --mode poll
         // The simulator's jumper takes out to in: a loop, active-low on both ends.
         l->drive(true);
         CHECK(l->sense() == 1);

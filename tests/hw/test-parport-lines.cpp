@@ -3,6 +3,7 @@
 // register semantics): the same parport_lines code that runs on a real port.
 #include "cycle-clock.hpp"
 #include "error.hpp"
+#include "open-as.hpp"
 #include "parport/parport-defaults.hpp"
 #include "parport/parport-lines.hpp"
 #include "parport/parport-sim.hpp"
@@ -34,7 +35,7 @@ latency_model fixed_delay(const char* value)
 
 // The logger's wait: spin on sense() until it differs from @p before or the deadline passes.
 // Returns the time from @p t0 in ns, or -1 when nothing came.
-std::int64_t await_change(lines& l, int before, std::int64_t timeout_ns,
+std::int64_t await_change(polled_wire& l, int before, std::int64_t timeout_ns,
                           std::int64_t t0 = monotonic_raw_ns())
 {
     while (true) {
@@ -51,7 +52,7 @@ std::int64_t await_change(lines& l, int before, std::int64_t timeout_ns,
 
 // One logger sample: drive @p level and wait for the response; latency from before the
 // write (the simulator stamps the write itself), or -1 on timeout.
-std::int64_t sample(lines& l, bool level, std::int64_t timeout_ns)
+std::int64_t sample(polled_wire& l, bool level, std::int64_t timeout_ns)
 {
     const int before = l.sense();
     const std::int64_t t0 = monotonic_raw_ns();
@@ -458,8 +459,8 @@ TEST_CASE("parport ctl_on_irq: the IRQ handler toggles the control pin, drive() 
 
 TEST_CASE("parport:sim= spec runs the parport code through the registry", "[parport]")
 {
-    auto l = open_lines("parport:sim=raw,model=fixed,value=30us,edges=rising,read_cost=1us",
-                        role::logger);
+    auto l = test::open_as<parport_lines>(
+        "parport:sim=raw,model=fixed,value=30us,edges=rising,read_cost=1us", role::logger);
     CHECK_FALSE(l->far_end_answers_both_edges());
     CHECK(l->describe() == "parport:sim=raw,out=D3,in=nACK,edges=rising");
     double read_ns = -1;
@@ -474,9 +475,9 @@ TEST_CASE("parport:sim= spec runs the parport code through the registry", "[parp
 
 TEST_CASE("parport answer=follow: the target copies the stimulus level", "[parport]")
 {
-    auto l = open_lines("parport:sim=raw,model=fixed,value=20us,edges=both,answer=follow,"
-                        "out=D5,in=BUSY",
-                        role::logger);
+    auto l = test::open_as<parport_lines>(
+        "parport:sim=raw,model=fixed,value=20us,edges=both,answer=follow,out=D5,in=BUSY",
+        role::logger);
     CHECK(l->far_end_follows());
     CHECK(l->far_end_answers_both_edges());
     CHECK(l->describe() == "parport:sim=raw,out=D5,in=BUSY,edges=both,answer=follow");
@@ -533,8 +534,9 @@ std::shared_ptr<parport_sim> watched_port;
 opener prepare_on_watched_port(spec& s, role r)
 {
     auto p = take_parport_spec(s, r);
-    return
-        [p] { return std::make_unique<parport_lines>(make_parport_sim_io(watched_port), p.lines); };
+    return [p](const calibration_lookup&) {
+        return std::make_unique<parport_lines>(make_parport_sim_io(watched_port), p.lines);
+    };
 }
 
 } // namespace

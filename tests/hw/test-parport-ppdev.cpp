@@ -10,6 +10,7 @@
 //   IRQLOOP_TEST_QEMU_LPT=1            the port is QEMU's emulated one (its printer model)
 //   IRQLOOP_TEST_PPDEV_HELD=1          lp has been loaded and holds the port
 #include "error.hpp"
+#include "open-as.hpp"
 #include "parport/parport-io.hpp"
 #include "parport/parport-lines.hpp"
 #include "registry.hpp"
@@ -103,7 +104,7 @@ TEST_CASE("parport lines open on ppdev and record the poll cost", "[parport][ppd
     const std::string dev = ppdev_or_skip();
     if (env("IRQLOOP_TEST_PPDEV_HELD") == "1")
         SKIP("lp holds the port in this run");
-    auto l = open_lines("parport:dev=" + dev + ",out=D3,in=nACK", role::logger);
+    auto l = test::open_as<parport_lines>("parport:dev=" + dev + ",out=D3,in=nACK", role::logger);
     CHECK(l->describe() == "parport:dev=" + dev + ",out=D3,in=nACK,edges=rising");
     CHECK(metadata_value(*l, "parport.method") == "ppdev");
     const double read_ns = std::stod(metadata_value(*l, "parport.status_read_ns"));
@@ -185,7 +186,8 @@ TEST_CASE("parport ppdev on QEMU: strobed bytes reach the chardev, each pulse ra
     io.reset(); // the claim is exclusive: release it for the line pair below
 
     // QEMU's printer model after a STROBE pulse: nACK reads low for exactly one status read.
-    auto l = open_lines("parport:dev=" + dev + ",out=nSTROBE,in=nACK", role::logger);
+    auto l =
+        test::open_as<parport_lines>("parport:dev=" + dev + ",out=nSTROBE,in=nACK", role::logger);
     l->drive(false); // STROBE asserted
     l->drive(true);  // released: the "printer" acknowledges
     std::string seen;
@@ -223,7 +225,7 @@ TEST_CASE("parport raw port I/O on an emulated port: data reads back, poll cost 
     if (base.empty())
         SKIP("raw port I/O is only tested on a port named in IRQLOOP_TEST_PARPORT_BASE "
              "(the QEMU testbed guest): never on this machine's real I/O space");
-    auto l = open_lines("parport:base=" + base + ",out=D3,in=nACK", role::logger);
+    auto l = test::open_as<parport_lines>("parport:base=" + base + ",out=D3,in=nACK", role::logger);
     CHECK(metadata_value(*l, "parport.method") == "raw");
     const double read_ns = std::stod(metadata_value(*l, "parport.status_read_ns"));
     std::printf("raw %s: %.0f ns per status read (inb), %s ns per write; %s\n", base.c_str(),

@@ -74,7 +74,7 @@ sim_run run_sim(const std::string& model, std::uint64_t n, double interval_ns, d
             sp.sched_priority = 71;
             pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); // best effort
         }
-        wire->drive(false); // as run's calibration: drive() measured without an edge
+        sim->drive(false); // as run's calibration: drive() measured without an edge
         const auto limit =
             logger::auto_gap_limit(clk.ns(logger::measure_poll_cycles(*wire)),
                                    clk.ns(logger::measure_drive_cycles(*wire, false)),

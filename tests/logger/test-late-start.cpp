@@ -23,7 +23,7 @@ namespace
 
 /** A bare jumper; the first drive() made on a thread other than its creator's (the sampler's
  *  first, after the set-up) sleeps stall_ms first. */
-class stalling_jumper final : public hw::lines
+class stalling_jumper final : public hw::lines, public hw::polled_wire
 {
 public:
     explicit stalling_jumper(int stall_ms) : hw::lines(hw::far_end{true, true}), stall_ms_(stall_ms)

@@ -2,6 +2,7 @@
 // compare reproduces a published table: TBM IRQ latency on Xen, credit/credit2 x vwfi
 // (xen-devel 2018, "Xen optimization", old vGIC: AVG/MIN/MAX/WARM MAX in ns).
 #include "db-query.hpp"
+#include "floor-rule.hpp"
 #include "read.hpp"
 #include "test-report-fixtures.hpp"
 
@@ -336,7 +337,7 @@ TEST_CASE("compare --floor-corrected never reads a fixed 30 us sim board below 3
     CHECK(corrected_min() >= 30'000);
     auto cat = std::make_unique<irqloop::db::catalog>(std::vector<std::string>{db});
     REQUIRE(cat->runs().front().floor_proven_ns);
-    CHECK(irqloop::db::floor_share_ns(cat->runs().front()) == proven);
+    CHECK(irqloop::analysis::floor_share_ns(cat->runs().front()) == proven);
     cat.reset();
 
     // Without them: a clean sample's bracket is at most the gap limit, so min - gap limit.
@@ -376,18 +377,18 @@ TEST_CASE("the floor share is the floor's smallest proven latency: exact with it
         if (raw) {
             REQUIRE(floor.floor_proven_ns);
             CHECK(*floor.floor_proven_ns == proven);
-            CHECK(irqloop::db::floor_share_ns(floor) == proven);
+            CHECK(irqloop::analysis::floor_share_ns(floor) == proven);
             CHECK(proven < min); // the minimum would over-correct
             CHECK(proven >= min - 1000);
         } else {
             CHECK_FALSE(floor.floor_proven_ns);
-            CHECK(irqloop::db::floor_share_ns(floor) == min - 1000);
+            CHECK(irqloop::analysis::floor_share_ns(floor) == min - 1000);
             auto kept = floor;
             kept.meta.metadata.emplace_back("logger.keep_disturbed", "yes");
-            CHECK(irqloop::db::floor_share_ns(kept) == 0);
+            CHECK(irqloop::analysis::floor_share_ns(kept) == 0);
             auto v1 = floor;
             v1.bracketed = false;
-            CHECK(irqloop::db::floor_share_ns(v1) == 0);
+            CHECK(irqloop::analysis::floor_share_ns(v1) == 0);
         }
     }
 }

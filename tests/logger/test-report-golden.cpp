@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Golden outputs of report, worst, compare and export on a database with known contents,
 // and proof that every number in it reaches the output.
+#include "floor-rule.hpp"
 #include "test-report-fixtures.hpp"
 #include "version.hpp"
 
@@ -146,7 +147,7 @@ TEST_CASE("report marks interrupted and running runs as partial", "[report]")
 namespace
 {
 
-// The floor's share (db::floor_share_ns): the fixture's floor stores no samples, so its
+// The floor's share (analysis::floor_share_ns): the fixture's floor stores no samples, so its
 // minimum less its gap limit (a clean sample's widest bracket), not below 0.
 std::int64_t golden_floor_share_ns(SQLite::Database& sql)
 {

@@ -80,7 +80,10 @@ struct edge_script final {
  * access_cost cycles, and the line is read at its end. It is a truth_source, like the
  * simulated board, and keeps every edge's truth.
  */
-class scripted_wire final : public hw::lines, public hw::truth_source
+class scripted_wire final : public hw::polled_wire,
+                            public hw::lines,
+                            public hw::trigger_line,
+                            public hw::truth_source
 {
 public:
     struct truth final {
@@ -146,7 +149,7 @@ public:
     std::uint64_t polls = 0;
     std::uint64_t trigger_raised = 0;
     void trigger(bool high) noexcept override { trigger_raised += high; }
-    bool open_trigger(const std::string&) override { return true; }
+    void open_trigger(const std::string&) override {}
 
 private:
     scripted_time& time_;
