@@ -4,6 +4,7 @@
 #include "campaign-command.hpp"
 #include "db-query.hpp"
 #include "error.hpp"
+#include "parse-words.hpp"
 #include "run-command.hpp"
 #include "run-process.hpp"
 #include "run-request.hpp"
@@ -185,16 +186,6 @@ TEST_CASE("campaign: parse_run_keys() builds the run request without opening any
 
 namespace
 {
-
-// parse_X(argc, argv) of the words @p args (the command's name first, as main passes them).
-template <class Parse> auto parse_words(Parse parse, std::vector<std::string> args)
-{
-    std::vector<char*> v;
-    for (auto& a : args)
-        v.push_back(a.data());
-    v.push_back(nullptr);
-    return parse(static_cast<int>(args.size()), v.data());
-}
 
 } // namespace
 

@@ -5,6 +5,7 @@
 // for the Prometheus text, exported and live.
 #include "error.hpp"
 #include "export-command.hpp"
+#include "parse-words.hpp"
 #include "plot-command.hpp"
 #include "read.hpp"
 #include "test-report-fixtures.hpp"
@@ -614,16 +615,6 @@ TEST_CASE_METHOD(
 namespace
 {
 
-/** @brief argv for a parse_X(): the command's name, then @p args. */
-template <class Parse> auto parse_args(Parse parse, std::vector<std::string> args)
-{
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    return parse(static_cast<int>(args.size()), argv.data());
-}
-
 /** @brief Each of @p cases refused by @p parse with irqloop::error and status 2. */
 template <class Parse>
 void check_refused(Parse parse, const std::vector<std::vector<std::string>>& cases)
@@ -631,7 +622,7 @@ void check_refused(Parse parse, const std::vector<std::vector<std::string>>& cas
     for (const auto& args : cases) {
         CAPTURE(args);
         try {
-            parse_args(parse, args);
+            parse_words(parse, args);
             FAIL("accepted");
         } catch (const error& e) {
             CHECK(e.status() == exit_usage);
@@ -648,34 +639,34 @@ TEST_CASE("export and plot parse their arguments into a request, and touch no fi
                       data = dir / "p.tsv";
     SECTION("--help is text, not a request")
     {
-        const auto e = parse_args(logger::parse_export, {"export", "--help"});
+        const auto e = parse_words(logger::parse_export, {"export", "--help"});
         CHECK_FALSE(e.request);
         CHECK(e.text.rfind("usage: irqloop export --format json|csv|", 0) == 0);
         CHECK(e.text.find("--histogram arg") != std::string::npos);
-        const auto p = parse_args(logger::parse_plot, {"plot", "--help"});
+        const auto p = parse_words(logger::parse_plot, {"plot", "--help"});
         CHECK_FALSE(p.request);
         CHECK(p.text.rfind("usage: irqloop plot --kind histogram|", 0) == 0);
     }
     SECTION("a request holds the typed values; neither the database nor -o is created")
     {
-        const auto e = parse_args(logger::parse_export, {"export", "--db", db_path, "--format",
-                                                         "csv", "--what", "worst", "-o", out});
+        const auto e = parse_words(logger::parse_export, {"export", "--db", db_path, "--format",
+                                                          "csv", "--what", "worst", "-o", out});
         REQUIRE(e.request);
         CHECK(e.request->format == logger::export_format::csv);
         CHECK(e.request->what == std::set<std::string>{"worst"});
         CHECK(e.request->sel.dbs == std::vector<std::string>{db_path});
-        const auto j = parse_args(logger::parse_export,
-                                  {"export", "--db", db_path, "--what", "intervals,raw"});
+        const auto j = parse_words(logger::parse_export,
+                                   {"export", "--db", db_path, "--what", "intervals,raw"});
         REQUIRE(j.request);
         CHECK(j.request->what == std::set<std::string>{"intervals", "raw", "summary"});
-        const auto h = parse_args(logger::parse_export,
-                                  {"export", "--format", "cyclictest-hist", "--histogram", "400"});
+        const auto h = parse_words(logger::parse_export,
+                                   {"export", "--format", "cyclictest-hist", "--histogram", "400"});
         REQUIRE(h.request);
         CHECK(h.request->bins == 400);
         CHECK(h.request->sel.dbs == std::vector<std::string>{"irqloop.db"});
         const auto p =
-            parse_args(logger::parse_plot, {"plot", "--db", db_path, "--kind", "heatmap", "-o", svg,
-                                            "--data", data, "--size", "640x480"});
+            parse_words(logger::parse_plot, {"plot", "--db", db_path, "--kind", "heatmap", "-o",
+                                             svg, "--data", data, "--size", "640x480"});
         REQUIRE(p.request);
         CHECK(p.request->kind == logger::plot_kind::heatmap);
         CHECK(p.request->width == 640);
