@@ -275,8 +275,8 @@ struct recorder::state {
         // is monotonic, so truth <= latency in cycles stays so in ns. Kept for a lost sample
         // too (an answer drawn past the timeout), but only answered samples make the window's
         // truth max, as only they make its measured max.
-        if (s.truth_cycles >= 0)
-            r.truth_ns = to_ns(static_cast<std::uint64_t>(s.truth_cycles));
+        if (s.truth != sample::no_truth)
+            r.truth_ns = to_ns(s.truth);
         ++totals.stimuli;
         totals.interruptions += s.interruptions;
         cur.interruptions += s.interruptions;

@@ -237,10 +237,10 @@ basic_sampler<Clock>::measure_polled(const std::atomic<bool>& stop, int& driven,
     s.bracket_cycles =
         lost ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(bracket, UINT32_MAX));
     s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
-    s.interruptions = interruptions;
+    s.interruptions = std::min(interruptions, sample::max_interruptions);
     s.flags = (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
               (!lost && bracket > cfg_.gap_limit_cycles ? sample::disturbed : 0u);
-    s.truth_cycles = truth_ ? truth_->last_truth_cycles() : -1;
+    s.set_truth(truth_ ? truth_->last_truth_cycles() : -1);
     return step::sample;
 }
 
@@ -275,7 +275,7 @@ typename basic_sampler<Clock>::step basic_sampler<Clock>::measure_device(int& dr
         d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
     s.flags = (rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
               (disturbed ? sample::disturbed : 0u);
-    s.truth_cycles = -1;
+    s.truth = sample::no_truth;
     proven = d.lost ? 0 : s.latency_cycles - s.bracket_cycles;
     late = d.lost && d.late;
     return step::sample;

@@ -131,8 +131,8 @@ TEST_CASE("sim: every sample's bracket contains the drawn truth, on any machine"
     for (std::size_t i = 0; i < n; ++i) {
         const auto& s = r.samples[i];
         out_of_order += s.seq != i;
-        const auto truth = static_cast<std::uint64_t>(s.truth_cycles);
-        outside += s.truth_cycles < 0 || s.latency_cycles < truth ||
+        const auto truth = static_cast<std::uint64_t>(s.truth_cycles());
+        outside += s.truth_cycles() < 0 || s.latency_cycles < truth ||
                    s.latency_cycles - s.bracket_cycles > truth;
         // The drawn delay and the wire's truth agree to the cycle's rounding.
         outside += std::fabs(clk.ns(truth) - r.truth[i].delay_ns) > clk.ns(1);
@@ -170,7 +170,7 @@ TEST_CASE("sim: far=thread still answers every edge, counted exactly", "[sim]")
     std::uint64_t below = 0, with_truth = 0;
     for (const auto& s : r.samples) {
         below += clk.ns(s.latency_cycles) < 5000 - tick_allowance_ns(clk);
-        with_truth += s.truth_cycles >= 0; // the thread is no truth_source
+        with_truth += s.truth_cycles() >= 0; // the thread is no truth_source
     }
     CHECK(below == 0);
     CHECK(with_truth == 0);
@@ -202,8 +202,8 @@ TEST_CASE("sim: lost responses with p=1e-3 are counted exactly and within binomi
     for (const auto& s : r.samples) {
         const bool lost_flag = s.flags & db::flag_lost;
         flagged += lost_flag;
-        injected += s.truth_cycles < 0;
-        mismatched += lost_flag != (s.truth_cycles < 0);
+        injected += s.truth_cycles() < 0;
+        mismatched += lost_flag != (s.truth_cycles() < 0);
     }
     CHECK(mismatched == 0);
     CHECK(flagged == r.lost);
@@ -289,8 +289,8 @@ TEST_CASE("sim: every bracket contains the truth, and no spike is dropped", "[si
     std::uint64_t injected = 0, outside = 0, dropped = 0, clean_spikes = 0;
     std::int64_t best_proven = 0;
     for (const auto& s : r.samples) {
-        const auto truth = static_cast<std::uint64_t>(s.truth_cycles);
-        outside += s.truth_cycles < 0 || s.latency_cycles < truth ||
+        const auto truth = static_cast<std::uint64_t>(s.truth_cycles());
+        outside += s.truth_cycles() < 0 || s.latency_cycles < truth ||
                    s.latency_cycles - s.bracket_cycles > truth;
         best_proven = std::max(best_proven, proven_ns(s, clk));
         const bool spike = clk.ns(truth) > 250'000;

@@ -220,7 +220,7 @@ TEST_CASE("recorder: the wire's truth is converted like the latency, stored per 
     cfg.raw = true;
     logger::recorder rec(cfg, &st, id);
     auto with_truth = [](logger::sample s, std::int64_t truth) {
-        s.truth_cycles = truth;
+        s.set_truth(truth);
         return s;
     };
     const std::uint64_t window = 2'000'000'000; // 1 s in cycles

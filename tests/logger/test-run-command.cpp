@@ -244,7 +244,11 @@ TEST_CASE("run: the shm wire measures a separate irqloop-responder process end t
                                      "--answer", "follow", "--mode", mode, "--priority", "70",
                                      "--report", "0"},
                                     dir / (std::string("resp-") + mode + ".log"));
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // Measure only once the responder has its wire open and its priority set (its
+            // start line): a loaded machine can take far longer than any fixed sleep to get
+            // there, and the run's dead-wire check would then end the run.
+            REQUIRE(
+                wait_for_text(dir / (std::string("resp-") + mode + ".log"), "; obtained ", 30.0));
             // The event-mode responder's drive() is a futex wake of microseconds, inside every
             // bracket: an explicit gap limit, as docs/backends/shm.md advises.
             auto r = run_irqloop({"run", "--hw", "shm:name=" + name + ",answer=follow", "--samples",

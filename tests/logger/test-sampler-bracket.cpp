@@ -38,9 +38,9 @@ logger::sampler_config config(std::uint64_t samples, std::uint64_t gap_limit = 1
 // lower <= truth <= upper, in cycles: the bracket rule's promise.
 bool contains_truth(const logger::sample& s)
 {
-    return s.truth_cycles >= 0 &&
-           s.latency_cycles - s.bracket_cycles <= static_cast<std::uint64_t>(s.truth_cycles) &&
-           static_cast<std::uint64_t>(s.truth_cycles) <= s.latency_cycles;
+    return s.truth_cycles() >= 0 &&
+           s.latency_cycles - s.bracket_cycles <= static_cast<std::uint64_t>(s.truth_cycles()) &&
+           static_cast<std::uint64_t>(s.truth_cycles()) <= s.latency_cycles;
 }
 
 edge_script answer_after(std::uint64_t delay)
@@ -67,7 +67,7 @@ TEST_CASE("sampler: a quiet wire gives exact samples, paced exactly", "[sampler]
         const auto& s = r.samples[i];
         REQUIRE(s.seq == i);
         REQUIRE(contains_truth(s));
-        REQUIRE(s.truth_cycles == 8'000);
+        REQUIRE(s.truth_cycles() == 8'000);
         // The bracket: drive() and the two polls around the answer, no more (a read costs 10,
         // a line access 20: each poll is 30 cycles, drive() 30).
         REQUIRE(s.bracket_cycles <= 3 * 30);
@@ -184,7 +184,7 @@ TEST_CASE("sampler: a lost answer costs one sample and the timeout, never a hang
         lost += l;
         if (l) {
             CHECK(s.latency_cycles == 0);
-            CHECK(s.truth_cycles == -1);
+            CHECK(s.truth_cycles() == -1);
         } else {
             CHECK(contains_truth(s));
         }
@@ -345,4 +345,26 @@ TEST_CASE("bracket: a 2 ms answer is disturbed no more often than a 10 us one by
     CHECK(k2m >= 0.95 * n);
     CHECK(d2m <= d10 + 1);
     CHECK(o2m >= 0.9 * n); // the old rule: nearly every 2 ms wait holds a tick
+}
+
+TEST_CASE("sample: 40 bytes; a truth that does not fit 32 bits is unknown, never smaller; "
+          "interruptions saturate",
+          "[sampler][truth]")
+{
+    STATIC_REQUIRE(sizeof(logger::sample) == 40);
+    logger::sample s{};
+    s.set_truth(-1);
+    CHECK(s.truth_cycles() == -1);
+    s.set_truth(0);
+    CHECK(s.truth_cycles() == 0);
+    s.set_truth(static_cast<std::int64_t>(logger::sample::no_truth) - 1);
+    CHECK(s.truth_cycles() == static_cast<std::int64_t>(logger::sample::no_truth) - 1);
+    s.set_truth(static_cast<std::int64_t>(logger::sample::no_truth)); // would read as "none"
+    CHECK(s.truth_cycles() == -1);
+    s.set_truth(std::int64_t{1} << 40); // 7 minutes at 2.6 GHz: unknown, not a wrapped value
+    CHECK(s.truth_cycles() == -1);
+    s.interruptions = logger::sample::max_interruptions;
+    s.flags = logger::sample::lost | logger::sample::rising;
+    CHECK(s.interruptions == logger::sample::max_interruptions); // the flags did not clobber it
+    CHECK(s.flags == (logger::sample::lost | logger::sample::rising));
 }

@@ -252,11 +252,13 @@ TEST_CASE("run: the guard is found next to irqloop, or in ../libexec/irqloop as 
           "[run][cli][load]")
 {
     temp_dir dir;
+    // The load starts on the recorder's first tick after the warm-up; a run of 3 s leaves
+    // a busy machine (load average 10 has delayed that tick past a 0.3 s run) ample time.
     const std::string load = "echo guarded; while :; do sleep 0.05; done";
     auto run_env = [&](const std::string& env, const std::string& bin, const std::string& db,
                        const std::string& more) {
         return run_shell("env " + env + " " + shell_program(bin) + " run --db '" + db +
-                         "' --hw sim:model=fixed,value=5us --interval 100us --samples 3000 "
+                         "' --hw sim:model=fixed,value=5us --interval 100us --samples 30000 "
                          "--warmup 100 --progress none --load-cmd '" +
                          load + "' " + more);
     };

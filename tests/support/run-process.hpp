@@ -68,4 +68,11 @@ private:
     bool reaped_ = false;
 };
 
+/**
+ * @brief Waits until the file at @p path holds @p text (a background process's start line),
+ * polling every 20 ms for at most @p seconds; true when it does. A readiness wait, not a
+ * timing assertion: the limit is only there so that a broken child cannot hang the test.
+ */
+bool wait_for_text(const std::string& path, const std::string& text, double seconds);
+
 } // namespace irqloop::test
