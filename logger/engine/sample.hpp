@@ -27,8 +27,12 @@ struct sample final {
         lost = 1u << 3,      ///< no response before the timeout
     };
 
-    /** @brief The largest count the interruptions field holds; more saturates to it. */
-    static constexpr std::uint32_t max_interruptions = (1u << 24) - 1;
+    /**
+     * @brief The largest count the interruptions field holds; more saturates to it. A gap
+     * counted is one above the gap limit, so a wait needs 65,535 of them (0.65 s at a limit of
+     * 10 us) to get there.
+     */
+    static constexpr std::uint16_t max_interruptions = UINT16_MAX;
     /** @brief The stored truth of a sample without one (see truth_cycles()). */
     static constexpr std::uint32_t no_truth = UINT32_MAX;
 
@@ -37,14 +41,15 @@ struct sample final {
     std::uint64_t latency_cycles; ///< upper bound: from t0 to the end of the poll that saw it
     std::uint32_t bracket_cycles; ///< upper - lower bound (saturates); the sample's uncertainty
     std::uint32_t max_gap_cycles; ///< largest gap between two polls before the answer (saturates)
-    std::uint32_t interruptions : 24; ///< poll gaps above the gap limit outside the bracket
-    std::uint32_t flags : 8;          ///< flag bits (rising, disturbed, lost)
+    std::uint16_t interruptions;  ///< poll gaps above the gap limit outside the bracket (saturates)
+    std::uint16_t flags;          ///< flag bits (rising, disturbed, lost)
     /**
      * @brief The true latency where the wire knows it (hw::truth_source: the simulated board's
      * computed far end), in cycles from the edge to the answer as drawn; no_truth on a real
      * wire, for an edge that gets no answer, and for a drawn delay of 2^32 - 1 cycles or more
      * (over a second), which is stored as unknown rather than as a smaller value. Kept to 32
-     * bits so that a sample stays 40 bytes: the ring's traffic is the hot loop's cost.
+     * bits, and the two fields above to 16 (plain stores, not bit-fields), so that a sample
+     * stays 40 bytes: the ring's traffic is much of the hot loop's cost.
      */
     std::uint32_t truth = no_truth;
 

@@ -91,9 +91,18 @@ int basic_sampler<Clock>::resync(const std::atomic<bool>& stop, int& driven) noe
     return level;
 }
 
-// The pacing loop, for both kinds of wire: pace, take one step (a polled or a device-timed
-// sample), publish it, raise the trigger on a proven latency, re-sync after a loss.
+// The loop for the wire's kind, chosen once: a device-timed wire, or a polled one.
 template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<bool>& stop) noexcept
+{
+    return device_ ? loop<true>(stop) : loop<false>(stop);
+}
+
+// The pacing loop, for both kinds of wire: pace, take one step (a polled or a device-timed
+// sample), publish it, then follow up (trigger, re-sync after a loss, re-arm).
+
+template <class Clock>
+template <bool Device>
+sampler_end basic_sampler<Clock>::loop(const std::atomic<bool>& stop) noexcept
 {
     std::uint64_t rng = cfg_.seed, seq = 0;
     int driven = 0;
@@ -101,7 +110,6 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
     if (resync(stop, driven) < 0)
         return sampler_end::line_failure;
     counters_.late.store(0, std::memory_order_relaxed); // what settled before the first stimulus
-    const bool device = device_ != nullptr;
     start_ = clock_.now();
     const std::uint64_t end = cfg_.duration_cycles ? start_ + cfg_.duration_cycles : UINT64_MAX;
     std::uint64_t next = start_;
@@ -114,8 +122,11 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
         sample s;
         std::uint64_t proven = 0; // the bracket's lower bound, unsaturated
         bool late = false;
-        const step r = device ? measure_device(driven, s, proven, late)
-                              : measure_polled(stop, driven, s, proven);
+        step r;
+        if constexpr (Device)
+            r = measure_device(driven, s, proven, late);
+        else
+            r = measure_polled(stop, driven, s, proven);
         if (r == step::failed)
             return sampler_end::line_failure;
         if (r == step::stopped)
@@ -126,37 +137,48 @@ template <class Clock> sampler_end basic_sampler<Clock>::run(const std::atomic<b
         }
         s.seq = seq++;
         publish(s);
-        const bool lost = (s.flags & sample::lost) != 0;
-        // The trigger fires on a proven latency: the bracket's lower bound.
-        const bool trigger =
-            cfg_.trigger_above_cycles && !lost && proven > cfg_.trigger_above_cycles;
-        if (trigger) {
-            trigger_->trigger(true);
-            counters_.triggers.fetch_add(1, std::memory_order_relaxed);
-        }
-        if (lost) {
-            counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
-                                 std::memory_order_relaxed);
-            if (late)
-                counters_.late.fetch_add(1, std::memory_order_relaxed);
-            if (resync(stop, driven) < 0)
-                return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
-        }
-        if (!device && !cfg_.both_edges && driven == 1) {
-            // Single-edge target: take the line low again without measuring; the target
-            // answers rising edges only.
-            spin_until(clock_.now() + cfg_.rearm_cycles, stop);
-            wire_.drive(false);
-            driven = 0;
-            spin_until(clock_.now() + cfg_.rearm_cycles, stop);
-        }
-        if (trigger) // raised for one sample (a device's next measure() carries it down too)
-            trigger_->trigger(false);
+        if (!follow_up<Device>(stop, s, proven, late, driven))
+            return stop.load() ? sampler_end::stopped : sampler_end::line_failure;
         next = s.t0_cycles + cfg_.interval_cycles;
         if (cfg_.jitter_cycles)
             next += detail::next_random(rng) % cfg_.jitter_cycles;
     }
     return sampler_end::done;
+}
+
+// What follows a published sample: the trigger on a proven latency, the re-sync after a loss,
+// and a single-edge target's re-arm. False when the re-sync ended (stopped, or the line failed).
+template <class Clock>
+template <bool Device>
+inline bool basic_sampler<Clock>::follow_up(const std::atomic<bool>& stop, const sample& s,
+                                            std::uint64_t proven, bool late, int& driven) noexcept
+{
+    const bool lost = (s.flags & sample::lost) != 0;
+    // The trigger fires on a proven latency: the bracket's lower bound.
+    const bool trigger = cfg_.trigger_above_cycles && !lost && proven > cfg_.trigger_above_cycles;
+    if (trigger) {
+        trigger_->trigger(true);
+        counters_.triggers.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (lost) {
+        counters_.lost.store(counters_.lost.load(std::memory_order_relaxed) + 1,
+                             std::memory_order_relaxed);
+        if (late)
+            counters_.late.fetch_add(1, std::memory_order_relaxed);
+        if (resync(stop, driven) < 0)
+            return false;
+    }
+    if (!Device && !cfg_.both_edges && driven == 1) {
+        // Single-edge target: take the line low again without measuring; the target answers
+        // rising edges only.
+        spin_until(clock_.now() + cfg_.rearm_cycles, stop);
+        wire_.drive(false);
+        driven = 0;
+        spin_until(clock_.now() + cfg_.rearm_cycles, stop);
+    }
+    if (trigger) // raised for one sample (a device's next measure() carries it down too)
+        trigger_->trigger(false);
+    return true;
 }
 
 template <class Clock> inline void basic_sampler<Clock>::publish(const sample& s) noexcept
@@ -237,9 +259,11 @@ basic_sampler<Clock>::measure_polled(const std::atomic<bool>& stop, int& driven,
     s.bracket_cycles =
         lost ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(bracket, UINT32_MAX));
     s.max_gap_cycles = static_cast<std::uint32_t>(std::min<std::uint64_t>(max_gap, UINT32_MAX));
-    s.interruptions = std::min(interruptions, sample::max_interruptions);
-    s.flags = (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
-              (!lost && bracket > cfg_.gap_limit_cycles ? sample::disturbed : 0u);
+    s.interruptions = static_cast<std::uint16_t>(
+        std::min<std::uint32_t>(interruptions, sample::max_interruptions));
+    s.flags = static_cast<std::uint16_t>(
+        (rising ? sample::rising : 0u) | (lost ? sample::lost : 0u) |
+        (!lost && bracket > cfg_.gap_limit_cycles ? sample::disturbed : 0u));
     s.set_truth(truth_ ? truth_->last_truth_cycles() : -1);
     return step::sample;
 }
@@ -273,8 +297,9 @@ typename basic_sampler<Clock>::step basic_sampler<Clock>::measure_device(int& dr
     s.interruptions = 0;
     const bool disturbed =
         d.suspect || (!d.lost && bracket > static_cast<double>(cfg_.gap_limit_cycles));
-    s.flags = (rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
-              (disturbed ? sample::disturbed : 0u);
+    s.flags =
+        static_cast<std::uint16_t>((rising ? sample::rising : 0u) | (d.lost ? sample::lost : 0u) |
+                                   (disturbed ? sample::disturbed : 0u));
     s.truth = sample::no_truth;
     proven = d.lost ? 0 : s.latency_cycles - s.bracket_cycles;
     late = d.lost && d.late;

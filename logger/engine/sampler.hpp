@@ -103,6 +103,12 @@ public:
 private:
     /** @brief What one step did: a sample to publish (answered or lost), a re-sync, a failure. */
     enum class step { sample, resynced, stopped, failed };
+    // The pacing loop, one instantiation per kind of wire (device-timed or polled), so that
+    // the polled loop carries no test of the wire's kind and no device state per sample.
+    template <bool Device> sampler_end loop(const std::atomic<bool>& stop) noexcept;
+    template <bool Device>
+    [[gnu::always_inline]] bool follow_up(const std::atomic<bool>& stop, const sample& s,
+                                          std::uint64_t proven, bool late, int& driven) noexcept;
     // Inlined into run(): a call would cost the loop ~20 instructions a sample in register
     // saves and restores, a quarter of what the sampler itself costs (irqloop-bench-sampler).
     [[gnu::always_inline]] step measure_polled(const std::atomic<bool>& stop, int& driven,
