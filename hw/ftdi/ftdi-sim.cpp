@@ -164,7 +164,7 @@ void ftdi_sim::set_pins(std::uint8_t value, std::uint8_t dir, std::int64_t t) no
         return;
     out_level_ = level;
     auto d = cfg_.model.draw();
-    std::int64_t answer = 0;
+    std::int64_t answer = 0, glitch = 0, glitch_end = 0;
     if (!d.lost) {
         const auto delay = static_cast<std::int64_t>(d.delay_ns) + cfg_.path_ns;
         answer = t + delay;
@@ -175,12 +175,14 @@ void ftdi_sim::set_pins(std::uint8_t value, std::uint8_t dir, std::int64_t t) no
             const std::int64_t width = 40 + static_cast<std::int64_t>(unit() * 100);
             add_transition(at, -1);
             add_transition(at + width, -1);
+            glitch = at;
+            glitch_end = at + width;
             ++glitches_;
         }
         add_transition(answer, cfg_.follow ? (level ? 1 : 0) : -1);
     }
     if (truth_.size() < cfg_.truth_capacity)
-        truth_.push_back(truth{t, answer, level});
+        truth_.push_back(truth{t, answer, level, glitch, glitch_end});
 }
 
 void ftdi_sim::move_to_usb(std::size_t n, std::int64_t t) noexcept

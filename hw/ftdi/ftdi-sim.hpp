@@ -70,6 +70,9 @@ public:
         std::int64_t answer_ns; ///< the response changed at the chip's pin (0: lost); the
                                 ///< target's own latency is answer - edge - path_ns
         bool level;             ///< the stimulus level after the edge
+        /// A pulse injected on the response line before the answer (glitch_p), from glitch_ns
+        /// to glitch_end_ns; both 0 when there was none.
+        std::int64_t glitch_ns = 0, glitch_end_ns = 0;
     };
 
     explicit ftdi_sim(ftdi_sim_config c);

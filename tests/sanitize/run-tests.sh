@@ -53,7 +53,16 @@ start=$(date +%s)
 if [[ $# -gt 0 ]]; then
   echo "== $kind: irqloop-tests $*"
   status=0
-  "$tests" "$@" || status=$?
+  # The output goes to a file first: a failure is printed before the whole output, so that a log
+  # cut to its first lines (a CI summary) still shows what failed.
+  mkdir -p "$logs/out"
+  "$tests" "$@" >"$logs/out/catch2.txt" 2>&1 || status=$?
+  if grep -q "FAILED:" "$logs/out/catch2.txt"; then
+    echo "== $kind: the failed checks (the whole output follows)"
+    grep -E -B 12 -A 10 "FAILED:|^WRONG " "$logs/out/catch2.txt" | head -n 200
+    echo "== $kind: the whole output"
+  fi
+  cat "$logs/out/catch2.txt"
   # Catch2 exits 42 when test cases failed; a crash or any other status always counts.
   if [[ $status -eq 42 && $reports_only == 1 ]]; then
     echo "irqloop: $kind: irqloop-tests: failed cases above; --reports-only: not counted"
