@@ -56,18 +56,16 @@ int load_guard(const std::string& db)
 
 bool wait_for_load_start(const std::string& db, double seconds)
 {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        try {
-            if (std::filesystem::exists(db) &&
-                query_int(db, "SELECT count(*) FROM events WHERE kind = 'load'") > 0)
-                return true;
-        } catch (const SQLite::Exception&) {
-            // not created yet
-        }
-    }
-    return false;
+    return wait_until(
+        [&] {
+            try {
+                return std::filesystem::exists(db) &&
+                       query_int(db, "SELECT count(*) FROM events WHERE kind = 'load'") > 0;
+            } catch (const SQLite::Exception&) {
+                return false; // not created yet
+            }
+        },
+        seconds);
 }
 
 const std::vector<std::string> sim_args = {"--hw",

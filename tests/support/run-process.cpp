@@ -222,18 +222,20 @@ std::string file_text(const std::string& path)
     return text.str();
 }
 
-bool wait_for_text(const std::string& path, const std::string& text, double seconds)
+bool wait_until(const std::function<bool()>& ready, double seconds)
 {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     do {
-        std::ifstream in(path);
-        const std::string all((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-        if (all.find(text) != std::string::npos)
+        if (ready())
             return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     } while (std::chrono::steady_clock::now() < until);
     return false;
+}
+
+bool wait_for_text(const std::string& path, const std::string& text, double seconds)
+{
+    return wait_until([&] { return file_text(path).find(text) != std::string::npos; }, seconds);
 }
 
 } // namespace irqloop::test

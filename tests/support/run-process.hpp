@@ -3,6 +3,7 @@
 // line) or left running in the background.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,10 +70,13 @@ private:
 };
 
 /**
- * @brief Waits until the file at @p path holds @p text (a background process's start line),
- * polling every 20 ms for at most @p seconds; true when it does. A readiness wait, not a
- * timing assertion: the limit is only there so that a broken child cannot hang the test.
+ * @brief Waits until @p ready returns true, polling every 20 ms for at most @p seconds; true
+ * when it did. A readiness wait, not a timing assertion: the limit is only there so that a
+ * broken child cannot hang the test.
  */
+bool wait_until(const std::function<bool()>& ready, double seconds);
+
+/** @brief wait_until() the file at @p path holds @p text (a background process's start line). */
 bool wait_for_text(const std::string& path, const std::string& text, double seconds);
 
 } // namespace irqloop::test
