@@ -63,7 +63,7 @@ args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRQLOOP_BUILD_TESTS=ON -DIRQLOOP_BUILD
       "-DIRQLOOP_TEST_SOURCES_ONLY=$sources")
 command -v ccache >/dev/null && args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export PKG_CONFIG_LIBDIR=$dev/usr/lib/$triplet/pkgconfig:/usr/lib/$triplet/pkgconfig:/usr/share/pkgconfig
-if ! { cmake -S "$src" -B "$bdir" "${args[@]}" && nice cmake --build "$bdir" -j2 --target irqloop irqloop-tests; } \
+if ! { cmake -S "$src" -B "$bdir" "${args[@]}" && cmake --build "$bdir" -j2 --target irqloop irqloop-tests; } \
   >"$bdir.log" 2>&1; then
   grep -E -B2 -A6 'error:|CMake Error' "$bdir.log" | head -40
   fail "the arm64 cross build failed (log: build/arm64-tests.log)"

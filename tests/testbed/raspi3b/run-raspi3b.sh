@@ -137,7 +137,7 @@ if [[ ! -f $abuild/CMakeCache.txt ]]; then
         die "configuring the aarch64 build failed (the :arm64 packages: sudo bash .ci/setup test)"
     }
 fi
-nice cmake --build "$abuild" -j2 --target irqloop irqloop-bench-gpiomem >"$cache/build-arm64.log" 2>&1 || {
+cmake --build "$abuild" -j2 --target irqloop irqloop-bench-gpiomem >"$cache/build-arm64.log" 2>&1 || {
     grep -E 'error|Error' "$cache/build-arm64.log" | head -n 30 >&2
     echo "irqloop: raspi3b testbed: the aarch64 build failed (log: $cache/build-arm64.log)" >&2
     exit 1
