@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,13 +21,16 @@ namespace irqloop::logger
 
 std::int64_t nice_bin_width(std::int64_t lo_ns, std::int64_t hi_ns, std::size_t max_bins)
 {
-    const std::int64_t span = std::max<std::int64_t>(hi_ns - lo_ns, 1);
+    // In unsigned arithmetic: the difference of any two int64 values fits, where a signed one
+    // overflows for a damaged file's extremes.
+    const std::uint64_t span =
+        hi_ns > lo_ns ? std::uint64_t(hi_ns) - std::uint64_t(lo_ns) : std::uint64_t{1};
     max_bins = std::max<std::size_t>(max_bins, 1);
     for (std::int64_t decade = 1;; decade *= 10)
         for (std::int64_t m : {1, 2, 5}) {
             const std::int64_t w = m * decade;
             // +1 bin: the first bin starts at or below lo, so the range may straddle one more.
-            if (std::size_t(span / w + 1) <= max_bins || decade > (std::int64_t{1} << 58))
+            if (span / std::uint64_t(w) + 1 <= max_bins || decade > (std::int64_t{1} << 58))
                 return w;
         }
 }
@@ -36,23 +40,37 @@ std::vector<bin> rebin_linear(const std::vector<db::bucket_row>& buckets, std::i
     std::vector<bin> out;
     if (buckets.empty() || width_ns <= 0)
         return out;
-    const std::int64_t first = buckets.front().lo_ns / width_ns;
-    const std::int64_t last = buckets.back().lo_ns / width_ns;
+    // Floor division: a bucket below 0 (a damaged or hand-made file) lands in the bin below,
+    // not in bin 0. The range is the buckets' own, whatever their order in the file.
+    const auto bin_of = [width_ns](std::int64_t ns) {
+        return ns / width_ns - (ns % width_ns < 0 ? 1 : 0);
+    };
+    std::int64_t first = bin_of(buckets.front().lo_ns), last = first;
+    for (const auto& b : buckets) {
+        first = std::min(first, bin_of(b.lo_ns));
+        last = std::max(last, bin_of(b.lo_ns));
+    }
     out.resize(std::size_t(last - first + 1));
     for (std::size_t i = 0; i < out.size(); ++i) {
         out[i].lo_ns = (first + std::int64_t(i)) * width_ns;
         out[i].hi_ns = out[i].lo_ns + width_ns;
     }
     for (const auto& b : buckets)
-        out[std::size_t(b.lo_ns / width_ns - first)].count += b.count;
+        out[std::size_t(bin_of(b.lo_ns) - first)].count += b.count;
     return out;
 }
 
-std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::size_t body_bins)
+std::vector<bin> rebin_report(const std::vector<db::bucket_row>& stored, std::size_t body_bins)
 {
     std::vector<bin> out;
-    if (buckets.empty())
+    if (stored.empty())
         return out;
+    // In order of their lower ends, whatever order a damaged file holds them in: the body's
+    // width is chosen from the first and the p99 bucket.
+    std::vector<db::bucket_row> buckets = stored;
+    std::stable_sort(
+        buckets.begin(), buckets.end(),
+        [](const db::bucket_row& a, const db::bucket_row& b) { return a.lo_ns < b.lo_ns; });
     std::uint64_t total = 0;
     for (const auto& b : buckets)
         total += b.count;
@@ -67,21 +85,33 @@ std::vector<bin> rebin_report(const std::vector<db::bucket_row>& buckets, std::s
             break;
         }
     }
-    const std::int64_t w = nice_bin_width(buckets.front().lo_ns, body_end - 1, body_bins);
+    // A damaged file's bucket may end at or before its start: the body spans at least 1 ns.
+    const std::int64_t first_lo = buckets.front().lo_ns;
+    if (body_end <= first_lo)
+        body_end = first_lo == std::numeric_limits<std::int64_t>::max() ? first_lo : first_lo + 1;
+    const std::int64_t w = nice_bin_width(first_lo, body_end - 1, body_bins);
     std::vector<db::bucket_row> body, tail;
-    const std::int64_t body_hi = ((body_end - 1) / w + 1) * w;
+    // The body's end rounded up to a bin, or INT64_MAX where that does not fit.
+    const std::int64_t body_bins_n = (body_end - 1) / w + 1;
+    const std::int64_t body_hi = body_bins_n > std::numeric_limits<std::int64_t>::max() / w
+                                     ? std::numeric_limits<std::int64_t>::max()
+                                     : body_bins_n * w;
     for (const auto& b : buckets)
         (b.lo_ns < body_hi ? body : tail).push_back(b);
     out = rebin_linear(body, w);
-    std::int64_t lo = body_hi;
+    // The tail in doubling bins from the body's end (from 1 ns when a damaged file puts that at
+    // or below 0, so that the bins grow); the last bin takes whatever is left near INT64_MAX.
+    std::int64_t lo = std::max<std::int64_t>(body_hi, 1);
     std::size_t t = 0;
     while (t < tail.size()) {
-        bin b{lo, lo * 2, 0};
-        while (t < tail.size() && tail[t].lo_ns < b.hi_ns)
+        const bool last = lo > std::numeric_limits<std::int64_t>::max() / 2;
+        bin b{lo, last ? std::numeric_limits<std::int64_t>::max() : lo * 2, 0};
+        while (t < tail.size() && (last || tail[t].lo_ns < b.hi_ns))
             b.count += tail[t++].count;
         if (b.count)
             out.push_back(b);
-        lo *= 2;
+        if (!last)
+            lo *= 2;
     }
     return out;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
@@ -145,6 +146,32 @@ TEST_CASE("plot refuses an output that is neither .svg nor .png", "[report]")
     auto c = run_cmd(plot_command, {"plot", "--db", db, "-o", dir.file("x.jpg")});
     CHECK(c.status == irqloop::exit_usage);
     CHECK(c.err.find("name the output file *.svg or *.png") != std::string::npos);
+}
+
+TEST_CASE("histogram rebinning of a damaged file's buckets (out of order, below 0, near "
+          "INT64_MAX) keeps every sample in range",
+          "[report]")
+{
+    // What fuzz-db found (tests/fuzz/db/report-histogram-out-of-order.db): buckets out of order
+    // and below 0 made rebin_linear index past its bins.
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max() - 10;
+    const std::vector<irqloop::db::bucket_row> b = {
+        {8140, 8144, 2}, {-2'091'008, 1, 5}, {-7, -6, 1}, {100, 101, 3}, {big, big + 1, 4}};
+    const auto lin = rebin_linear({b[0], b[1], b[2], b[3]}, 1'000'000);
+    std::uint64_t n = 0;
+    for (const auto& x : lin) {
+        n += x.count;
+        CHECK(x.hi_ns - x.lo_ns == 1'000'000);
+    }
+    CHECK(n == 11);
+    CHECK(lin.front().lo_ns == -3'000'000); // floor division: -2.09 ms is in [-3 ms, -2 ms)
+    CHECK(lin.back().lo_ns == 0);
+    const auto rep = rebin_report(b, 24);
+    n = 0;
+    for (const auto& x : rep)
+        n += x.count;
+    CHECK(n == 15);
+    CHECK(rep.back().count == 4); // the bucket near INT64_MAX, in the last tail bin
 }
 
 TEST_CASE("histogram rebinning keeps every sample and uses 1-2-5 widths", "[report]")
