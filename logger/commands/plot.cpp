@@ -53,7 +53,10 @@ std::vector<bin> rebin_linear(const std::vector<db::bucket_row>& buckets, std::i
     out.resize(std::size_t(last - first + 1));
     for (std::size_t i = 0; i < out.size(); ++i) {
         out[i].lo_ns = (first + std::int64_t(i)) * width_ns;
-        out[i].hi_ns = out[i].lo_ns + width_ns;
+        // The last bin of a damaged file's range may end past INT64_MAX: it ends there.
+        out[i].hi_ns = out[i].lo_ns > std::numeric_limits<std::int64_t>::max() - width_ns
+                           ? std::numeric_limits<std::int64_t>::max()
+                           : out[i].lo_ns + width_ns;
     }
     for (const auto& b : buckets)
         out[std::size_t(bin_of(b.lo_ns) - first)].count += b.count;
