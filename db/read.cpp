@@ -207,6 +207,11 @@ struct catalog::impl {
 
     int version(const run_record& run) const { return stores.at(run.db_index)->file_version(); }
 
+    const std::string& path_of(const run_record& run) const
+    {
+        return stores.at(run.db_index)->path();
+    }
+
     std::string list_ids() const
     {
         std::string s;
@@ -361,11 +366,35 @@ std::vector<interval_row> catalog::intervals(const run_record& run)
 std::vector<bucket_row> catalog::histogram(const run_record& run)
 {
     std::vector<bucket_row> out;
-    impl_->each_row(run, "histogram",
-                    "SELECT lo_ns, hi_ns, count FROM histogram WHERE run_id = ? ORDER BY lo_ns",
-                    [&](const sql::statement& q) {
-                        out.push_back(bucket_row{q.int64(0), q.int64(1), u64(q, 2)});
-                    });
+    impl_->each_row(
+        run, "histogram",
+        "SELECT lo_ns, hi_ns, count FROM histogram WHERE run_id = ? ORDER BY lo_ns",
+        [&](const sql::statement& q) {
+            // The store writes disjoint buckets with lo < hi and a count, and ORDER BY returns
+            // them in order. A row that breaks this is damage SQLite's own checks let through
+            // (a NULL, a damaged index): refuse it here rather than hand it to the histogram
+            // arithmetic of report and plot.
+            const char* why = nullptr;
+            const std::int64_t lo = q.int64(0), hi = q.int64(1);
+            if (q.is_null(0) || q.is_null(1) || q.is_null(2))
+                why = "a NULL in a histogram row";
+            else if (hi <= lo)
+                why = "a histogram bucket that ends where it starts or before";
+            else if (q.int64(2) < 0)
+                why = "a histogram bucket with a negative count";
+            else if (!out.empty() && lo < out.back().hi_ns)
+                why = "histogram buckets out of order or overlapping";
+            if (why)
+                throw error("read histogram of run " + std::to_string(run.id) + " from '" +
+                                impl_->path_of(run) + "'",
+                            std::string("damaged file (") + why + ", at [" + std::to_string(lo) +
+                                ", " + std::to_string(hi) + ") ns)",
+                            "keep a copy; `sqlite3 FILE 'PRAGMA integrity_check'` names the "
+                            "damage, and `sqlite3 FILE .recover` may rescue its rows into a new "
+                            "file",
+                            exit_usage);
+            out.push_back(bucket_row{lo, hi, u64(q, 2)});
+        });
     return out;
 }
 

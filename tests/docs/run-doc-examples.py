@@ -412,6 +412,8 @@ def end_group(pgid, sig):
 def is_data_row(line):
     """At least three figures: numbers, and the times a row of the data carries (an events
     row 'lost  1  1  FIRST  LAST' is there only when the run had a lost answer)."""
+    if line.lstrip().startswith("irqloop: "):
+        return False  # a message, not a row: its words are checked, whatever its figures
     figures = len(TIME.findall(line)) + len(NUM.findall(UUID.sub("", TIME.sub("", line))))
     return figures >= 3
 

@@ -325,6 +325,31 @@ TEST_CASE("hostile 3: stray words, empty paths, lost writes and damaged files ar
         CHECK_THAT(r.out, ContainsSubstring("damaged file"));
         CHECK(file_bytes(bad) == before); // nothing appended
     }
+    SECTION("a file damaged inside its histogram rows (fuzz-db's finding): every reader of the "
+            "histogram refuses it, naming the rows")
+    {
+        // Its pages pass quick_check on open; through a damaged index, the run's query returns a
+        // bucket [1, 1631232) ns after the others. Before the reader checked the rows, report
+        // printed a histogram of it and exited 0.
+        const std::string bad = dir.file("hist.db");
+        std::filesystem::copy_file(
+            IRQLOOP_SOURCE_DIR "/tests/fuzz/db/report-histogram-out-of-order.db", bad);
+        const std::string before = file_bytes(bad);
+        for (std::string a : std::vector<std::string>{
+                 "report", "export", "plot --kind histogram -o " + dir.file("h.svg"),
+                 "plot --kind cdf -o " + dir.file("h.svg")}) {
+            INFO(a);
+            const auto r = cli(a + " --db " + bad);
+            CHECK(r.status == 2);
+            CHECK_THAT(r.out, ContainsSubstring("irqloop: "));
+            CHECK_THAT(r.out, ContainsSubstring("read histogram of run 1"));
+            CHECK_THAT(r.out, ContainsSubstring("damaged file (histogram buckets out of order"));
+            CHECK_THAT(r.out, ContainsSubstring("PRAGMA integrity_check"));
+            CHECK(no_bug_text(r));
+        }
+        CHECK_FALSE(std::filesystem::exists(dir.file("h.svg")));
+        CHECK(file_bytes(bad) == before);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
