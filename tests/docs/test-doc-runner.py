@@ -132,6 +132,15 @@ class StillFailures(unittest.TestCase):
     def test_changed_wording(self):
         self.one_problem_naming("sim.model ", "sim.models", "sim.model")
 
+    def test_changed_refusal_with_figures(self):
+        # An irqloop message with three figures in it is a message, not a row of figures: a
+        # changed word fails, even though the line has the shape of a one-cell row.
+        pasted = ("irqloop: read histogram of run 1 from 'd.db': damaged file (histogram "
+                  "buckets out of order or overlapping, at [1, 1631232) ns) (keep a copy)")
+        printed = pasted.replace("out of order or overlapping", "out of place")
+        self.assertNotEqual(problems("irqloop report --db d.db", pasted, printed, 2), [])
+        self.assertEqual(problems("irqloop report --db d.db", pasted, pasted, 2), [])
+
     def test_changed_json_member_that_is_not_about_the_host(self):
         self.assertNotEqual(problems("irqloop export --db demo.db",
                                      '        "backend": "sim:model=fixed",',
