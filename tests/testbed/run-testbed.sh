@@ -287,10 +287,7 @@ add_prog()
     done
 }
 for p in irqloop irqloop-responder irqloop-tests; do
-    # The shallowest match: build trees nested in BUILD (.ci/package's package-ARCH, an arm64
-    # cross build) hold programs of the same name, possibly for another architecture.
-    f=$(find "$build_dir" -name "$p" -type f -perm -u+x -not -path '*/CMakeFiles/*' |
-        awk -F/ '{ print NF "\t" $0 }' | sort -n | head -n1 | cut -f2-)
+    f=$(runner_find_program "$p")
     if [[ -n $f ]]; then
         add_prog "$f" "/usr/bin/$p"
     else

@@ -65,6 +65,19 @@ runner_matching_scenarios()
     done
 }
 
+# runner_find_program NAME: the shallowest executable file NAME in the build folder, or nothing.
+# Build trees nested in it (.ci/package's package-ARCH, an arm64 cross build) hold programs of
+# the same name, possibly for another architecture, hence the shallowest. The packaging tests'
+# Debian roots (BUILD/clean-root) and the runner's cache are not searched: a root may be in use
+# by a test running beside the runner, with its /proc mounted, where find meets unreadable
+# entries and fails (CI of stop 36 lost the testbed boot to this).
+runner_find_program()
+{
+    find "$build_dir" \( -path "$build_dir/clean-root" -o -path "$cache" -o -name CMakeFiles \) \
+        -prune -o -name "$1" -type f -perm -u+x -print |
+        awk -F/ '{ print NF "\t" $0 }' | sort -n | head -n1 | cut -f2-
+}
+
 # runner_download DIR PKG[=VERSION]: apt-get download PKG into DIR, refreshing the apt lists
 # once when the first try fails.
 runner_download()
