@@ -7,7 +7,7 @@ namespace irqloop::hw
 namespace
 {
 
-constexpr std::uint32_t gpfsel0 = 0x00, gpset0 = 0x1c, gpclr0 = 0x28, gplev0 = 0x34;
+using namespace bcm_gpio;
 
 class sim_regs final : public gpiomem_regs
 {

@@ -7,8 +7,7 @@ namespace irqloop::hw
 namespace
 {
 
-// BCM283x GPIO block (BCM2835 ARM Peripherals, section 6.1; unchanged on the BCM2711).
-constexpr std::uint32_t gpset0 = 0x1c, gpclr0 = 0x28, gplev0 = 0x34;
+using namespace bcm_gpio;
 
 bool is_bcm(gpiomem_soc soc) noexcept
 {

@@ -81,6 +81,16 @@ inline constexpr std::uint32_t gpiomem_bcm_fsel_offset(unsigned line) noexcept
     return 4 * (line / 10);
 }
 
+/** @brief BCM283x GPIO block registers (BCM2835 ARM Peripherals, section 6.1; unchanged on
+ * the BCM2711), offsets from the start of /dev/gpiomem's mapping. */
+namespace bcm_gpio
+{
+inline constexpr std::uint32_t gpfsel0 = 0x00; ///< function select, 10 lines a register
+inline constexpr std::uint32_t gpset0 = 0x1c;  ///< output set, 32 lines a register
+inline constexpr std::uint32_t gpclr0 = 0x28;  ///< output clear
+inline constexpr std::uint32_t gplev0 = 0x34;  ///< input level
+} // namespace bcm_gpio
+
 /** @brief RP1 RIO bank 0 registers, offsets from the start of /dev/gpiomem0's mapping. */
 namespace rp1_rio
 {

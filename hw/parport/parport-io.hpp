@@ -26,6 +26,14 @@ namespace irqloop::hw
  * port. ppdev masks everything else; raw I/O writes the byte as given, so callers keep bit 5
  * (data direction) clear and choose bit 4 (IRQ enable) on purpose.
  */
+/** @brief Control register bits (IBM PC parallel port, SPP/PS2). */
+namespace parport_ctl
+{
+inline constexpr std::uint8_t lines = 0x0f;      ///< the four control lines
+inline constexpr std::uint8_t irq_enable = 0x10; ///< nACK raises the port's IRQ
+inline constexpr std::uint8_t reverse = 0x20;    ///< data lines as inputs (PS/2 mode)
+} // namespace parport_ctl
+
 class parport_io : public interface
 {
 public:

@@ -16,8 +16,6 @@ namespace irqloop::hw
 namespace
 {
 
-constexpr std::uint8_t ctl_irq_enable = 0x10;
-constexpr std::uint8_t ctl_reverse = 0x20;
 
 std::string fmt_ns(double ns)
 {
@@ -54,11 +52,11 @@ parport_lines::parport_lines(std::unique_ptr<parport_io> io, parport_options o)
     int c = io_->read_control();
     if (c < 0)
         throw_from_errno(-c, what + ": read control register");
-    control_ = static_cast<std::uint8_t>(c & ~ctl_reverse);
+    control_ = static_cast<std::uint8_t>(c & ~parport_ctl::reverse);
     if (opt_.who == role::responder && io_->has_irq())
-        control_ |= ctl_irq_enable;
+        control_ |= parport_ctl::irq_enable;
     else
-        control_ &= ~ctl_irq_enable;
+        control_ &= ~parport_ctl::irq_enable;
     if (opt_.out.reg == parport_register::control)
         control_ = opt_.out.bit_for_level(false) ? (control_ | opt_.out.mask)
                                                  : (control_ & ~opt_.out.mask);

@@ -17,8 +17,6 @@ namespace irqloop::hw
 namespace
 {
 
-constexpr std::uint8_t ctl_irq_enable = 0x10;
-constexpr std::uint8_t ctl_lines = 0x0f;
 
 // Unwired status inputs float high through the port's pull-ups; BUSY reads inverted.
 std::uint8_t idle_status(std::uint8_t unused_bits)
@@ -51,7 +49,7 @@ parport_sim::parport_sim(parport_pin near_out, parport_pin near_in, parport_sim_
                     std::string(in_.name) + " is not a status (input) pin");
     // After reset: data low, nINIT high, bits 6-7 read as ones, and the IRQ enabled, as
     // parport_pc leaves a port that has an interrupt line.
-    control_.store(0xc0 | ctl_irq_enable | 0x04);
+    control_.store(0xc0 | parport_ctl::irq_enable | 0x04);
     status_.store(with_level(idle_status(port_.status_unused_bits), in_, false));
     truth_.reserve(target_.truth_capacity);
     out_level_ = near_level(out_);
@@ -142,7 +140,7 @@ int parport_sim::read_control() noexcept
         return 0xff;
     // parport_pc reports the four control lines only (PPRCONTROL): IRQ enable stays hidden.
     const std::uint8_t c = control_.load(std::memory_order_acquire);
-    return port_.flavour == parport_sim_flavour::ppdev ? (c & ctl_lines) : c;
+    return port_.flavour == parport_sim_flavour::ppdev ? (c & parport_ctl::lines) : c;
 }
 
 int parport_sim::write_control(std::uint8_t v) noexcept
@@ -150,7 +148,7 @@ int parport_sim::write_control(std::uint8_t v) noexcept
     std::uint8_t now = control_.load(std::memory_order_relaxed);
     // ppdev passes only the four control lines on; raw I/O writes the register whole.
     std::uint8_t next = port_.flavour == parport_sim_flavour::ppdev
-                            ? static_cast<std::uint8_t>((now & ~ctl_lines) | (v & ctl_lines))
+                            ? static_cast<std::uint8_t>((now & ~parport_ctl::lines) | (v & parport_ctl::lines))
                             : static_cast<std::uint8_t>(v | 0xc0);
     control_.store(next, std::memory_order_release);
     touched(monotonic_raw_ns());
@@ -202,7 +200,7 @@ void parport_sim::far_drive(bool high) noexcept
     const bool irq_line = in_.reg == parport_register::status && in_.mask == 0x40;
     if (!irq_line || was_high || !high)
         return;
-    if (!(control_.load(std::memory_order_acquire) & ctl_irq_enable))
+    if (!(control_.load(std::memory_order_acquire) & parport_ctl::irq_enable))
         return;
     irqs_total_.fetch_add(1, std::memory_order_relaxed);
     {
@@ -211,7 +209,7 @@ void parport_sim::far_drive(bool high) noexcept
             // What ppdev's IRQ handler does: write the control lines, then count the IRQ.
             std::uint8_t now = control_.load(std::memory_order_relaxed);
             control_.store(
-                static_cast<std::uint8_t>((now & ~ctl_lines) | (irq_control_ & ctl_lines)),
+                static_cast<std::uint8_t>((now & ~parport_ctl::lines) | (irq_control_ & parport_ctl::lines)),
                 std::memory_order_release);
             irq_armed_ = false;
             touched(monotonic_raw_ns());
