@@ -130,7 +130,8 @@ if [[ ! -f $abuild/CMakeCache.txt ]]; then
     command -v ccache >/dev/null &&
         launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
     cmake -S "$src_root" -B "$abuild" -DCMAKE_TOOLCHAIN_FILE="$here/aarch64-static.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRQLOOP_BUILD_TESTS=OFF -DIRQLOOP_BUILD_BENCH=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
+        -DIRQLOOP_BUILD_TESTS=OFF -DIRQLOOP_BUILD_BENCH=ON \
         "${launcher[@]}" >"$cache/cmake-arm64.log" 2>&1 || {
         tail -n 30 "$cache/cmake-arm64.log" >&2
         rm -rf "$abuild"
