@@ -16,7 +16,6 @@ namespace irqloop::hw
 namespace
 {
 
-
 std::string fmt_ns(double ns)
 {
     char buf[32];

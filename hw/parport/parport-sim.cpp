@@ -17,7 +17,6 @@ namespace irqloop::hw
 namespace
 {
 
-
 // Unwired status inputs float high through the port's pull-ups; BUSY reads inverted.
 std::uint8_t idle_status(std::uint8_t unused_bits)
 {
@@ -147,9 +146,10 @@ int parport_sim::write_control(std::uint8_t v) noexcept
 {
     std::uint8_t now = control_.load(std::memory_order_relaxed);
     // ppdev passes only the four control lines on; raw I/O writes the register whole.
-    std::uint8_t next = port_.flavour == parport_sim_flavour::ppdev
-                            ? static_cast<std::uint8_t>((now & ~parport_ctl::lines) | (v & parport_ctl::lines))
-                            : static_cast<std::uint8_t>(v | 0xc0);
+    std::uint8_t next =
+        port_.flavour == parport_sim_flavour::ppdev
+            ? static_cast<std::uint8_t>((now & ~parport_ctl::lines) | (v & parport_ctl::lines))
+            : static_cast<std::uint8_t>(v | 0xc0);
     control_.store(next, std::memory_order_release);
     touched(monotonic_raw_ns());
     return 0;
@@ -208,9 +208,9 @@ void parport_sim::far_drive(bool high) noexcept
         if (irq_armed_) {
             // What ppdev's IRQ handler does: write the control lines, then count the IRQ.
             std::uint8_t now = control_.load(std::memory_order_relaxed);
-            control_.store(
-                static_cast<std::uint8_t>((now & ~parport_ctl::lines) | (irq_control_ & parport_ctl::lines)),
-                std::memory_order_release);
+            control_.store(static_cast<std::uint8_t>((now & ~parport_ctl::lines) |
+                                                     (irq_control_ & parport_ctl::lines)),
+                           std::memory_order_release);
             irq_armed_ = false;
             touched(monotonic_raw_ns());
         }
