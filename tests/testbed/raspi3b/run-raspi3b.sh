@@ -7,6 +7,7 @@
 # aarch64 (static). It is where the gpiomem backend meets a real pinctrl-bcm2835 driver.
 #
 #   run-raspi3b.sh --build BUILD_DIR [--scenarios GLOB[,GLOB...]] [--fixture]
+#   run-raspi3b.sh --build BUILD_DIR --prepare
 #   run-raspi3b.sh --build BUILD_DIR --verdict NAME
 #   run-raspi3b.sh --list
 #
@@ -35,6 +36,8 @@ usage()
   --timeout SECONDS       watchdog on the whole boot (default 900)
   --lock FILE             hold flock FILE during the boot only (e.g. a machine-wide lock
                           shared with other real-time runs), not while building
+  --prepare               fetch the packages and cross-build irqloop into the cache, then
+                          exit: the boot after it only checks that the build is current
   --fixture               exit 0 once the guest ran every scenario, whatever their verdicts
   --verdict NAME          print and return the result of scenario NAME from the last boot
   --list                  list the scenarios
@@ -43,12 +46,13 @@ EOF
 
 die() { echo "irqloop: raspi3b testbed: $*" >&2; exit 2; }
 
-build_dir= results= cache= globs='*' verdict= list=0 fixture=0 boot_timeout=900 lock=
-# runner_own_option OPTION [VALUE]...: --lock (runner_options takes the others).
+build_dir= results= cache= globs='*' verdict= list=0 fixture=0 boot_timeout=900 lock= prepare=0
+# runner_own_option OPTION [VALUE]...: --lock and --prepare (runner_options takes the others).
 runner_own_option()
 {
     case $1 in
     --lock) lock=$2 ;;
+    --prepare) prepare=1; runner_values=0 ;;
     *) runner_unknown_option "$1" ;;
     esac
 }
@@ -143,6 +147,11 @@ cmake --build "$abuild" -j2 --target irqloop irqloop-bench-gpiomem >"$cache/buil
     echo "irqloop: raspi3b testbed: the aarch64 build failed (log: $cache/build-arm64.log)" >&2
     exit 1
 }
+
+if [[ $prepare == 1 ]]; then
+    phase "prepared: the packages and the aarch64 build are in $cache"
+    exit 0
+fi
 
 # ---------------------------------------------------------------------------------------------
 phase "build the initramfs"
