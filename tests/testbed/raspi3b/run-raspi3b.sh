@@ -135,6 +135,8 @@ if [[ ! -f $abuild/CMakeCache.txt ]]; then
         launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
     cmake -S "$src_root" -B "$abuild" -DCMAKE_TOOLCHAIN_FILE="$here/aarch64-static.cmake" \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
+        -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g0 -DNDEBUG" \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g0 -DNDEBUG" \
         -DIRQLOOP_BUILD_TESTS=OFF -DIRQLOOP_BUILD_BENCH=ON \
         "${launcher[@]}" >"$cache/cmake-arm64.log" 2>&1 || {
         tail -n 30 "$cache/cmake-arm64.log" >&2
