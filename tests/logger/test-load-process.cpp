@@ -39,25 +39,11 @@ using irqloop::test::cmdline_of;
 using irqloop::test::group_alive;
 using irqloop::test::kill_escapees;
 using irqloop::test::live_members;
+using irqloop::test::parent_of;
 using irqloop::test::read_pid;
 
 namespace
 {
-
-// The parent pid in /proc/PID/stat (fields after the last ')'); -1 when there is none.
-int parent_of(int pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    const auto rp = s.rfind(')');
-    if (rp == std::string::npos)
-        return -1;
-    std::istringstream f(s.substr(rp + 1));
-    char state = 0;
-    int ppid = -1;
-    f >> state >> ppid;
-    return ppid;
-}
 
 bool wait_for(const std::function<bool()>& cond, double seconds)
 {
@@ -356,4 +342,34 @@ TEST_CASE("load: stop() also ends a child in a new session that holds the output
     CHECK(took < 1.5);
     CHECK(r.signal == SIGTERM);
     CHECK(live_members({}, {escapee}).empty());
+}
+
+TEST_CASE("proc scan: a process that exits while its /proc files are read reads as gone, never "
+          "as an exception",
+          "[soak]")
+{
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    const std::string stat = "/proc/" + std::to_string(child) + "/stat";
+    REQUIRE(parent_of(child) == getpid());
+    // The hazard: a file opened while the process lived fails its read once it is reaped.
+    const int fd = open(stat.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    kill(child, SIGKILL);
+    int st = 0;
+    REQUIRE(waitpid(child, &st, 0) == child);
+    char buf[64];
+    errno = 0;
+    CHECK(read(fd, buf, sizeof buf) < 0);
+    CHECK(errno == ESRCH);
+    close(fd);
+    // The helpers say "gone" instead.
+    CHECK(irqloop::test::read_proc_file(stat).empty());
+    CHECK(parent_of(child) == -1);
+    CHECK(cmdline_of(child).empty());
+    CHECK(live_members({}, {child}).empty());
 }

@@ -9,8 +9,47 @@
 #include <iterator>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace irqloop::test
 {
+
+std::string read_proc_file(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    std::string s;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) { // ESRCH: it exited between open and read
+            s.clear();
+            break;
+        }
+        if (n == 0)
+            break;
+        s.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return s;
+}
+
+int parent_of(int pid)
+{
+    const std::string s = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+    const auto rp = s.rfind(')'); // after the command name, which may hold anything
+    if (rp == std::string::npos)
+        return -1;
+    std::istringstream f(s.substr(rp + 1));
+    char state = 0;
+    int ppid = -1;
+    f >> state >> ppid;
+    return ppid;
+}
 
 std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
 {
@@ -19,8 +58,7 @@ std::vector<int> live_members(const std::vector<int>& groups, const std::vector<
         const std::string name = e.path().filename();
         if (name.find_first_not_of("0123456789") != std::string::npos)
             continue;
-        std::ifstream in(e.path() / "stat");
-        std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        const std::string s = read_proc_file(e.path() / "stat");
         const auto rp = s.rfind(')'); // after the command name, which may hold anything
         if (rp == std::string::npos)
             continue;
@@ -40,8 +78,7 @@ std::vector<int> live_members(const std::vector<int>& groups, const std::vector<
 
 std::string cmdline_of(int pid)
 {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string s{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::string s = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
     std::replace(s.begin(), s.end(), '\0', ' ');
     return s;
 }

@@ -15,6 +15,17 @@ namespace irqloop::test
  */
 std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids);
 
+/**
+ * @brief The text of a file under /proc/PID; empty when the process is gone or goes while it
+ * is read. (A std::ifstream read through istreambuf_iterator throws there: the kernel answers
+ * ESRCH to a read of an exiting process's stat, and libstdc++'s underflow turns that into
+ * std::ios_base::failure. That failed a fresh-clone run's [soak] area once.)
+ */
+std::string read_proc_file(const std::string& path);
+
+/** @brief The parent pid in /proc/PID/stat; -1 when the process is gone. */
+int parent_of(int pid);
+
 /** @brief A process's command line, its words joined by spaces; empty once it is gone. */
 std::string cmdline_of(int pid);
 
