@@ -354,6 +354,16 @@ TEST_CASE("proc scan: a process that exits while its /proc files are read reads 
         pause();
         _exit(0);
     }
+    struct reaper { // a failed REQUIRE leaves no child behind
+        pid_t pid;
+        ~reaper()
+        {
+            if (pid > 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, nullptr, 0);
+            }
+        }
+    } r{child};
     const std::string stat = "/proc/" + std::to_string(child) + "/stat";
     REQUIRE(parent_of(child) == getpid());
     // The hazard: a file opened while the process lived fails its read once it is reaped.
@@ -362,6 +372,7 @@ TEST_CASE("proc scan: a process that exits while its /proc files are read reads 
     kill(child, SIGKILL);
     int st = 0;
     REQUIRE(waitpid(child, &st, 0) == child);
+    r.pid = -1;
     char buf[64];
     errno = 0;
     CHECK(read(fd, buf, sizeof buf) < 0);
