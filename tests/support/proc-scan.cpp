@@ -6,7 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include <fcntl.h>
@@ -38,17 +38,34 @@ std::string read_proc_file(const std::string& path)
     return s;
 }
 
-int parent_of(int pid)
+namespace
 {
-    const std::string s = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
-    const auto rp = s.rfind(')'); // after the command name, which may hold anything
-    if (rp == std::string::npos)
-        return -1;
-    std::istringstream f(s.substr(rp + 1));
+
+// The fields of /proc/PID/stat after the command name (which may hold anything, ')' too).
+struct stat_fields {
     char state = 0;
     int ppid = -1;
-    f >> state >> ppid;
-    return ppid;
+    int pgrp = -1;
+};
+
+std::optional<stat_fields> read_stat(const std::string& path)
+{
+    const std::string s = read_proc_file(path);
+    const auto rp = s.rfind(')');
+    if (rp == std::string::npos)
+        return std::nullopt; // gone
+    std::istringstream f(s.substr(rp + 1));
+    stat_fields st;
+    f >> st.state >> st.ppid >> st.pgrp;
+    return st;
+}
+
+} // namespace
+
+int parent_of(int pid)
+{
+    const auto st = read_stat("/proc/" + std::to_string(pid) + "/stat");
+    return st ? st->ppid : -1;
 }
 
 std::vector<int> live_members(const std::vector<int>& groups, const std::vector<int>& pids)
@@ -58,18 +75,11 @@ std::vector<int> live_members(const std::vector<int>& groups, const std::vector<
         const std::string name = e.path().filename();
         if (name.find_first_not_of("0123456789") != std::string::npos)
             continue;
-        const std::string s = read_proc_file(e.path() / "stat");
-        const auto rp = s.rfind(')'); // after the command name, which may hold anything
-        if (rp == std::string::npos)
+        const auto st = read_stat(e.path() / "stat");
+        if (!st || st->state == 'Z' || st->state == 'X')
             continue;
-        std::istringstream f(s.substr(rp + 1));
-        char state = 0;
-        int ppid = 0, pgrp = 0;
-        f >> state >> ppid >> pgrp;
         const int pid = std::stoi(name);
-        if (state == 'Z' || state == 'X')
-            continue;
-        if (std::find(groups.begin(), groups.end(), pgrp) != groups.end() ||
+        if (std::find(groups.begin(), groups.end(), st->pgrp) != groups.end() ||
             std::find(pids.begin(), pids.end(), pid) != pids.end())
             out.push_back(pid);
     }
