@@ -5,8 +5,12 @@
 # that exit with a status the test expected: every report goes to a log file (log_path), and
 # the logs must stay empty.
 #
-#   run-tests.sh asan|tsan BUILD_DIR [--runs] [--reports-only] [CATCH2 TEST SPEC...]
+#   run-tests.sh asan|tsan BUILD_DIR [--runs] [--reports-only] [--same-as PROGRAM]
+#                [CATCH2 TEST SPEC...]
 #
+# --same-as PROGRAM: first check that the sanitizer build's test program lists the same test
+# cases for the spec as PROGRAM (the release irqloop-tests). The sanitizer builds compile only
+# the test files their areas need (build.sh); this fails if one was left out.
 # --reports-only: failed test cases are printed but only a sanitizer report fails the script
 # (for the spinning areas under TSan, whose instrumented polls disturb most samples).
 #
@@ -19,10 +23,12 @@ dir=${2:?}
 shift 2
 runs=0
 reports_only=0
+same_as=
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --runs) runs=1 ;;
     --reports-only) reports_only=1 ;;
+    --same-as) same_as=${2:?--same-as needs the release test program}; shift ;;
     *) echo "irqloop: run-tests.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -50,6 +56,21 @@ esac
 
 rc=0
 start=$(date +%s)
+if [[ -n $same_as && $# -gt 0 ]]; then
+  # Catch2 lists the selected test cases' names, one per line, at quiet verbosity.
+  # Sorted: the order follows the link order of the files, which the unity batches change.
+  "$same_as" --list-tests --verbosity quiet "$@" 2>&1 | sort >"$logs/release-list" ||
+    { cat "$logs/release-list"; echo "irqloop: $kind: cannot list $same_as's test cases" >&2; exit 1; }
+  "$tests" --list-tests --verbosity quiet "$@" 2>&1 | sort >"$logs/$kind-list" ||
+    { cat "$logs/$kind-list"; echo "irqloop: $kind: cannot list $tests's test cases" >&2; exit 1; }
+  if ! diff -u "$logs/release-list" "$logs/$kind-list" >"$logs/list-diff"; then
+    cat "$logs/list-diff"
+    echo "irqloop: $kind: the $kind test program selects other test cases than the release one for $* (build.sh's file filter left a file out; the diff is above)" >&2
+    exit 1
+  fi
+  echo "== $kind: the same $(grep -c . "$logs/release-list") test cases as $same_as for $*"
+  rm -f "$logs/release-list" "$logs/$kind-list" "$logs/list-diff"
+fi
 if [[ $# -gt 0 ]]; then
   echo "== $kind: irqloop-tests $*"
   status=0
