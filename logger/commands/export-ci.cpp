@@ -103,12 +103,12 @@ std::vector<gated_run> gate_runs(db::catalog& cat, const std::vector<const db::r
 {
     std::vector<gated_run> out;
     for (const auto* r : runs) {
-        gated_run g{r, {}};
+        gated_run g{r, {}, run_unfinished_reason(*r)};
         if (!limits.empty()) {
             g.gates = evaluate_gates(cat, *r, limits);
         } else if (auto stored = stored_gates(*r)) {
             g.gates = std::move(*stored);
-        } else if (need_gates) {
+        } else if (need_gates && g.unfinished.empty()) {
             throw error("export: " + run_name(*r),
                         "no gates: it was not run with --fail-* and "
                         "no limits were given",
@@ -162,6 +162,20 @@ void add_testcases(pugi::xml_node suite, const gated_run& g)
     const auto& r = *g.run;
     const std::string cls =
         "irqloop." + (r.meta.label.empty() ? "run" + std::to_string(r.id) : r.meta.label);
+    const std::string about = "run " + std::to_string(r.id) + " " + r.meta.uuid + ", " +
+                              std::string(db::to_text(r.status)) + ", " +
+                              std::to_string(r.summary.samples) + " samples, " + r.db_path;
+    if (!g.unfinished.empty()) {
+        // Not a limit: the run itself cannot pass (interrupted, failed, no samples).
+        auto tc = suite.append_child("testcase");
+        tc.append_attribute("classname") = xml_safe_text(cls).c_str();
+        tc.append_attribute("name") = "complete";
+        tc.append_attribute("time") = "0";
+        auto f = tc.append_child("failure");
+        f.append_attribute("type") = "run";
+        f.append_attribute("message") = ("the run " + g.unfinished).c_str();
+        f.text() = xml_safe_text("the run " + g.unfinished + "\n" + about).c_str();
+    }
     for (const auto& l : g.gates.lines) {
         auto tc = suite.append_child("testcase");
         tc.append_attribute("classname") = xml_safe_text(cls).c_str();
@@ -175,10 +189,8 @@ void add_testcases(pugi::xml_node suite, const gated_run& g)
             (l.name + " " + gate_value_text(l) + (l.latency && l.has_value ? " us" : "") +
              " is above the limit " + gate_limit_text(l) + (l.latency ? " us" : ""))
                 .c_str();
-        std::string body = line_text(l) + (l.note.empty() ? "" : " (" + l.note + ")") + "\nrun " +
-                           std::to_string(r.id) + " " + r.meta.uuid + ", " +
-                           std::string(db::to_text(r.status)) + ", " +
-                           std::to_string(r.summary.samples) + " samples, " + r.db_path;
+        std::string body =
+            line_text(l) + (l.note.empty() ? "" : " (" + l.note + ")") + "\n" + about;
         f.text() = xml_safe_text(body).c_str();
     }
 }
@@ -204,12 +216,15 @@ void write_junit(const std::vector<gated_run>& runs, std::ostream& out)
     double total_s = 0;
     for (const auto& g : runs) {
         const auto& r = *g.run;
+        const std::size_t extra = g.unfinished.empty() ? 0 : 1; // the "complete" testcase
         auto suite = suites.append_child("testsuite");
         const double secs =
             r.end_unix_ns ? double(*r.end_unix_ns - r.meta.start_unix_ns) / 1e9 : 0.0;
         suite.append_attribute("name") = xml_safe_text(run_name(r)).c_str();
-        suite.append_attribute("tests") = static_cast<unsigned long long>(g.gates.lines.size());
-        suite.append_attribute("failures") = static_cast<unsigned long long>(g.gates.failed());
+        suite.append_attribute("tests") =
+            static_cast<unsigned long long>(g.gates.lines.size() + extra);
+        suite.append_attribute("failures") =
+            static_cast<unsigned long long>(g.gates.failed() + extra);
         suite.append_attribute("errors") = 0;
         suite.append_attribute("skipped") = 0;
         suite.append_attribute("time") = std::to_string(secs).c_str();
@@ -217,8 +232,8 @@ void write_junit(const std::vector<gated_run>& runs, std::ostream& out)
         suite.append_attribute("hostname") = xml_safe_text(r.meta.hostname).c_str();
         add_properties(suite, r);
         add_testcases(suite, g);
-        tests += g.gates.lines.size();
-        failures += g.gates.failed();
+        tests += g.gates.lines.size() + extra;
+        failures += g.gates.failed() + extra;
         total_s += secs;
     }
     suites.append_attribute("tests") = static_cast<unsigned long long>(tests);
@@ -264,12 +279,15 @@ void write_lava(const std::vector<gated_run>& runs, std::ostream& out)
                                                                 {"overflows", s.overflows}};
         for (const auto& [id, v] : counts)
             line(id, "pass", std::to_string(v), "count");
+        // A run that cannot pass (interrupted, failed, no samples) fails whatever its gates.
+        if (!g.unfinished.empty())
+            line("complete", "fail", "", "");
         // Limits: the measurement is the value, the result the gate's.
         for (const auto& l : g.gates.lines)
             line("gate." + l.key, l.pass ? "pass" : "fail", l.has_value ? gate_value_text(l) : "",
                  l.latency ? "us" : "count");
-        if (!g.gates.lines.empty())
-            line("gate", g.gates.pass() ? "pass" : "fail", "", "");
+        if (!g.gates.lines.empty() || !g.unfinished.empty())
+            line("gate", g.pass() ? "pass" : "fail", "", "");
     }
 }
 

@@ -5,12 +5,14 @@
 #include "export-formats.hpp"
 
 #include "error.hpp"
+#include "gates.hpp"
 #include "prometheus.hpp"
 #include "version.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -200,9 +202,18 @@ void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t
     std::string kversion;
     for (std::size_t i = 2; i + 1 < words.size(); ++i)
         kversion += (kversion.empty() ? "" : " ") + words[i];
+    // "cpu=N" when the sampler was pinned; "cpu=any" (or "cpu=any(pin refused)") when not,
+    // which cyclictest writes as -1.
     int cpu = -1;
-    if (const auto at = r.meta.rt_settings.find("cpu="); at != std::string::npos)
-        cpu = std::atoi(r.meta.rt_settings.c_str() + at + 4);
+    {
+        const std::string& rt = r.meta.rt_settings;
+        for (auto at = rt.find("cpu="); at != std::string::npos; at = rt.find("cpu=", at + 1))
+            if ((at == 0 || rt[at - 1] == ' ') && at + 4 < rt.size() &&
+                std::isdigit(static_cast<unsigned char>(rt[at + 4]))) {
+                cpu = std::atoi(rt.c_str() + at + 4);
+                break;
+            }
+    }
 
     ojson j = ojson::object();
     j["file_version"] = 1;
@@ -210,7 +221,12 @@ void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t
     j["rt_test_version:"] = std::string("irqloop ") + version;
     j["start_time"] = rfc2822(r.meta.start_unix_ns);
     j["end_time"] = rfc2822(r.end_unix_ns.value_or(r.meta.start_unix_ns));
-    j["return_code"] = meta_value(r, "gate.result") == "fail" ? 3 : 0;
+    // What `irqloop run` exits with: a run that did not end complete, or without a sample,
+    // never reads as a pass (1 or 4); then 3 when a stored gate failed (run --fail-*).
+    int rc = run_unfinished_status(r);
+    if (rc == exit_ok && meta_value(r, "gate.result") == "fail")
+        rc = exit_limit;
+    j["return_code"] = rc;
     ojson sys = ojson::object();
     sys["sysname"] = words.size() > 0 ? words[0] : "";
     sys["nodename"] = r.meta.hostname;
@@ -233,6 +249,11 @@ void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t
     t["avg"] = r.has_stats ? std::round(r.summary.mean_ns / 10.0) / 100.0 : 0.0;
     t["cpu"] = cpu;
     t["node"] = 0;
+    // irqloop's own: what `cycles` leaves out. cyclictest has no lost wake-up; Linaro's parser
+    // reads min, avg, max and return_code only, so a --fail-on-lost gate shows there as 3.
+    t["stimuli"] = r.summary.stimuli;
+    t["lost"] = r.summary.lost;
+    t["disturbed"] = r.summary.disturbed;
     ojson threads = ojson::object();
     threads["0"] = std::move(t);
     j["thread"] = std::move(threads);

@@ -28,8 +28,10 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
                            std::int64_t bins, std::ostream& out);
 
 /**
- * @brief `cyclictest --json` (file_version 1) for one run, as thread "0"; return_code is 3
- * when the run's stored gate.result is "fail", else 0.
+ * @brief `cyclictest --json` (file_version 1) for one run, as thread "0", with irqloop's
+ * stimuli, lost and disturbed counts beside cyclictest's keys. return_code: 1 for a run that
+ * did not end complete, 4 for one without samples (run_unfinished_status()), else 3 when its
+ * stored gate.result is "fail", else 0.
  */
 void write_rt_tests_json(db::catalog& cat, const db::run_record& run, std::int64_t bins,
                          std::ostream& out);

@@ -198,6 +198,33 @@ void gate_plugin::on_finish(run_outcome& out, const histogram& h)
         session_->store->set_run_metadata(out.run_id, gate_metadata(*outcome_));
 }
 
+std::string run_unfinished_reason(const db::run_record& run)
+{
+    const std::string after = " after " + std::to_string(run.summary.stimuli) + " stimuli";
+    switch (run.status) {
+    case db::run_status::interrupted:
+        return "was interrupted" + after + ": it did not reach its bound";
+    case db::run_status::failed:
+        return "failed" + after + " (a runtime failure)";
+    case db::run_status::running:
+        return "is still 'running'" + after + ": not ended, or its logger died";
+    case db::run_status::complete:
+        break;
+    }
+    if (!run.has_stats)
+        return "has no sample in the statistics (" + std::to_string(run.summary.stimuli) +
+               " stimuli, " + std::to_string(run.summary.lost) + " lost, " +
+               std::to_string(run.summary.disturbed) + " disturbed)";
+    return {};
+}
+
+int run_unfinished_status(const db::run_record& run)
+{
+    if (run.status != db::run_status::complete)
+        return exit_failure;
+    return run.has_stats ? exit_ok : exit_no_answer;
+}
+
 std::string gate_value_text(const gate_line& l)
 {
     if (!l.has_value)

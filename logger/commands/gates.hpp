@@ -110,6 +110,22 @@ private:
     std::optional<gate_outcome> outcome_;
 };
 
+/**
+ * @brief Why @p run cannot pass, whatever its figures and limits: it did not end complete
+ *        (interrupted, failed, or still `running`: not ended, or its logger died), or it ended
+ *        without a sample in its statistics. Empty when it can pass. The CI exports (rt-tests
+ *        JSON, JUnit, LAVA) report such a run as failed (docs/integration.md).
+ */
+std::string run_unfinished_reason(const db::run_record& run);
+
+/**
+ * @brief The exit status that stands for such a run in an export's return code
+ *        (docs/commands/exit-status.md): 1 when it did not end complete (a failure; the
+ *        128 + N of a signal is not stored with the run), 4 when it ended complete without a
+ *        sample (no answer); 0 when it can pass.
+ */
+int run_unfinished_status(const db::run_record& run);
+
 /** @brief One line per limit: "  gate max  120.000 us  limit 100.000 us  FAIL  (note)". */
 std::string format_gate_lines(const gate_outcome& g);
 

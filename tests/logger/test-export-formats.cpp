@@ -451,6 +451,11 @@ TEST_CASE_METHOD(two_run_db, "export rt-tests-json: the keys and types of real c
         // The real histogram may be empty on a slow machine; ours never is.
         want.erase(".thread.0.histogram.<bin>");
         got.erase(".thread.0.histogram.<bin>");
+        // irqloop's own counts beside cyclictest's keys (what "cycles" leaves out): integers.
+        for (const char* k : {"stimuli", "lost", "disturbed"}) {
+            CHECK(got[std::string(".thread.0.") + k] == "integer");
+            got.erase(std::string(".thread.0.") + k);
+        }
         CHECK(got == want);
         for (const auto& [k, v] : ours["thread"]["0"]["histogram"].items())
             CHECK(v.is_number_integer());
@@ -466,6 +471,131 @@ TEST_CASE_METHOD(two_run_db, "export rt-tests-json: the keys and types of real c
     auto two = irqloop_cmd({"export", "--db", db, "--format", "rt-tests-json"});
     CHECK(two.status == 2);
     CHECK(two.err.find("holds one run, 2 are selected") != std::string::npos);
+}
+
+namespace
+{
+
+/** @brief export --format rt-tests-json of run @p run in @p db, parsed. */
+nlohmann::json rt_json(const temp_dir& dir, const std::string& db, const std::string& run)
+{
+    return nlohmann::json::parse(
+        export_text(db, {"--run", run, "--format", "rt-tests-json"}, dir / ("rt" + run + ".json")));
+}
+
+/** @brief Linaro's parse_rt_tests_results.py reads a run as a pass when return_code is 0. */
+bool linaro_pass(const nlohmann::json& j)
+{
+    return j.at("return_code").get<int>() == 0;
+}
+
+} // namespace
+
+TEST_CASE("export rt-tests-json: a run without samples, or one that did not end complete, has "
+          "a non-zero return_code",
+          "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "rc.db";
+    {
+        db::store st(db);
+        run_spec none = numbered_spec(1, "dead-wire", 200);
+        none.m.lost_p = 1.0; // ended complete, every stimulus lost: 0 samples
+        record_run(st, none);
+        run_spec cut = numbered_spec(2, "cut", 2000);
+        cut.status = db::run_status::interrupted;
+        cut.start_unix_ns = epoch_ns + 60'000'000'000;
+        record_run(st, cut);
+        run_spec broke = numbered_spec(3, "broke", 2000);
+        broke.status = db::run_status::failed;
+        broke.start_unix_ns = epoch_ns + 120'000'000'000;
+        record_run(st, broke);
+        run_spec cut_gated = numbered_spec(4, "cut-gated", 2000);
+        cut_gated.status = db::run_status::interrupted;
+        cut_gated.start_unix_ns = epoch_ns + 180'000'000'000;
+        cut_gated.extra_metadata = {{"gate.result", "pass"}};
+        record_run(st, cut_gated);
+        run_spec good = numbered_spec(5, "good", 2000);
+        good.start_unix_ns = epoch_ns + 240'000'000'000;
+        good.extra_metadata = {{"gate.result", "pass"}};
+        record_run(st, good);
+    }
+    // What `irqloop run` exits with (docs/commands/exit-status.md): 4 for no sample, 1 for a
+    // run that did not end complete (the signal's 128 + N is not stored), whatever its gates.
+    const auto dead = rt_json(dir, db, "1");
+    CHECK(dead["return_code"] == 4);
+    CHECK(dead["thread"]["0"]["cycles"] == 0);
+    CHECK(rt_json(dir, db, "2")["return_code"] == 1);
+    CHECK(rt_json(dir, db, "3")["return_code"] == 1);
+    CHECK(rt_json(dir, db, "4")["return_code"] == 1);
+    CHECK(rt_json(dir, db, "5")["return_code"] == 0);
+    for (const std::string run : {"1", "2", "3", "4"})
+        CHECK_FALSE(linaro_pass(rt_json(dir, db, run)));
+    CHECK(linaro_pass(rt_json(dir, db, "5")));
+}
+
+TEST_CASE("export rt-tests-json: cpu is -1 for a run that was not pinned", "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "cpu.db";
+    const std::pair<const char*, int> cases[] = {
+        {"sched=fifo:80 mlockall=yes cpu=any", -1},
+        {"sched=fifo:80 cpu=any(pin refused) mlockall=yes", -1},
+        {"sched=other mlockall=no", -1},
+        {"sched=fifo:80 mlockall=yes cpu=3", 3},
+    };
+    {
+        db::store st(db);
+        unsigned n = 0;
+        for (const auto& [rt, cpu] : cases) {
+            run_spec r = numbered_spec(++n, "cpu", 500);
+            r.rt_settings = rt;
+            r.start_unix_ns = epoch_ns + std::int64_t(n) * 60'000'000'000;
+            record_run(st, r);
+        }
+    }
+    for (std::size_t i = 0; i < std::size(cases); ++i) {
+        INFO(cases[i].first);
+        CHECK(rt_json(dir, db, std::to_string(i + 1))["thread"]["0"]["cpu"] == cases[i].second);
+    }
+}
+
+TEST_CASE("export rt-tests-json: lost and disturbed samples are counted beside cycles, and "
+          "run --fail-on-lost shows in return_code",
+          "[export]")
+{
+    temp_dir dir;
+    const std::string db = dir / "lost.db";
+    {
+        db::store st(db);
+        run_spec r = numbered_spec(1, "lossy", 20'000);
+        r.m.lost_p = 0.01;
+        r.m.disturbed_p = 0.005;
+        record_run(st, r);
+    }
+    db::catalog cat({db});
+    const auto& rec = *cat.select({{"1"}, {}, false}).front();
+    REQUIRE(rec.summary.lost > 0);
+    REQUIRE(rec.summary.disturbed > 0);
+    const auto j = rt_json(dir, db, "1");
+    const auto& t = j["thread"]["0"];
+    CHECK(t["cycles"] == rec.summary.samples);
+    CHECK(t["stimuli"] == rec.summary.stimuli);
+    CHECK(t["lost"] == rec.summary.lost);
+    CHECK(t["disturbed"] == rec.summary.disturbed);
+    CHECK(j["return_code"] == 0); // no gate: lost stimuli alone fail nothing, as in irqloop run
+
+    // A real run with lost stimuli and --fail-on-lost: it exits 3, and so reads the export.
+    const std::string live = dir / "live.db";
+    auto run = irqloop_cmd({"run", "--hw", "sim:model=fixed,value=5us,loss_p=0.01,seed=3",
+                            "--samples", "3000", "--interval", "20us", "--db", live, "--progress",
+                            "none", "--fail-on-lost"});
+    INFO(run.out << run.err);
+    REQUIRE(run.status == 3);
+    const auto lj = rt_json(dir, live, "1");
+    CHECK(lj["return_code"] == 3);
+    CHECK(lj["thread"]["0"]["lost"].get<std::uint64_t>() > 0);
+    CHECK_FALSE(linaro_pass(lj));
 }
 
 TEST_CASE_METHOD(two_run_db,

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <tuple>
 
 using namespace irqloop;
 using namespace irqloop::test;
@@ -30,6 +31,7 @@ struct fig {
     std::int64_t p99_ns = 20'000, p9999_ns = 40'000;
     std::uint64_t lost = 0, overflows = 0, disturbed = 0;
     std::vector<db::bucket_row> buckets;
+    db::run_status status = db::run_status::complete; ///< how the run ended
 };
 
 /** @brief A complete measurement run with @p f as its summary, in @p db; returns its id. */
@@ -69,7 +71,7 @@ std::int64_t add_run(const std::string& db, const std::string& label, const fig&
     c.summary.end_unix_ns = c.interval.end_unix_ns;
     c.histogram = f.buckets;
     st.commit_interval(id, c);
-    st.finish_run(id, db::run_status::complete, c.interval.end_unix_ns);
+    st.finish_run(id, f.status, c.interval.end_unix_ns);
     return id;
 }
 
@@ -536,6 +538,107 @@ TEST_CASE("export --format lava: LAVA's grammar and lava-dispatcher's own signal
                          lava + "'");
     INFO(def.out);
     CHECK(def.status == 0);
+}
+
+namespace
+{
+
+/** @brief fetch-lava.sh into the build tree: the unpacked lava-dispatcher, or SKIP. */
+std::string lava_dir()
+{
+    const std::string lava = std::string(IRQLOOP_BINARY_DIR) + "/lava-dispatcher";
+    auto fetch = run_shell("'" + std::string(IRQLOOP_SOURCE_DIR) +
+                           "/tests/logger/fetch-lava.sh' '" + lava + "'");
+    INFO(fetch.out);
+    if (fetch.status == 4)
+        SKIP(fetch.out);
+    REQUIRE(fetch.status == 0);
+    return lava;
+}
+
+} // namespace
+
+TEST_CASE("export junit and lava: a run without samples, or one that did not end complete, "
+          "never reads as a pass",
+          "[gates]")
+{
+    temp_dir dir;
+    const std::string db = dir / "u.db";
+    // Each passes every limit it was gated with; none may pass in CI.
+    fig none; // ended complete, every stimulus disturbed: no sample in the statistics
+    none.samples = 0;
+    none.disturbed = 500;
+    fig cut; // samples under the limit, but stopped by a signal
+    cut.status = db::run_status::interrupted;
+    fig broke; // a line failed mid-run
+    broke.status = db::run_status::failed;
+    fig good;
+    logger::gate_limits lost0;
+    lost0.lost = 0;
+    logger::gate_limits loose;
+    loose.max_ns = 1'000'000'000;
+    for (const auto& [label, f, lim] :
+         std::vector<std::tuple<std::string, fig, logger::gate_limits>>{{"none", none, lost0},
+                                                                        {"cut", cut, loose},
+                                                                        {"broke", broke, loose},
+                                                                        {"good", good, loose}}) {
+        const auto id = add_run(db, label, f);
+        db::catalog cat({db});
+        const auto g = logger::evaluate_gates(cat, only(cat, id), lim);
+        REQUIRE(g.pass()); // the limits alone would pass each of them
+        logger::store_gate_outcome(db, id, g);
+    }
+    // A run with no gates at all that was interrupted: still reported, and failed.
+    fig bare;
+    bare.status = db::run_status::interrupted;
+    add_run(db, "bare", bare);
+
+    const std::string lines = dir / "lava.txt";
+    auto e = run_process({IRQLOOP_BIN, "export", "--format", "lava", "--db", db, "-o", lines});
+    INFO(e.out << e.err);
+    REQUIRE(e.status == 0);
+    std::ifstream in(lines);
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    INFO(text);
+    for (const std::string run : {"none.run1", "cut.run2", "broke.run3", "bare.run5"}) {
+        CHECK_THAT(text, ContainsSubstring("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=" + run +
+                                           ".complete RESULT=fail>\n"));
+        CHECK_THAT(text, ContainsSubstring("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=" + run +
+                                           ".gate RESULT=fail>\n"));
+    }
+    CHECK_THAT(text, ContainsSubstring("TEST_CASE_ID=good.run4.gate RESULT=pass>\n"));
+    CHECK(text.find("good.run4.complete") == std::string::npos);
+    auto grammar = run_shell("/usr/bin/python3 '" + consumers + "' lava-grammar '" + lines + "'");
+    INFO(grammar.out);
+    CHECK(grammar.status == 0);
+
+    // JUnit: junitparser counts one failed testcase per run that cannot pass.
+    if (IRQLOOP_HAVE_PUGIXML) {
+        const std::string xml = dir / "u.xml";
+        auto j = run_process({IRQLOOP_BIN, "export", "--format", "junit", "--db", db, "-o", xml});
+        INFO(j.out << j.err);
+        REQUIRE(j.status == 0);
+        const auto parsed = consume(consumers, "junit '" + xml + "'");
+        CHECK_THAT(parsed.out, ContainsSubstring("suites 5 tests 8 failures 4\n"));
+        CHECK_THAT(parsed.out, ContainsSubstring("suite none (run 1) tests 2 failures 1\n"));
+        CHECK_THAT(parsed.out, ContainsSubstring("suite cut (run 2) tests 2 failures 1\n"));
+        CHECK_THAT(parsed.out, ContainsSubstring("suite bare (run 5) tests 1 failures 1\n"));
+        CHECK_THAT(parsed.out, ContainsSubstring("suite good (run 4) tests 1 failures 0\n"));
+        std::ifstream jin(xml);
+        const std::string jtext{std::istreambuf_iterator<char>(jin), {}};
+        CHECK_THAT(jtext, ContainsSubstring(
+                              "<failure type=\"run\" message=\"the run was interrupted after 1000 "
+                              "stimuli: it did not reach its bound\">"));
+        CHECK_THAT(jtext,
+                   ContainsSubstring("message=\"the run has no sample in the statistics (500 "
+                                     "stimuli, 0 lost, 500 disturbed)\""));
+    }
+
+    // lava-dispatcher's own signal code records the failures.
+    const std::string lava = lava_dir();
+    const auto real = consume(consumers, "lava-dispatcher '" + lines + "' '" + lava + "'");
+    CHECK_THAT(real.out, ContainsSubstring("\ncut.run2.complete fail - -\n"));
+    CHECK_THAT(real.out, ContainsSubstring("\nnone.run1.gate fail - -\n"));
 }
 
 TEST_CASE("campaign: per-phase gates set the exit status and show in the compare table",

@@ -89,6 +89,7 @@ struct run_spec final {
     std::uint64_t seed = 1;
     model m;
     std::vector<std::pair<std::string, std::string>> extra_metadata; ///< after sim.model
+    std::string rt_settings = "sched=fifo:80 mlockall=yes cpu=1";    ///< "... cpu=any": unpinned
 };
 
 /** @brief A run numbered @p n: uuid 00000000-0000-4000-8000-000000000NNN, seed @p n. */
@@ -127,7 +128,7 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
     row.stats_interval_ns = spec.stats_interval_ns;
     row.warmup_samples = spec.warmup;
     row.samples_requested = spec.samples;
-    row.rt_settings = "sched=fifo:80 mlockall=yes cpu=1";
+    row.rt_settings = spec.rt_settings;
     row.target = spec.target;
     row.load = spec.load;
     row.metadata = {{"sim.model", "synthetic seed=" + std::to_string(spec.seed)}};
