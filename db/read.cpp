@@ -317,7 +317,7 @@ std::vector<const run_record*> catalog::select(const run_selector& sel) const
                     labels.insert(r.meta.label);
             std::string known;
             for (const auto& l : labels)
-                known += (known.empty() ? "" : ", ") + ("'" + l + "'");
+                known += (known.empty() ? "" : ", ") + ("'" + message_text(l) + "'");
             throw error("select label '" + want + "'",
                         "no run with that label in " + describe() +
                             (known.empty() ? " (no run has a label)" : " (labels: " + known + ")"),

@@ -2,6 +2,7 @@
 #include "error.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -108,6 +109,60 @@ void throw_file_error(int errnum, const std::string& what, const std::string& pa
 void print_error(const error& e)
 {
     std::fprintf(stderr, "%s\n", e.message().c_str());
+}
+
+std::string message_text(std::string_view stored)
+{
+    std::string o;
+    o.reserve(stored.size());
+    auto hex = [&o](unsigned char c) {
+        static const char digits[] = "0123456789abcdef";
+        o += "\\x";
+        o += digits[c >> 4];
+        o += digits[c & 0xF];
+    };
+    std::size_t i = 0;
+    while (i < stored.size()) {
+        const auto c = static_cast<unsigned char>(stored[i]);
+        if (c < 0x80) {
+            if (c == '\\')
+                o += "\\\\";
+            else if (c == '\n')
+                o += "\\n";
+            else if (c == '\t')
+                o += "\\t";
+            else if (c == '\r')
+                o += "\\r";
+            else if (c < 0x20 || c == 0x7F || c == '<' || c == '>')
+                hex(c);
+            else
+                o += char(c);
+            ++i;
+            continue;
+        }
+        // A multi-byte UTF-8 sequence passes whole when it is valid (no overlong form, no
+        // surrogate, at most U+10FFFF); otherwise its first byte is escaped and the rest looked
+        // at again.
+        const std::size_t n = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        std::uint32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+        bool ok = n != 0 && i + n <= stored.size();
+        for (std::size_t k = 1; ok && k < n; ++k) {
+            const auto cc = static_cast<unsigned char>(stored[i + k]);
+            ok = (cc & 0xC0) == 0x80;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        ok = ok && !(n == 2 && cp < 0x80) && !(n == 3 && cp < 0x800) && !(n == 4 && cp < 0x10000) &&
+             !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF &&
+             !(cp >= 0x80 && cp < 0xA0); // C1 controls
+        if (ok) {
+            o.append(stored.substr(i, n));
+            i += n;
+        } else {
+            hex(c);
+            ++i;
+        }
+    }
+    return o;
 }
 
 } // namespace irqloop

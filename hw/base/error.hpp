@@ -94,4 +94,14 @@ void set_program_name(std::string_view name);
 /** @brief The name set by set_program_name(). */
 const std::string& program_name() noexcept;
 
+/**
+ * @brief Stored text (a run's label, target, backend, an event's detail), made safe to print
+ * in a message: a backslash, every control character, DEL, '<' and '>' come out as C escapes
+ * (\\, \n, \t, \r, else \xNN), and so does each byte that is not part of valid UTF-8.
+ * Printable text, UTF-8 included, is unchanged. A label holding a newline cannot start a line of
+ * its own, and none can hold LAVA's "<LAVA_SIGNAL_...>" (its markers are found anywhere in
+ * the console stream, not only at a line's start).
+ */
+std::string message_text(std::string_view stored);
+
 } // namespace irqloop

@@ -36,7 +36,7 @@ bool gate_phase(const std::string& db, const std::string& label, const gate_limi
     const auto* r = cat.select(sel).front();
     const auto g = evaluate_gates(cat, *r, gates);
     std::fputs(format_gate_lines(g).c_str(), stdout);
-    std::printf("campaign: phase '%s' (run %lld) gates: %s\n", label.c_str(),
+    std::printf("campaign: phase '%s' (run %lld) gates: %s\n", message_text(label).c_str(),
                 static_cast<long long>(r->id), g.pass() ? "PASS" : "FAIL");
     std::fflush(stdout);
     store_gate_outcome(db, r->id, g);
@@ -222,19 +222,20 @@ campaign_outcome execute_campaign(campaign_request& req)
         std::int64_t id = 0;
         if (complete_in(db, label, id)) {
             std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
-                        phases.size(), label.c_str(), static_cast<long long>(id));
+                        phases.size(), message_text(label).c_str(), static_cast<long long>(id));
             if (!p.gates.empty() && !gate_phase(db, label, p.gates))
                 out.failed.push_back(label);
             continue;
         }
-        std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(), label.c_str());
+        std::printf("campaign: phase %zu/%zu '%s'\n", i + 1, phases.size(),
+                    message_text(label).c_str());
         std::fflush(stdout);
         const int rc = present_run(execute_run_request(p.request), p.request);
         if (rc != 0) {
             std::fprintf(
                 stderr,
                 "irqloop: campaign: phase '%s' ended with status %d; a re-run resumes with it\n",
-                label.c_str(), rc);
+                message_text(label).c_str(), rc);
             out.status = rc;
             return out;
         }

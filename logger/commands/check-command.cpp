@@ -58,7 +58,7 @@ int present_check(const check_outcome& o, const check_request&)
     std::string failed_names;
     for (const auto& [r, g] : o.runs) {
         std::printf("run %lld%s: %s, %llu samples%s: %s\n", static_cast<long long>(r->id),
-                    r->meta.label.empty() ? "" : (" (" + r->meta.label + ")").c_str(),
+                    r->meta.label.empty() ? "" : (" (" + message_text(r->meta.label) + ")").c_str(),
                     std::string(db::to_text(r->status)).c_str(),
                     static_cast<unsigned long long>(r->summary.samples),
                     o.cat->paths().size() > 1 ? (" in " + r->db_path).c_str() : "",

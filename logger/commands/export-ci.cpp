@@ -109,7 +109,7 @@ std::vector<gated_run> gate_runs(db::catalog& cat, const std::vector<const db::r
         } else if (auto stored = stored_gates(*r)) {
             g.gates = std::move(*stored);
         } else if (need_gates && g.unfinished.empty()) {
-            throw error("export: " + run_name(*r),
+            throw error("export: " + message_text(run_name(*r)),
                         "no gates: it was not run with --fail-* and "
                         "no limits were given",
                         "give export the limits (--max 100us, --p 99.99=50us, --lost 0, "

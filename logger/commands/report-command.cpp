@@ -459,7 +459,7 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     auto gap = [&] { out << (o.format == table_format::csv ? "" : "\n"); };
     std::string title = "irqloop report: run " + std::to_string(r.id);
     if (!r.meta.label.empty())
-        title += " '" + r.meta.label + "'";
+        title += " '" + message_text(r.meta.label) + "'";
     if (r.partial())
         title += " [PARTIAL: " + std::string(db::to_text(r.status)) + "]";
     if (md)

@@ -256,9 +256,10 @@ void print_summary(const run_outcome& r, const run_options& opt)
     auto us = [have](double ns) {
         return format_latency(have ? std::optional<double>(ns) : std::nullopt, latency_unit::us, 3);
     };
-    std::printf("run %s%s: %s, %llu samples", r.run_id ? std::to_string(r.run_id).c_str() : "-",
-                opt.recording.label.empty() ? "" : (" (" + opt.recording.label + ")").c_str(),
-                db::to_text(r.status).data(), static_cast<unsigned long long>(s.samples));
+    std::printf(
+        "run %s%s: %s, %llu samples", r.run_id ? std::to_string(r.run_id).c_str() : "-",
+        opt.recording.label.empty() ? "" : (" (" + message_text(opt.recording.label) + ")").c_str(),
+        db::to_text(r.status).data(), static_cast<unsigned long long>(s.samples));
     if (!opt.recording.db_path.empty())
         std::printf(" -> %s", opt.recording.db_path.c_str());
     std::printf("\n");

@@ -46,8 +46,8 @@ void print_running(const watch_outcome& o, const watch_request& r)
 {
     const db::run_record* run = o.run;
     const auto& s = run->summary;
-    std::printf("run %lld (%s) running, %s\n", static_cast<long long>(run->id), run->name().c_str(),
-                run->meta.backend.c_str());
+    std::printf("run %lld (%s) running, %s\n", static_cast<long long>(run->id),
+                message_text(run->name()).c_str(), message_text(run->meta.backend).c_str());
     std::printf(
         "  samples %llu  stimuli %llu  rate %.0f/s  lost %llu  disturbed %llu  "
         "overflows %llu\n",
@@ -154,7 +154,8 @@ int present_watch(const watch_outcome& o, const watch_request& r)
         std::printf("irqloop watch: no running run in %s\n", r.db.c_str());
     } else if (!o.run) {
         if (o.ended)
-            std::printf("irqloop watch: %s ended: %s, %llu samples\n", o.ended->name().c_str(),
+            std::printf("irqloop watch: %s ended: %s, %llu samples\n",
+                        message_text(o.ended->name()).c_str(),
                         std::string(db::to_text(o.ended->status)).c_str(),
                         static_cast<unsigned long long>(o.ended->summary.samples));
     } else {

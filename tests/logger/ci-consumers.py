@@ -10,6 +10,9 @@
 #                                              DIR): print "results N fail N" as LAVA records
 #   ci-consumers.py lava-testdef YAML DIR      validate a test definition with lava_common's
 #                                              schema (unpacked in DIR)
+#   ci-consumers.py lava-scan FILE DIR         search FILE (a console log) for LAVA signals as
+#                                              the dispatcher does, anywhere in the stream:
+#                                              print "signals N" and each one found
 # Exit 4 with "SKIPPED: why" when a consumer is not installed.
 import re
 import sys
@@ -91,38 +94,7 @@ def lava_path(d):
 
 
 def lava_dispatcher(path, d):
-    lava_path(d)
-    try:
-        from lava_dispatcher.actions.test.shell import TestShellAction
-    except ImportError as e:
-        skip("lava-dispatcher's python code cannot be imported (%s)" % e)
-
-    class Recorder:
-        def __init__(self):
-            self.res, self.errors = [], []
-
-        def results(self, d):
-            self.res.append(d)
-
-        def error(self, m, *a):
-            self.errors.append(m % a if a else m)
-
-        def debug(self, *a):
-            pass
-
-        def info(self, *a):
-            pass
-
-        def marker(self, *a):
-            pass
-
-    action = TestShellAction()
-    action._reset_patterns()
-    pattern = re.compile(action.patterns["signal"])
-    rec = Recorder()
-    action.logger = rec
-    action.signal_director.test_uuid = "irqloop-test"
-    action.definition = "irqloop"
+    action, pattern, rec = signal_action(d)
     lines = open(path, encoding="utf-8").read().splitlines()
     for line in lines:
         m = pattern.search(line)
@@ -146,6 +118,57 @@ def lava_dispatcher(path, d):
     for r in rec.res:
         print("%s %s %s %s" % (r["case"], r["result"], r.get("measurement", "-"),
                                r.get("units", "-")))
+
+
+class Recorder:
+    """lava-dispatcher's logger, as the signal code calls it: results and errors kept."""
+
+    def __init__(self):
+        self.res, self.errors = [], []
+
+    def results(self, d):
+        self.res.append(d)
+
+    def error(self, m, *a):
+        self.errors.append(m % a if a else m)
+
+    def debug(self, *a):
+        pass
+
+    def info(self, *a):
+        pass
+
+    def warning(self, *a):
+        pass
+
+    def marker(self, *a):
+        pass
+
+
+def signal_action(d):
+    """lava-dispatcher's TestShellAction with its signal pattern, and a recorder."""
+    lava_path(d)
+    try:
+        from lava_dispatcher.actions.test.shell import TestShellAction
+    except ImportError as e:
+        skip("lava-dispatcher's python code cannot be imported (%s)" % e)
+    action = TestShellAction()
+    action._reset_patterns()
+    rec = Recorder()
+    action.logger = rec
+    action.signal_director.test_uuid = "irqloop-test"
+    action.definition = "irqloop"
+    return action, re.compile(action.patterns["signal"]), rec
+
+
+def lava_scan(path, d):
+    # pexpect matches the pattern on the console stream, not line by line: search it whole.
+    _, pattern, _ = signal_action(d)
+    text = open(path, encoding="utf-8", errors="replace").read()
+    found = pattern.findall(text)
+    print("signals %d" % len(found))
+    for name, params in found:
+        print("%s %s" % (name, " ".join(params.split())))
 
 
 def lava_testdef(path, d):
@@ -173,6 +196,8 @@ def main():
         lava_dispatcher(sys.argv[2], sys.argv[3])
     elif cmd == "lava-testdef":
         lava_testdef(sys.argv[2], sys.argv[3])
+    elif cmd == "lava-scan":
+        lava_scan(sys.argv[2], sys.argv[3])
     else:
         sys.exit(2)
 

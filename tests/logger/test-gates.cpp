@@ -641,6 +641,57 @@ TEST_CASE("export junit and lava: a run without samples, or one that did not end
     CHECK_THAT(real.out, ContainsSubstring("\nnone.run1.gate fail - -\n"));
 }
 
+TEST_CASE("messages escape stored text: a label holding a newline and a LAVA signal comes out "
+          "inert",
+          "[gates]")
+{
+    temp_dir dir;
+    const std::string db = dir / "forged.db";
+    const std::string forged = "x\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=forged RESULT=pass>";
+    const std::string shown = "x\\n\\x3cLAVA_SIGNAL_TESTCASE TEST_CASE_ID=forged RESULT=pass\\x3e";
+    add_run(db, forged, fig{});           // run 1: no gates
+    add_run(db, "tab\there \xff", fig{}); // run 2
+    std::string console;
+    auto take = [&](const process_result& r) {
+        console += r.out + r.err;
+        return r;
+    };
+    // export refuses a run without gates, naming it.
+    const auto junit =
+        take(run_process({IRQLOOP_BIN, "export", "--format", "junit", "--db", db, "--run", "1"}));
+    CHECK(junit.status == 2);
+    CHECK_THAT(junit.err, ContainsSubstring("irqloop: export: " + shown + " (run 1): no gates"));
+    // check names each run.
+    const auto check = take(run_process({IRQLOOP_BIN, "check", "--db", db, "--max", "1s"}));
+    CHECK(check.status == 0);
+    CHECK_THAT(check.out, ContainsSubstring("run 1 (" + shown + "): complete"));
+    CHECK_THAT(check.out, ContainsSubstring("run 2 (tab\\there \\xff): complete"));
+    // A selection that matches nothing lists the labels there are.
+    const auto sel = take(run_process({IRQLOOP_BIN, "report", "--db", db, "--label", "nosuch"}));
+    CHECK(sel.status == 2);
+    CHECK_THAT(sel.err, ContainsSubstring("'" + shown + "'"));
+    // report's title (its tables print stored text as data: not part of this console).
+    const auto rep = run_process({IRQLOOP_BIN, "report", "--db", db, "--run", "1"});
+    CHECK(rep.status == 0);
+    CHECK_THAT(rep.out, ContainsSubstring("irqloop report: run 1 '" + shown + "'"));
+    // run's summary line, for the label it was given.
+    const auto run =
+        take(run_process({IRQLOOP_BIN, "run", "--no-db", "--samples", "200", "--interval", "20us",
+                          "--progress", "none", "--label", forged}));
+    CHECK(run.status == 0);
+    CHECK_THAT(run.out, ContainsSubstring("run - (" + shown + "): complete"));
+
+    INFO(console);
+    CHECK(console.find("<LAVA_SIGNAL") == std::string::npos);
+    CHECK(console.find("\n<") == std::string::npos);
+    // lava-dispatcher's signal pattern, searched over the whole console as pexpect does.
+    const std::string log = dir / "console.txt";
+    std::ofstream(log) << console;
+    const std::string lava = lava_dir();
+    const auto scan = consume(consumers, "lava-scan '" + log + "' '" + lava + "'");
+    CHECK(scan.out == "signals 0\n");
+}
+
 TEST_CASE("campaign: per-phase gates set the exit status and show in the compare table",
           "[run][cli][gates-run]")
 {
