@@ -13,6 +13,12 @@
 #   ci-consumers.py lava-scan FILE DIR         search FILE (a console log) for LAVA signals as
 #                                              the dispatcher does, anywhere in the stream:
 #                                              print "signals N" and each one found
+#   ci-consumers.py lava-testdef-run YAML DIR BIN WORK [NAME=VALUE...]
+#                                              run a test definition's steps as LAVA does
+#                                              (its run.sh, its lava-test-case) with irqloop
+#                                              from BIN, in WORK, the job's parameters
+#                                              NAME=VALUE; feed the console to the signal code
+#                                              and print "exit N results N fail N" and each
 # Exit 4 with "SKIPPED: why" when a consumer is not installed.
 import re
 import sys
@@ -171,6 +177,62 @@ def lava_scan(path, d):
         print("%s %s" % (name, " ".join(params.split())))
 
 
+def lava_testdef_run(yaml_path, d, bindir, work, assignments):
+    import os
+    import shutil
+    import subprocess
+    try:
+        import yaml
+    except ImportError as e:
+        skip("python3-yaml cannot be imported (%s)" % e)
+    action, pattern, rec = signal_action(d)
+    from lava_dispatcher.actions.deploy.testdef import TestOverlayAction
+    testdef = yaml.safe_load(open(yaml_path, encoding="utf-8"))
+    # The parameters as lava-dispatcher writes them at the top of run.sh: the test
+    # definition's defaults, then the job's.
+    overlay = TestOverlayAction()
+    overlay.logger = rec
+    overlay.parameters = {"parameters": dict(a.split("=", 1) for a in assignments)}
+    script = "".join(overlay.handle_parameters(testdef))
+    # Then what TestRunnerAction.run writes around the steps (lava_dispatcher/actions/deploy/
+    # testdef.py): set -e, the run's start and end signals, one line per step.
+    script += "set -e\nset -x\nexport TESTRUN_ID=0_%s\ncd '%s'\nUUID=irqloop-test\nset +x\n" % (
+        testdef["metadata"]["name"], work)
+    script += 'echo "<LAVA_SIGNAL_STARTRUN $TESTRUN_ID $UUID>"\nset -x\n'
+    for step in testdef["run"]["steps"]:
+        if step is not None:
+            script += step + "\n"
+    script += 'set +x\necho "<LAVA_SIGNAL_ENDRUN $TESTRUN_ID $UUID>"\n'
+    open(os.path.join(work, "run.sh"), "w").write(script)
+    # The helpers from the package, with the interpreter line LAVA's overlay puts on them.
+    lbin = os.path.join(work, "lava-bin")
+    os.makedirs(lbin, exist_ok=True)
+    shell = os.path.join(d, "usr/lib/python3/dist-packages/lava_dispatcher/lava_test_shell")
+    for name in ("lava-test-case", "lava-common-functions"):
+        with open(os.path.join(shell, name)) as src, open(os.path.join(lbin, name), "w") as dst:
+            dst.write("#!/bin/sh\n" + src.read())
+        os.chmod(os.path.join(lbin, name), 0o755)
+    env = dict(os.environ)
+    env["PATH"] = lbin + ":" + bindir + ":" + env.get("PATH", "/usr/bin:/bin")
+    env["LAVA_RESULT_DIR"] = os.path.join(work, "lava-results")
+    # As lava-test-runner starts it: the shell with -e; stdout and stderr both on the console.
+    p = subprocess.run([shutil.which("sh") or "/bin/sh", "-e", os.path.join(work, "run.sh")],
+                       cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    console = p.stdout.decode("utf-8", "replace")
+    open(os.path.join(work, "console.txt"), "w").write(console)
+    for name, params in pattern.findall(console):
+        if name == "TESTCASE":
+            action.signal_test_case(params.split())
+    if rec.errors:
+        print("LAVA reported: %s" % rec.errors)
+        sys.exit(1)
+    print("exit %d results %d fail %d" % (p.returncode, len(rec.res),
+                                          sum(1 for r in rec.res if r["result"] == "fail")))
+    for r in rec.res:
+        print("%s %s %s %s" % (r["case"], r["result"], r.get("measurement", "-"),
+                               r.get("units", "-")))
+
+
 def lava_testdef(path, d):
     lava_path(d)
     try:
@@ -198,6 +260,8 @@ def main():
         lava_testdef(sys.argv[2], sys.argv[3])
     elif cmd == "lava-scan":
         lava_scan(sys.argv[2], sys.argv[3])
+    elif cmd == "lava-testdef-run":
+        lava_testdef_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     else:
         sys.exit(2)
 

@@ -641,6 +641,45 @@ TEST_CASE("export junit and lava: a run without samples, or one that did not end
     CHECK_THAT(real.out, ContainsSubstring("\nnone.run1.gate fail - -\n"));
 }
 
+TEST_CASE("docs/lava/irqloop-latency.yaml through LAVA: a broken --hw is a failed result, and "
+          "a job reports only the run it made",
+          "[gates]")
+{
+    temp_dir dir;
+    const std::string lava = lava_dir();
+    const std::string yaml = std::string(IRQLOOP_SOURCE_DIR) + "/docs/lava/irqloop-latency.yaml";
+    const std::string bin = std::filesystem::path(IRQLOOP_BIN).parent_path().string();
+    // The lab's file holds an earlier job's run, which passed its gates.
+    const std::string db = dir / "lab.db";
+    {
+        const auto id = add_run(db, "lava-idle", fig{});
+        logger::gate_limits lim;
+        lim.max_ns = 100'000;
+        db::catalog cat({db});
+        logger::store_gate_outcome(db, id, logger::evaluate_gates(cat, only(cat, id), lim));
+    }
+    auto job = [&](const std::string& name, const std::string& params) {
+        std::filesystem::create_directory(dir / name);
+        return consume(consumers, "lava-testdef-run '" + yaml + "' '" + lava + "' '" + bin + "' '" +
+                                      dir / name + "' DB='" + db + "' " + params);
+    };
+    // A job whose rig is broken: a GPIO chip that does not exist (irqloop run exits 2).
+    const auto broken = job("broken", "HW=gpiod:chip=gpiochip99,out=17,in=27 DURATION=1s");
+    INFO(broken.out << file_text(dir / "broken/console.txt"));
+    CHECK_THAT(broken.out, ContainsSubstring("results 1 fail 1\n"));
+    CHECK_THAT(broken.out, ContainsSubstring("\nirqloop-run fail 2"));
+    CHECK(broken.out.find("run1") == std::string::npos); // not the earlier job's run
+
+    // A job whose rig works: its own run (2) and nothing of run 1.
+    const auto good =
+        job("good", "HW=sim:model=fixed,value=5us,seed=1 DURATION=1s MAX=1ms P9999=1ms");
+    INFO(good.out << file_text(dir / "good/console.txt"));
+    CHECK_THAT(good.out, ContainsSubstring("exit 0 results 18 fail 0\n"));
+    CHECK_THAT(good.out, ContainsSubstring("\nirqloop-run pass 0"));
+    CHECK_THAT(good.out, ContainsSubstring("\nlava-idle.run2.gate pass - -\n"));
+    CHECK(good.out.find("run1") == std::string::npos);
+}
+
 TEST_CASE("messages escape stored text: a label holding a newline and a LAVA signal comes out "
           "inert",
           "[gates]")
