@@ -11,7 +11,12 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
 
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
@@ -274,6 +279,67 @@ TEST_CASE("every reading command has --help with units and defaults", "[report]"
     auto c = irqloop_cli("--help");
     for (std::string cmd : {"compare", "export", "plot", "report", "worst"})
         CHECK(c.out.find("  " + cmd + " ") != std::string::npos);
+}
+
+TEST_CASE("irqloop --help: a command's summary that names values of an option names them all",
+          "[report]")
+{
+    // The summaries of `irqloop --help`: "  NAME  summary".
+    const auto top = irqloop_cli("--help");
+    REQUIRE(top.status == 0);
+    std::map<std::string, std::string> summary;
+    static const std::regex entry(R"(^  ([a-z]+) +(.+)$)");
+    std::stringstream lines(top.out);
+    for (std::string l; std::getline(lines, l);) {
+        std::smatch m;
+        if (std::regex_match(l, m, entry))
+            summary[m[1]] = m[2];
+    }
+    REQUIRE(summary.size() >= 10);
+    // A value is named when it stands as a word (a plural "s" allowed), in any case.
+    auto names = [](const std::string& text, const std::string& value) {
+        std::string t = text, v = value;
+        for (auto* s : {&t, &v})
+            for (char& c : *s)
+                c = char(std::tolower(static_cast<unsigned char>(c)));
+        for (auto at = t.find(v); at != std::string::npos; at = t.find(v, at + 1)) {
+            auto word = [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+            };
+            const std::size_t end = at + v.size();
+            const bool before = at == 0 || !word(t[at - 1]);
+            const bool after = end == t.size() || !word(t[end]) ||
+                               (t[end] == 's' && (end + 1 == t.size() || !word(t[end + 1])));
+            if (before && after)
+                return true;
+        }
+        return false;
+    };
+    // Each option of a usage line whose values are listed (--format json|csv|...): when the
+    // summary names one of them, it names every one.
+    static const std::regex choices(R"(--([a-z-]+) ([A-Za-z0-9.-]+(?:\|[A-Za-z0-9.-]+)+))");
+    std::size_t held = 0;
+    for (const auto& [cmd, text] : summary) {
+        const auto help = irqloop_cli(cmd + " --help");
+        REQUIRE(help.status == 0);
+        const std::string usage = help.out.substr(0, help.out.find('\n'));
+        for (std::sregex_iterator it(usage.begin(), usage.end(), choices), end; it != end; ++it) {
+            std::vector<std::string> values;
+            std::stringstream vs((*it)[2].str());
+            for (std::string v; std::getline(vs, v, '|');)
+                values.push_back(v);
+            const auto named = std::count_if(values.begin(), values.end(),
+                                             [&](const std::string& v) { return names(text, v); });
+            if (named == 0)
+                continue;
+            ++held;
+            for (const auto& v : values) {
+                INFO(cmd << ": '" << text << "' names --" << (*it)[1] << " values but not " << v);
+                CHECK(names(text, v));
+            }
+        }
+    }
+    CHECK(held >= 3); // export --format, plot --kind, compare --by at least
 }
 
 TEST_CASE("a run with no committed sample reports dashes, not zeros, and is marked partial",
