@@ -67,7 +67,8 @@ const std::vector<backend_entry>& backends()
 #endif
          "gpiomem:in=17,out=27"},
         {"parport",
-         "PC parallel port: base=ADDR (raw port I/O, root), dev=/dev/parportN (ppdev) or "
+         "PC parallel port: base=ADDR (raw port I/O, root; with capabilities only a parportN of "
+         "/proc/ioports), dev=/dev/parportN (ppdev) or "
          "sim=raw|ppdev; pins by name (out=D3,in=nACK); "
          "docs/backends/parport.md",
          "parport:base=0x378,out=D3,in=nACK",

@@ -88,12 +88,16 @@ protected:
 /**
  * @brief Raw port I/O at @p base (SPP registers base..base+2): ioperm(), then inb/outb.
  *
- * ioperm permissions belong to the calling thread and to the threads it creates afterwards:
- * open the port, or call reacquire(), in the polling thread or before creating it.
- * @throws irqloop::error with exit status 2: base out of range; no permission (not root,
- *         no CAP_SYS_RAWIO, or kernel lockdown) with the hint to use ppdev or root.
+ * gate_raw_port() (parport-gate.hpp) runs first: with raised privileges (irqloop-rt with
+ * cap_sys_rawio) only a base /proc/ioports lists as a parallel port passes, and @p check
+ * false (the spec's check=no) is refused. ioperm permissions belong to the calling thread and
+ * to the threads it creates afterwards: open the port, or call reacquire(), in the polling
+ * thread or before creating it.
+ * @throws irqloop::error with exit status 2: base out of range; refused by the gate; no
+ *         permission (not root, no CAP_SYS_RAWIO, or kernel lockdown) with the hint to use
+ *         ppdev or root.
  */
-std::unique_ptr<parport_io> open_parport_raw_io(unsigned base);
+std::unique_ptr<parport_io> open_parport_raw_io(unsigned base, bool check = true);
 
 /** @brief Re-run ioperm() for a raw port in the calling thread; no-op for other methods. */
 void parport_io_reacquire(parport_io& io);

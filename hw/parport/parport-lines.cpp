@@ -4,6 +4,7 @@
 #include "cycle-clock.hpp"
 #include "error.hpp"
 #include "parport-defaults.hpp"
+#include "parport-gate.hpp"
 #include "parport-sim.hpp"
 
 #include <algorithm>
@@ -267,6 +268,8 @@ parport_spec take_parport_spec(spec& s, role r)
             throw error(bad, "key 'base' is not a number: '" + *base + "'",
                         "write it as in /proc/ioports, e.g. base=0x378 or base=0xd010");
         p.base = static_cast<unsigned>(std::min(b, 0x10000ul));
+        // Before any file or stimulus: with raised privileges only a listed parallel port.
+        gate_raw_port(p.base, o.check);
     } else if (dev) {
         p.method = parport_method::ppdev;
         p.device = *dev;
@@ -294,7 +297,7 @@ std::unique_ptr<parport_io> open_parport_io(const parport_spec& p)
 {
     switch (p.method) {
     case parport_method::raw:
-        return open_parport_raw_io(p.base);
+        return open_parport_raw_io(p.base, p.lines.check);
     case parport_method::ppdev:
         return open_parport_ppdev_io(p.device, p.exclusive);
     case parport_method::sim:

@@ -2,6 +2,7 @@
 #include "parport-io.hpp"
 
 #include "error.hpp"
+#include "parport-gate.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -56,9 +57,16 @@ std::string ioports_owner(unsigned base)
 }
 
 #if IRQLOOP_HAVE_PORT_IO
-void request_ports(unsigned base)
+int port_permission(unsigned base, unsigned count, int on)
 {
-    if (ioperm(base, 3, 1) == 0)
+    if (auto seam = raw_port_test_seams().ioperm)
+        return seam(base, count, on);
+    return ioperm(base, count, on);
+}
+
+void request_ports(unsigned base, unsigned count)
+{
+    if (port_permission(base, count, 1) == 0)
         return;
     int err = errno;
     std::string what = "raw port I/O at " + hex(base) + " (ioperm)";
@@ -78,11 +86,11 @@ void request_ports(unsigned base)
 class raw_io final : public parport_io
 {
 public:
-    explicit raw_io(unsigned base) : base_(static_cast<unsigned short>(base))
+    raw_io(unsigned base, unsigned count) : base_(static_cast<unsigned short>(base)), count_(count)
     {
-        request_ports(base);
+        request_ports(base, count_);
     }
-    ~raw_io() override { ioperm(base_, 3, 0); }
+    ~raw_io() override { port_permission(base_, count_, 0); }
 
     int read_data() noexcept override { return inb(base_); }
     int write_data(std::uint8_t v) noexcept override
@@ -101,24 +109,23 @@ public:
     std::string where() const override { return "base=" + hex(base_); }
     std::string note() const override { return ioports_owner(base_); }
 
-    void reacquire() { request_ports(base_); }
+    void reacquire() { request_ports(base_, count_); }
 
 private:
     unsigned short base_;
+    unsigned count_;
 };
 #endif
 
 } // namespace
 
-std::unique_ptr<parport_io> open_parport_raw_io(unsigned base)
+std::unique_ptr<parport_io> open_parport_raw_io(unsigned base, bool check)
 {
-    if (base == 0 || base > 0xfffd)
-        throw error("raw port I/O at " + hex(base), "not an I/O port base",
-                    "use the base of your port, 0x378, 0x278, 0x3bc or a PCIe card's from "
-                    "/proc/ioports or lspci -v");
+    const raw_port_range range = gate_raw_port(base, check); // before any ioperm
 #if IRQLOOP_HAVE_PORT_IO
-    return std::make_unique<raw_io>(base);
+    return std::make_unique<raw_io>(range.base, range.count);
 #else
+    (void)range;
     throw error("raw port I/O at " + hex(base), "this processor has no I/O port instructions",
                 "use ppdev: parport:dev=/dev/parport0,...");
 #endif
