@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "load-process.hpp"
+#include "child-caps.hpp"
 #include "cycle-clock.hpp"
 #include "load-guard-protocol.hpp"
 
@@ -137,6 +138,11 @@ struct spawned_guard {
 spawned_guard spawn_guard(const std::string& guard, std::int64_t grace_ns,
                           const std::string& command)
 {
+    // The load and the shell actions hold no capability, whatever irqloop-rt holds: the guard
+    // is started from this thread, which gives it its ambient and inheritable sets.
+    if (const int e = base::drop_inheritable_capabilities(); e != 0)
+        throw_from_errno(e, "start load: clear the ambient and inheritable capabilities", {},
+                         exit_failure);
     int fds[2], sv[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         throw_from_errno(errno, "start load: pipe", {}, exit_failure);
