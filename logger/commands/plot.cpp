@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "plot.hpp"
 
+#include "child-caps.hpp"
 #include "error.hpp"
 
 #include <algorithm>
@@ -164,9 +165,13 @@ plot_format plot_format_of(std::string_view path)
 
 std::string find_gnuplot()
 {
-    if (const char* env = std::getenv("IRQLOOP_GNUPLOT"))
+    // secure_getenv: an irqloop-rt with file capabilities (secure mode) starts no program the
+    // environment names, and looks for gnuplot in /usr/bin and /bin only. Its child would hold
+    // no capability (drop_inheritable_capabilities), but a process with raised privileges
+    // runs only what the administrator installed; /usr/bin/irqloop honours both variables.
+    if (const char* env = secure_getenv("IRQLOOP_GNUPLOT"))
         return env;
-    const char* path = std::getenv("PATH");
+    const char* path = secure_getenv("PATH");
     std::stringstream dirs(path ? path : "/usr/bin:/bin");
     std::string dir;
     while (std::getline(dirs, dir, ':')) {
@@ -207,6 +212,9 @@ void run_gnuplot(const std::string& script, const std::string& output_path)
         throw_from_errno(e, "plot: start gnuplot", {}, exit_failure);
     }
     if (pid == 0) {
+        // gnuplot holds no capability of an irqloop-rt (async-signal-safe: prctl, capset).
+        if (base::drop_inheritable_capabilities() != 0)
+            ::_exit(127);
         ::dup2(in[0], STDIN_FILENO);
         ::execl(exe.c_str(), "gnuplot", static_cast<char*>(nullptr));
         ::_exit(127);
