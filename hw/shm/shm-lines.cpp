@@ -101,7 +101,10 @@ shm_lines::~shm_lines()
         return;
     (opt_.who == role::logger ? wire_->logger_pid : wire_->responder_pid).store(0);
     munmap(wire_, sizeof(shm_wire));
-    if (opt_.unlink_at_end || (created_ && !started_))
+    // The side that created the segment removes it on every ending: a normal end, a stop
+    // signal (both programs unwind to here), a refusal (issue 32). unlink=yes makes the other
+    // side remove it too.
+    if (opt_.unlink_at_end || created_)
         shm_unlink(segment(opt_.name).c_str());
 }
 

@@ -40,10 +40,11 @@ struct shm_options final {
 /**
  * @brief A wire in POSIX shared memory, so that a separate process (irqloop-responder) can
  * be the far end. Spec: `shm:name=NAME` (letters, digits, '-', '_'). Either side may create
- * the segment; it stays in /dev/shm after both exit (reuse it, or `unlink=yes` on the logger
- * removes it at the end). The far-end keys `edges` and `answer` (see far_end) tell the logger
- * how the responder answers: `answer=follow` when it runs with --answer follow,
- * `edges=rising` with --edge rising.
+ * the segment; the side that created it removes it from /dev/shm when it closes the wire,
+ * however the program ends short of SIGKILL (`unlink=yes` has the other side remove it too).
+ * Start the responder first: it creates the wire, and logger runs come and go. The far-end keys
+ * `edges` and `answer` (see far_end) tell the logger how the responder answers: `answer=follow`
+ * when it runs with --answer follow, `edges=rising` with --edge rising.
  *
  * The responder side supports wait_edge() through a futex on the stimulus word, which costs
  * the logger one futex wake per edge while a responder waits (an event-mode responder's
@@ -63,15 +64,12 @@ public:
     }
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return opt_.who == role::responder; }
-    /** @brief The wire is in use: from now on the segment stays (unless unlink=yes). */
-    void start() override { started_ = true; }
     std::string describe() const override;
     std::vector<metadata_item> metadata() const override;
 
 private:
     shm_options opt_;
-    bool created_ = false; ///< this side created the segment: a refusal before start() removes it
-    bool started_ = false;
+    bool created_ = false; ///< this side created the segment: it removes it at close
     shm_wire* wire_ = nullptr;
     std::atomic<std::uint32_t>* driven_ = nullptr;
     std::atomic<std::uint32_t>* sensed_ = nullptr;

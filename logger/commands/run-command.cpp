@@ -508,6 +508,11 @@ run_result execute_run_request(run_request& req)
                        : isatty(STDERR_FILENO) ? progress_mode::tty
                                                : progress_mode::log;
     preflight(req);
+    // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
+    // and the run is marked interrupted. A second signal gets the default action. Caught
+    // from before the wire is opened, so that a signal at any time after unwinds and closes
+    // it: a shm segment this run created is removed (issue 32).
+    base::stop_signals signals;
     // Everything that can be refused is checked before the first stimulus.
     auto wire =
         hw::open_lines(hw::spec(req.hw), hw::role::logger,
@@ -517,9 +522,6 @@ run_result execute_run_request(run_request& req)
     std::vector<run_plugin*> plugins;
     if (!req.gates.empty())
         plugins.push_back(&gates.emplace(req.gates));
-    // SIGINT/SIGTERM end the run cleanly: the sampler stops, the open interval is committed
-    // and the run is marked interrupted. A second signal gets the default action.
-    base::stop_signals signals;
     run_result res;
     res.run = execute_run(opt, *wire, signals.flag(), plugins);
     res.signal = signals.signal();

@@ -380,6 +380,11 @@ int responder_main(int argc, char** argv)
         return 0;
     const request& r = *parsed;
     hw::spec spec = wire_spec(r);
+    // SIGINT/SIGTERM end the loops within one wait (200 ms) or 4096 polls; a second one
+    // gets the default action. Caught from before the wire is opened: whenever one arrives,
+    // the program unwinds and closes the wire (a shm segment it created is removed).
+    base::stop_signals signals;
+    std::atomic<bool>& stop = signals.flag();
     auto wire = hw::open_lines(spec, hw::role::responder);
     hw::polled_wire& lines = hw::polled(*wire);
     hw::edge_waiter* edges = hw::find_edge_waiter(*wire);
@@ -398,10 +403,6 @@ int responder_main(int argc, char** argv)
             std::fprintf(stderr, "irqloop-responder: warning: not obtained: %s\n", m.c_str());
     }
 
-    // SIGINT/SIGTERM end the loops within one wait (200 ms) or 4096 polls; a second one
-    // gets the default action.
-    base::stop_signals signals;
-    std::atomic<bool>& stop = signals.flag();
     counters c;
     split sp;
     std::atomic<bool> finished{false};
