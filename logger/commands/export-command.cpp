@@ -549,7 +549,8 @@ void add_export_options(po::options_description& desc, export_request& r, export
     auto add = desc.add_options();
     add("format", po::value(&a.fmt)->default_value(a.fmt),
         "json, csv, cyclictest-hist (cyclictest --histogram text, one column per run), "
-        "rt-tests-json (cyclictest --json, one run), prometheus (text exposition format), "
+        "rt-tests-json (cyclictest --json, one thread per run), prometheus (text exposition "
+        "format), "
         "junit (JUnit XML, a testcase per limit) or lava (LAVA test-case lines)");
     add("what", po::value(&a.what),
         "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
@@ -656,11 +657,6 @@ export_outcome execute_export(const export_request& r)
         o.gated = gate_runs(*o.cat, o.runs, r.limits, r.format == export_format::junit);
         return o;
     }
-    if (r.format == export_format::rt_tests_json && o.runs.size() != 1)
-        throw error("bad selection",
-                    "--format rt-tests-json holds one run, " + std::to_string(o.runs.size()) +
-                        " are selected",
-                    "name one with --run ID, or add --last");
     if (r.what.count("raw")) {
         std::uint64_t n = 0;
         for (const auto* run : o.runs)
@@ -727,7 +723,7 @@ int present_export(const export_outcome& o, const export_request& r)
         write_cyclictest_hist(cat, o.runs, o.bins, out);
         break;
     case export_format::rt_tests_json:
-        write_rt_tests_json(cat, *o.runs.front(), o.bins, out);
+        write_rt_tests_json(cat, o.runs, o.bins, out);
         break;
     case export_format::prometheus:
         write_prometheus_export(cat, o.runs, out);

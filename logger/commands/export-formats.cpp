@@ -190,53 +190,37 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
     out << '\n';
 }
 
-void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t bins,
-                         std::ostream& out)
+namespace
 {
-    const auto h = rebin(cat, r, bins);
-    // uname as stored: "sysname release version... machine".
-    std::istringstream un(r.meta.uname);
-    std::vector<std::string> words;
-    for (std::string w; un >> w;)
-        words.push_back(w);
-    std::string kversion;
-    for (std::size_t i = 2; i + 1 < words.size(); ++i)
-        kversion += (kversion.empty() ? "" : " ") + words[i];
+
+/** @brief cpu=N of the run's stored real-time settings, or -1 when it was not pinned. */
+int pinned_cpu(const db::run_record& r)
+{
     // "cpu=N" when the sampler was pinned; "cpu=any" (or "cpu=any(pin refused)") when not,
     // which cyclictest writes as -1.
-    int cpu = -1;
-    {
-        const std::string& rt = r.meta.rt_settings;
-        for (auto at = rt.find("cpu="); at != std::string::npos; at = rt.find("cpu=", at + 1))
-            if ((at == 0 || rt[at - 1] == ' ') && at + 4 < rt.size() &&
-                std::isdigit(static_cast<unsigned char>(rt[at + 4]))) {
-                cpu = std::atoi(rt.c_str() + at + 4);
-                break;
-            }
-    }
+    const std::string& rt = r.meta.rt_settings;
+    for (auto at = rt.find("cpu="); at != std::string::npos; at = rt.find("cpu=", at + 1))
+        if ((at == 0 || rt[at - 1] == ' ') && at + 4 < rt.size() &&
+            std::isdigit(static_cast<unsigned char>(rt[at + 4])))
+            return std::atoi(rt.c_str() + at + 4);
+    return -1;
+}
 
-    ojson j = ojson::object();
-    j["file_version"] = 1;
-    j["cmdline:"] = r.meta.command_line; // sic: cyclictest's keys end in a colon
-    j["rt_test_version:"] = std::string("irqloop ") + version;
-    j["start_time"] = rfc2822(r.meta.start_unix_ns);
-    j["end_time"] = rfc2822(r.end_unix_ns.value_or(r.meta.start_unix_ns));
-    // What `irqloop run` exits with: a run that did not end complete, or without a sample,
-    // never reads as a pass (1 or 4); then 3 when a stored gate failed (run --fail-*).
+/** @brief What `irqloop run` exits with for @p r, as rt-tests JSON's return_code. */
+int run_return_code(const db::run_record& r)
+{
+    // A run that did not end complete, or without a sample, never reads as a pass (1 or 4);
+    // then 3 when a stored gate failed (run --fail-*).
     int rc = run_unfinished_status(r);
     if (rc == exit_ok && meta_value(r, "gate.result") == "fail")
         rc = exit_limit;
-    j["return_code"] = rc;
-    ojson sys = ojson::object();
-    sys["sysname"] = words.size() > 0 ? words[0] : "";
-    sys["nodename"] = r.meta.hostname;
-    sys["release"] = words.size() > 1 ? words[1] : "";
-    sys["version"] = kversion;
-    sys["machine"] = words.size() > 2 ? words.back() : "";
-    sys["realtime"] = kversion.find("PREEMPT_RT") != std::string::npos ? 1 : 0;
-    j["sysinfo"] = std::move(sys);
-    j["num_threads"] = 1;
-    j["resolution_in_ns"] = 0;
+    return rc;
+}
+
+/** @brief One run as a cyclictest thread: its histogram, figures and irqloop's counts. */
+ojson rt_tests_thread(db::catalog& cat, const db::run_record& r, std::int64_t bins)
+{
+    const auto h = rebin(cat, r, bins);
     ojson hist = ojson::object();
     for (std::size_t b = 0; b < h.bins.size(); ++b)
         if (h.bins[b] != 0)
@@ -247,15 +231,63 @@ void write_rt_tests_json(db::catalog& cat, const db::run_record& r, std::int64_t
     t["min"] = min_us(r);
     t["max"] = max_us(r);
     t["avg"] = r.has_stats ? std::round(r.summary.mean_ns / 10.0) / 100.0 : 0.0;
-    t["cpu"] = cpu;
+    t["cpu"] = pinned_cpu(r);
     t["node"] = 0;
     // irqloop's own: what `cycles` leaves out. cyclictest has no lost wake-up; Linaro's parser
     // reads min, avg, max and return_code only, so a --fail-on-lost gate shows there as 3.
     t["stimuli"] = r.summary.stimuli;
     t["lost"] = r.summary.lost;
     t["disturbed"] = r.summary.disturbed;
+    return t;
+}
+
+} // namespace
+
+void write_rt_tests_json(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                         std::int64_t bins, std::ostream& out)
+{
+    const auto& first = *runs.front();
+    // uname as stored: "sysname release version... machine".
+    std::istringstream un(first.meta.uname);
+    std::vector<std::string> words;
+    for (std::string w; un >> w;)
+        words.push_back(w);
+    std::string kversion;
+    for (std::size_t i = 2; i + 1 < words.size(); ++i)
+        kversion += (kversion.empty() ? "" : " ") + words[i];
+    // Several runs: each its own command line, in thread order; the span of all of them; the
+    // first return code that is not 0, so that no run's failure is hidden by another's pass.
+    std::string cmdline;
+    std::int64_t start = first.meta.start_unix_ns, end = start;
+    int rc = exit_ok;
+    for (const auto* r : runs) {
+        cmdline += (cmdline.empty() ? "" : "; ") + r->meta.command_line;
+        start = std::min(start, r->meta.start_unix_ns);
+        end = std::max(end, r->end_unix_ns.value_or(r->meta.start_unix_ns));
+        if (rc == exit_ok)
+            rc = run_return_code(*r);
+    }
+
+    ojson j = ojson::object();
+    j["file_version"] = 1;
+    j["cmdline:"] = cmdline; // sic: cyclictest's keys end in a colon
+    j["rt_test_version:"] = std::string("irqloop ") + version;
+    j["start_time"] = rfc2822(start);
+    j["end_time"] = rfc2822(end);
+    j["return_code"] = rc;
+    ojson sys = ojson::object();
+    sys["sysname"] = words.size() > 0 ? words[0] : "";
+    sys["nodename"] = first.meta.hostname;
+    sys["release"] = words.size() > 1 ? words[1] : "";
+    sys["version"] = kversion;
+    sys["machine"] = words.size() > 2 ? words.back() : "";
+    sys["realtime"] = kversion.find("PREEMPT_RT") != std::string::npos ? 1 : 0;
+    j["sysinfo"] = std::move(sys);
+    j["num_threads"] = runs.size();
+    j["resolution_in_ns"] = 0;
     ojson threads = ojson::object();
-    threads["0"] = std::move(t);
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        threads[std::to_string(i)] = rt_tests_thread(cat, *runs[i], bins);
     j["thread"] = std::move(threads);
     out << dump(j) << '\n';
 }

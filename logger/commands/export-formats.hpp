@@ -28,13 +28,15 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
                            std::int64_t bins, std::ostream& out);
 
 /**
- * @brief `cyclictest --json` (file_version 1) for one run, as thread "0", with irqloop's
- * stimuli, lost and disturbed counts beside cyclictest's keys. return_code: 1 for a run that
- * did not end complete, 4 for one without samples (run_unfinished_status()), else 3 when its
- * stored gate.result is "fail", else 0.
+ * @brief `cyclictest --json` (file_version 1): each of @p runs (at least one) a thread, in
+ * order, as cyclictest-hist's columns, with irqloop's stimuli, lost and disturbed counts beside
+ * cyclictest's keys. A run's return code: 1 for a run that did not end complete, 4 for one
+ * without samples (run_unfinished_status()), else 3 when its stored gate.result is "fail",
+ * else 0; the document's is the first that is not 0. cmdline: the runs' command lines,
+ * joined by "; "; sysinfo: the first run's.
  */
-void write_rt_tests_json(db::catalog& cat, const db::run_record& run, std::int64_t bins,
-                         std::ostream& out);
+void write_rt_tests_json(db::catalog& cat, const std::vector<const db::run_record*>& runs,
+                         std::int64_t bins, std::ostream& out);
 
 /** @brief The Prometheus text format, one label set per run. */
 void write_prometheus_export(db::catalog& cat, const std::vector<const db::run_record*>& runs,
