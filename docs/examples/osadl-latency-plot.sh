@@ -5,9 +5,12 @@
 # largest maximum from the "# Max Latencies" line, the data lines (no comment, no empty line)
 # with a tab between fields, one two-column file per thread, and gnuplot drawing each as
 # histeps on a logarithmic count axis into a PNG. Our own script; it reads real cyclictest
-# output and `irqloop export --format cyclictest-hist` alike.
+# output and `irqloop export --format cyclictest-hist` alike. A curve is titled CPU<N> as
+# OSADL's are, or, in irqloop's export, by the run of its column ("# irqloop column N: run
+# R, uuid U, label "L", ...": "L (run R)").
 #
 #   usage: osadl-latency-plot.sh HISTOGRAM-FILE [OUTPUT.png]     (default: plot.png)
+#   OSADL_PLOT_COMMANDS=FILE keeps a copy of the gnuplot commands (the tests read the titles).
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 HISTOGRAM-FILE [OUTPUT.png]" >&2; exit 2; }
 in=$1
@@ -32,9 +35,16 @@ bins=$(wc -l <"$work/histogram")
   while [ "$i" -le "$threads" ]; do
     cut -f1,$((i + 1)) "$work/histogram" >"$work/histogram$i"
     [ "$i" -gt 1 ] && printf ', '
-    printf '"%s" using 1:2 title "CPU%d" with histeps' "$work/histogram$i" $((i - 1))
+    # The column's run and label, as the export's comment line has them (the label as a JSON
+    # string: a quote in it is \"); gnuplot gets it single-quoted, ' doubled, not enhanced;
+    # a run without a label is "run R".
+    title=$(sed -n -E "s/^# irqloop column $((i - 1)): run ([0-9]+), uuid [^,]*, label \"(([^\"\\\\]|\\\\.)*)\", .*/\2 (run \1)/p" "$in" |
+      head -n 1 | sed -e 's/^ (run \([0-9]*\))$/run \1/' -e 's/\\"/"/g' -e "s/'/''/g")
+    printf "\"%s\" using 1:2 title '%s' noenhanced with histeps" "$work/histogram$i" \
+      "${title:-CPU$((i - 1))}"
     i=$((i + 1))
   done
   printf '\n'
 } >"$work/plotcmd"
+[ -z "${OSADL_PLOT_COMMANDS:-}" ] || cp "$work/plotcmd" "$OSADL_PLOT_COMMANDS"
 gnuplot "$work/plotcmd"

@@ -430,6 +430,24 @@ TEST_CASE_METHOD(
         CHECK(img.compare(12, 4, "IHDR") == 0);
         CHECK(img.size() > trivial + trivial / 10);
     }
+    // Each curve carries its run's label, from the export's comment lines; cyclictest's own
+    // file keeps OSADL's CPU<N>.
+    auto titles = [&](const std::string& in) {
+        const std::string cmds = dir / (in + ".gp");
+        auto p = run_shell("cd '" + dir.path() + "' && OSADL_PLOT_COMMANDS='" + cmds + "' sh '" +
+                           script + "' " + in + " titles.png");
+        INFO(p.out);
+        REQUIRE(p.status == 0);
+        return file_text(cmds);
+    };
+    const std::string two = titles("two.txt");
+    INFO(two);
+    CHECK(two.find("title 'caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd rt (run 1)' noenhanced") !=
+          std::string::npos);
+    CHECK(two.find("title 'rt-idle (run 2)' noenhanced") != std::string::npos);
+    CHECK(two.find("CPU") == std::string::npos);
+    if (theirs.footer.at("# Total:").at(0) != 0)
+        CHECK(titles("ct-hist.txt").find("title 'CPU0' noenhanced") != std::string::npos);
 }
 
 TEST_CASE_METHOD(two_run_db, "export rt-tests-json: the keys and types of real cyclictest --json",
