@@ -342,6 +342,48 @@ TEST_CASE("irqloop --help: a command's summary that names values of an option na
     CHECK(held >= 3); // export --format, plot --kind, compare --by at least
 }
 
+TEST_CASE("every command of irqloop --help has a man page, made by help2man from its --help",
+          "[report]")
+{
+    const auto top = irqloop_cli("--help");
+    REQUIRE(top.status == 0);
+    std::vector<std::string> cmds;
+    static const std::regex entry(R"(^  ([a-z]+) +.+$)");
+    std::stringstream lines(top.out);
+    for (std::string l; std::getline(lines, l);) {
+        std::smatch m;
+        if (std::regex_match(l, m, entry))
+            cmds.push_back(m[1]);
+    }
+    REQUIRE(cmds.size() >= 10);
+    // The build's list of pages (CMakeLists.txt, man_list) and irqloop(1)'s SEE ALSO.
+    const std::string cmake =
+        irqloop::test::file_text(std::string(IRQLOOP_SOURCE_DIR) + "/CMakeLists.txt");
+    const std::string script = std::string(IRQLOOP_SOURCE_DIR) + "/logger/debian/help2man-page.sh";
+    const std::string see_also = irqloop::test::file_text(script);
+    for (const auto& c : cmds) {
+        INFO(c);
+        CHECK(cmake.find("\"irqloop-" + c + "|1|logger|") != std::string::npos);
+        CHECK(cmake.find("|$<TARGET_FILE:irqloop>|" + c + "\"") != std::string::npos);
+        CHECK(see_also.find(".BR irqloop-" + c + " (1)") != std::string::npos);
+    }
+    // The page itself, as the build makes it: the command's own option table.
+    if (!have("help2man"))
+        SKIP("help2man is not installed (apt-get install help2man)");
+    temp_dir dir;
+    for (const std::string c : {"check", "watch"}) {
+        const std::string page = dir / ("irqloop-" + c + ".1.gz");
+        auto r = run_shell("sh '" + script + "' '" + page + "' 1 'test page' '" + IRQLOOP_BIN +
+                           "' " + c + " && zcat '" + page + "'");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        CHECK(r.out.find(".TH IRQLOOP-" + std::string(c == "check" ? "CHECK" : "WATCH")) !=
+              std::string::npos);
+        CHECK(r.out.find(c == "check" ? "\\fB\\-\\-max\\fR" : "\\fB\\-\\-refresh\\fR") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("a run with no committed sample reports dashes, not zeros, and is marked partial",
           "[report]")
 {
