@@ -311,6 +311,16 @@ void write_prometheus_export(db::catalog& cat, const std::vector<const db::run_r
         for (const auto& b : cat.histogram(r))
             x.add_bucket(b.lo_ns, b.hi_ns, b.count);
         x.sum_ns = r.summary.mean_ns * double(x.count);
+        // The stored gates (run --fail-*, campaign), and the run as a whole: it fails when a
+        // limit failed or the run cannot pass (as the CI formats say it).
+        const auto stored = stored_gates(r);
+        const bool unfinished = !run_unfinished_reason(r).empty();
+        if (stored)
+            for (const auto& l : stored->lines)
+                x.gates.emplace_back(l.key, l.pass);
+        if (stored || unfinished)
+            x.gates.emplace_back("all", !unfinished && stored->pass() &&
+                                            meta_value(r, "gate.result") != "fail");
         m.push_back(std::move(x));
     }
     write_prometheus(out, m);

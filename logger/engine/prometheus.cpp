@@ -111,6 +111,15 @@ public:
         }
     }
 
+    /** @brief One sample of run @p r, with @p extra labels after the run's. */
+    void sample(const std::string& name, const metrics_run& r, const std::string& extra,
+                const std::string& value)
+    {
+        out_ << name << '{' << labels(r) << extra << "} " << value << '\n';
+    }
+
+    std::span<const metrics_run> runs() const noexcept { return runs_; }
+
 private:
     static std::string labels(const metrics_run& r)
     {
@@ -225,6 +234,24 @@ void write_run_gauges(writer& w)
               [](const metrics_run& r) { return std::string(r.active ? "1" : "0"); });
 }
 
+// The gates: 1 for a limit met, 0 for one failed, per limit and for the run as a whole.
+void write_gates(writer& w)
+{
+    bool any = false;
+    for (const auto& r : w.runs())
+        any = any || !r.gates.empty();
+    if (!any)
+        return;
+    w.family("irqloop_gate_pass", "gauge",
+             "1 when the run met the limit, 0 when it failed it (run --fail-*, campaign); "
+             "limit=\"all\": every limit, and 0 for a run that cannot pass (interrupted, "
+             "failed, no sample).");
+    for (const auto& r : w.runs())
+        for (const auto& [key, pass] : r.gates)
+            w.sample("irqloop_gate_pass", r, ",limit=\"" + label_value(key) + '"',
+                     pass ? "1" : "0");
+}
+
 } // namespace
 
 void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
@@ -234,6 +261,7 @@ void write_prometheus(std::ostream& out, std::span<const metrics_run> runs)
     write_latency_gauges(w);
     write_counters(w);
     write_run_gauges(w);
+    write_gates(w);
 }
 
 } // namespace irqloop::logger

@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 /**
  * The Prometheus text exposition format (version 0.0.4) of irqloop's figures, written by hand
@@ -41,6 +43,9 @@ struct metrics_run final {
     std::array<std::uint64_t, metrics_le_ns.size()> le_count{};
     std::uint64_t count = 0; ///< every sample in the histogram: the +Inf bucket and _count
     double sum_ns = 0;       ///< sum of those samples (mean x count)
+    /// The run's gates, {limit key, passed} (max_us, p99.99_us, lost, overflows; "all" for the
+    /// run as a whole): irqloop_gate_pass. Empty: no gate sample for this run.
+    std::vector<std::pair<std::string, bool>> gates;
 
     /** @brief Count one stored or live histogram bucket (values lo_ns <= v < hi_ns). */
     void add_bucket(std::int64_t lo_ns, std::int64_t hi_ns, std::uint64_t n) noexcept;

@@ -654,6 +654,15 @@ TEST_CASE("export rt-tests-json: lost and disturbed samples are counted beside c
     CHECK(lj["return_code"] == 3);
     CHECK(lj["thread"]["0"]["lost"].get<std::uint64_t>() > 0);
     CHECK_FALSE(linaro_pass(lj));
+    // The Prometheus export says the same: the lost limit and the run's gates as a whole fail.
+    const std::string prom = export_text(live, {"--format", "prometheus"}, dir / "live.prom");
+    CHECK(std::regex_search(prom, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="lost"\} 0\n)")));
+    CHECK(std::regex_search(prom, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="all"\} 0\n)")));
+    if (have("promtool")) {
+        auto check = run_shell("promtool check metrics < '" + dir / "live.prom" + "'");
+        INFO(check.out);
+        CHECK(check.status == 0);
+    }
 }
 
 TEST_CASE_METHOD(two_run_db,
@@ -692,6 +701,14 @@ TEST_CASE_METHOD(two_run_db,
     }
     // The invalid UTF-8 label comes out replaced, not raw.
     CHECK(text.find("label=\"caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd rt\"") != std::string::npos);
+    // The gates: run 1's stored gate.result is fail (no limit lines stored); run 2 has none.
+    CHECK(p.type.at("irqloop_gate_pass") == "gauge");
+    CHECK(std::regex_search(
+        text,
+        std::regex(
+            R"(\nirqloop_gate_pass\{label="caf[^}]*uuid="00000000-0000-4000-8000-000000000001",[^}]*,limit="all"\} 0\n)")));
+    CHECK(text.find("uuid=\"00000000-0000-4000-8000-000000000002\",backend=\"sim:model=synthetic\","
+                    "limit=") == std::string::npos);
 
     if (!have("promtool"))
         SKIP("promtool is not installed (apt-get install prometheus)");
