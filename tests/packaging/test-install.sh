@@ -5,7 +5,9 @@
 #    the page, every packaged man page renders; a --load-cmd load starts and stops under its
 #    guard (/usr/libexec/irqloop/irqloop-load-guard), for root's irqloop and alice's irqloop-rt;
 #  - least privilege: after 'irqloop-rt-access enable', a user in group irqloop (not root) runs
-#    'irqloop-rt run' and the run stores the real-time settings as obtained; the results and
+#    'irqloop-rt run' and the run stores the real-time settings as obtained; with --rawio, a
+#    raw parport base that /proc/ioports does not list, and check=no, are refused before any
+#    ioperm (strace counts them); the results and
 #    lock files are the user's, mode 0644 at most; a user outside the group cannot start
 #    irqloop-rt, but runs /usr/bin/irqloop (no capabilities on it: run without real-time
 #    settings, report);
@@ -114,6 +116,37 @@ in_root runuser -u bob -- sh -c 'cd && irqloop run --samples 2K --interval 100us
 bob_settings=$(in_root runuser -u bob -- sh -c 'cd && irqloop report --db bob.db --last' | rt_row)
 say "bob ran /usr/bin/irqloop and its report: $bob_settings"
 [[ $bob_settings == *sched=other* ]] || fail "bob's run got real-time settings without the group: '$bob_settings'"
+say "== --rawio: alice's irqloop-rt reaches only the ports /proc/ioports lists as parportN"
+# With cap_sys_rawio on irqloop-rt, a raw base that is not a listed parallel port (0xcf8, the
+# PCI configuration address) and check=no are refused (exit 2) before any ioperm. strace, run
+# from the host as root (a tracer with CAP_SYS_PTRACE keeps the file capabilities), counts the
+# ioperm calls; the same command as root, who is not gated, shows that the count sees them.
+in_root irqloop-rt-access enable --rawio >/dev/null || fail "irqloop-rt-access enable --rawio"
+say "irqloop-rt: $(in_root getcap /usr/bin/irqloop-rt)"
+in_root getcap /usr/bin/irqloop-rt | grep -q cap_sys_rawio || fail "--rawio gave irqloop-rt no cap_sys_rawio"
+traced() { # traced USER SPEC: the run's output to rawio.txt, its ioperm calls to rawio-strace.txt
+  strace -f -qq -o "$cache/rawio-strace.txt" -e trace=ioperm,iopl \
+    chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    runuser -u "$1" -- sh -c "cd && $2" >"$cache/rawio.txt" 2>&1
+}
+if ! command -v strace >/dev/null; then
+  fail "strace is missing (bash .ci/setup test installs it)"
+fi
+for spec in parport:base=0xcf8 parport:base=0x378,check=no; do
+  rc=0; traced alice "irqloop-rt run --no-db --samples 10 --hw $spec" || rc=$?
+  calls=$(grep -c -E 'ioperm\(|iopl\(' "$cache/rawio-strace.txt" || true)
+  say "alice: irqloop-rt run --hw $spec: exit $rc, $calls ioperm/iopl calls: $(grep 'irqloop:' "$cache/rawio.txt" | head -n1)"
+  [[ $rc -eq 2 ]] || { cat "$cache/rawio.txt"; fail "alice's irqloop-rt --hw $spec ended with $rc, not 2"; }
+  [[ $calls -eq 0 ]] || { cat "$cache/rawio-strace.txt"; fail "alice's irqloop-rt --hw $spec called ioperm"; }
+  grep -q 'dev=/dev/parportN' "$cache/rawio.txt" || { cat "$cache/rawio.txt"; fail "the refusal does not name dev=/dev/parportN"; }
+done
+rc=0; traced root "irqloop run --no-db --samples 10 --timeout 10ms --hw parport:base=0x378" || rc=$?
+calls=$(grep -c -E 'ioperm\(|iopl\(' "$cache/rawio-strace.txt" || true)
+say "root (not gated): irqloop run --hw parport:base=0x378: exit $rc, $calls ioperm/iopl calls: $(head -n1 "$cache/rawio-strace.txt")"
+[[ $calls -ge 1 ]] || { cat "$cache/rawio.txt" "$cache/rawio-strace.txt"; fail "strace saw no ioperm from root's ungated run: the count above proves nothing"; }
+in_root irqloop-rt-access enable >/dev/null || fail "irqloop-rt-access enable (without --rawio again)"
+in_root getcap /usr/bin/irqloop-rt | grep -q cap_sys_rawio && fail "enable without --rawio kept cap_sys_rawio"
+
 say "== irqloop-rt-access disable"
 in_root irqloop-rt-access disable || fail "irqloop-rt-access disable"
 in_root runuser -u bob -- irqloop-rt --version || fail "after disable, bob cannot run irqloop-rt"
