@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -715,6 +716,52 @@ TEST_CASE_METHOD(two_run_db,
     auto check = run_shell("promtool check metrics < '" + dir / "x.prom" + "'");
     INFO(check.out);
     CHECK(check.status == 0);
+}
+
+TEST_CASE_METHOD(two_run_db,
+                 "docs/grafana/irqloop-dashboard.json: every panel's PromQL passes promtool, on "
+                 "metric names the export writes",
+                 "[export]")
+{
+    const auto dash =
+        nlohmann::json::parse(file_text(source_dir + "/docs/grafana/irqloop-dashboard.json"));
+    const prom_text p = parse_prom(export_text(db, {"--format", "prometheus"}, dir / "x.prom"));
+    std::set<std::string> written;
+    for (const auto& [series, value] : p.samples)
+        written.insert(series.substr(0, series.find('{')));
+    // Every irqloop_ name a query reads is one the export writes (run 1 has gates).
+    static const std::regex metric(R"(\birqloop_[a-z_]+)");
+    auto reads_written = [&](const std::string& expr) {
+        for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
+            INFO(expr);
+            CHECK(written.count(it->str()) == 1);
+        }
+    };
+    // The panels' queries as recording rules, with $label as Grafana fills it for "All".
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& panel : dash.at("panels"))
+        for (const auto& t : panel.at("targets")) {
+            const std::string expr = replace_all(t.at("expr").get<std::string>(), "$label", ".*");
+            reads_written(expr);
+            rules.push_back(
+                {{"record", "irqloop:dashboard_panel_" + std::to_string(rules.size() + 1)},
+                 {"expr", expr}});
+        }
+    for (const auto& v : dash.at("templating").at("list"))
+        if (v.contains("definition"))
+            reads_written(v.at("definition").get<std::string>());
+    REQUIRE(rules.size() >= 5);
+    // JSON is YAML: promtool reads the rule file as written.
+    const nlohmann::json file = {
+        {"groups", nlohmann::json::array({{{"name", "irqloop-dashboard"}, {"rules", rules}}})}};
+    std::ofstream(dir / "dashboard-rules.yml") << file.dump(2) << '\n';
+    if (!have("promtool"))
+        SKIP("promtool is not installed (apt-get install prometheus)");
+    auto check = run_shell("promtool check rules '" + dir / "dashboard-rules.yml" + "'");
+    INFO(check.out);
+    CHECK(check.status == 0);
+    CHECK(check.out.find("SUCCESS: " + std::to_string(rules.size()) + " rules found") !=
+          std::string::npos);
 }
 
 TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while the run writes it",
