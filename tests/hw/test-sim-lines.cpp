@@ -222,7 +222,7 @@ TEST_CASE("sim: lost responses with p=1e-3 are counted exactly and within binomi
 TEST_CASE("sim: a single-edge target is re-armed on the falling edge without measuring it", "[sim]")
 {
     const std::uint64_t n = test::scaled(5'000);
-    auto r = run_sim("model=fixed,value=3us,edges=rising,seed=5", n, 10'000, 1e6);
+    auto r = run_sim("model=fixed,value=3us,edges=rising,seed=5", n, 10'000, 50e6);
     CHECK(r.lost == 0);
     CHECK(r.edges_seen == n);
     for (auto& s : r.samples)
