@@ -2,6 +2,7 @@
 #include "rt-setup.hpp"
 
 #include "error.hpp"
+#include "thread-name.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -91,7 +92,10 @@ void rt_session::check_strict_early() const
     // gets them only after the wire has started.
     bool sched_ok = false, cpu_ok = false;
     std::vector<std::string> misses;
-    std::thread probe([&] { set_thread(req_, sched_ok, cpu_ok, misses); });
+    std::thread probe([&] {
+        name_this_thread("irqloop-rtprobe");
+        set_thread(req_, sched_ok, cpu_ok, misses);
+    });
     probe.join();
     if (!misses.empty())
         throw error("set up real-time scheduling (--strict-rt)", misses.front(),

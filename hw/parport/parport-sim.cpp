@@ -3,6 +3,7 @@
 
 #include "cycle-clock.hpp"
 #include "error.hpp"
+#include "thread-name.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -53,7 +54,10 @@ parport_sim::parport_sim(parport_pin near_out, parport_pin near_in, parport_sim_
     truth_.reserve(target_.truth_capacity);
     out_level_ = near_level(out_);
     if (target_.thread)
-        thread_ = std::thread([this] { target_loop(); });
+        thread_ = std::thread([this] {
+            base::name_this_thread("irqloop-pp-sim");
+            target_loop();
+        });
 }
 
 parport_sim::~parport_sim()

@@ -3,6 +3,7 @@
 
 #include "cycle-clock.hpp"
 #include "error.hpp"
+#include "thread-name.hpp"
 #include "units.hpp"
 
 #include <algorithm>
@@ -153,7 +154,10 @@ void sim_thread_lines::start()
     if (running_.exchange(true))
         return;
     (void)process_clock(); // calibrate before the thread needs it
-    thread_ = std::thread([this] { target_loop(); });
+    thread_ = std::thread([this] {
+        base::name_this_thread("irqloop-simtgt");
+        target_loop();
+    });
     // A setting that cannot be had is refused here, before the first stimulus, and the
     // thread is stopped again: never ignored, never a run on other terms than asked.
     auto refuse = [&](int err, const std::string& what, const std::string& hint) {

@@ -4,6 +4,7 @@
 
 #include "error.hpp"
 #include "load-process.hpp"
+#include "thread-name.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -110,7 +111,10 @@ action_runner::action_runner(std::vector<action_spec> actions, std::int64_t hold
     : actions_(std::move(actions)), holdoff_ns_(std::max<std::int64_t>(0, holdoff_ns)),
       on_stop_(std::move(on_stop)), finish_grace_ns_(finish_grace_ns)
 {
-    worker_ = std::thread([this] { work(); });
+    worker_ = std::thread([this] {
+        base::name_this_thread("irqloop-action");
+        work();
+    });
 }
 
 action_runner::~action_runner()

@@ -5,6 +5,7 @@
 #include "load-guard-protocol.hpp"
 
 #include "error.hpp"
+#include "thread-name.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -262,7 +263,10 @@ void load_process::start()
         rest.swap(ctl_buf_);
         take_reports(rest.data(), rest.size());
     }
-    thread_ = std::thread([this] { monitor(); });
+    thread_ = std::thread([this] {
+        base::name_this_thread("irqloop-load");
+        monitor();
+    });
 }
 
 bool load_process::group_gone() const noexcept

@@ -8,6 +8,7 @@
 #include "error.hpp"
 #include "session-core.hpp"
 #include "session-plugins.hpp"
+#include "thread-name.hpp"
 #include "version.hpp"
 
 #include <chrono>
@@ -38,6 +39,7 @@ std::string seconds_text(std::int64_t ns)
 
 sampler_thread::sampler_thread(sampler& smp, base::rt_session& rt, sampler_end& end)
     : thread_([this, &smp, &rt, &end] {
+          base::name_this_thread("irqloop-sampler");
           rt.apply_to_this_thread();
           started_.store(true);
           started_.notify_one();
@@ -395,7 +397,10 @@ void measure(session& c)
 {
     c.release_cycles = hw::cycles();
     c.sampling->release();
-    std::thread recorder_thread([&c] { record(c); });
+    std::thread recorder_thread([&c] {
+        base::name_this_thread("irqloop-record");
+        record(c);
+    });
     struct joiner // also when a tick throws: halt, so the recorder's loop ends
     {
         session& c;

@@ -7,6 +7,7 @@
 #include "rt-options.hpp"
 #include "spec.hpp"
 #include "stop-signal.hpp"
+#include "thread-name.hpp"
 #include "units.hpp"
 
 #include <array>
@@ -406,7 +407,10 @@ int responder_main(int argc, char** argv)
     counters c;
     split sp;
     std::atomic<bool> finished{false};
-    std::thread reporter([&] { report_loop(r, c, sp, edges, stop, finished); });
+    std::thread reporter([&] {
+        irqloop::base::name_this_thread("irqloop-report");
+        report_loop(r, c, sp, edges, stop, finished);
+    });
     wire->start();
     int rc = r.poll ? poll_loop(lines, r.filter, r.follow, c, r.limit, stop)
                     : event_loop(lines, *edges, r.filter, r.follow, c, sp, r.limit, stop);
