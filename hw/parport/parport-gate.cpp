@@ -97,6 +97,21 @@ raw_privilege detect_raw_privilege()
     return p;
 }
 
+bool parse_ioports_line(const std::string& line, ioports_line& out)
+{
+    unsigned lo = 0, hi = 0;
+    char name[128] = {};
+    if (std::sscanf(line.c_str(), " %x-%x : %127[^\n]", &lo, &hi, name) != 3)
+        return false;
+    out.lo = lo;
+    out.hi = hi;
+    out.name = name;
+    while (!out.name.empty() && (out.name.back() == ' ' || out.name.back() == '\t'))
+        out.name.pop_back();
+    out.text = line.substr(line.find_first_not_of(" \t"));
+    return true;
+}
+
 raw_port_seams& raw_port_test_seams()
 {
     static raw_port_seams s;
@@ -128,15 +143,13 @@ raw_port_range gate_raw_port(unsigned base, bool check)
                     raised + " and " + ioports + " cannot be read to see a parallel port there",
                     ppdev_hint);
     std::string line, elsewhere;
+    ioports_line range;
     while (std::getline(f, line)) {
-        unsigned lo = 0, hi = 0;
-        char name_buf[128] = {};
-        if (std::sscanf(line.c_str(), " %x-%x : %127[^\n]", &lo, &hi, name_buf) != 3)
+        if (!parse_ioports_line(line, range))
             continue;
-        std::string name = name_buf;
-        while (!name.empty() && (name.back() == ' ' || name.back() == '\t'))
-            name.pop_back();
-        const std::string entry = line.substr(line.find_first_not_of(" \t"));
+        const unsigned lo = range.lo, hi = range.hi;
+        const std::string& name = range.name;
+        const std::string& entry = range.text;
         if (!is_parport_name(name)) {
             if (lo <= base && base <= hi && hi != 0)
                 elsewhere = entry; // innermost range holding the base

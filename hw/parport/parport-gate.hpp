@@ -40,6 +40,16 @@ struct raw_port_seams final {
 /** @brief The process's seams (defaults unless a test changed them). */
 raw_port_seams& raw_port_test_seams();
 
+/** @brief One range of /proc/ioports, as `  0378-037a : parport0` lists it. */
+struct ioports_line final {
+    unsigned lo = 0, hi = 0;
+    std::string name; ///< the range's owner, without trailing blanks
+    std::string text; ///< the whole line without its indentation, for messages
+};
+
+/** @brief Parses one line of /proc/ioports; false for a line that lists no range. */
+bool parse_ioports_line(const std::string& line, ioports_line& out);
+
 /** @brief The I/O ports raw port I/O may ask ioperm for: base .. base + count - 1. */
 struct raw_port_range final {
     unsigned base = 0;

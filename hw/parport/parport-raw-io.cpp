@@ -44,14 +44,11 @@ std::string ioports_owner(unsigned base)
 {
     std::ifstream f("/proc/ioports");
     std::string line, found;
+    ioports_line range;
     while (std::getline(f, line)) {
-        unsigned lo = 0, hi = 0;
-        char name[128] = {};
-        if (std::sscanf(line.c_str(), " %x-%x : %127[^\n]", &lo, &hi, name) != 3)
-            continue;
         // Keep the innermost (last listed) range holding the base: that is the device.
-        if (lo <= base && base <= hi)
-            found = line.substr(line.find_first_not_of(' '));
+        if (parse_ioports_line(line, range) && range.lo <= base && base <= range.hi)
+            found = range.text;
     }
     return found.empty() ? "not listed in /proc/ioports" : found;
 }
