@@ -146,16 +146,28 @@ template <class F> int in_capable_child(F body)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/**
+ * Runs @p body in a capable child (root only) and checks it exits 0; SKIPPED with the reason
+ * when this process or this kernel cannot build such a child.
+ */
+template <class F> void check_in_capable_child(F body)
+{
+    if (getuid() != 0)
+        SKIP("SKIPPED: needs root to build a process with an ambient capability (uid " +
+             std::to_string(getuid()) + ")");
+    const int rc = in_capable_child(body);
+    if (rc == skip_code)
+        SKIP("SKIPPED: this kernel or sandbox does not let root keep an ambient capability");
+    CHECK(rc == 0);
+}
+
 } // namespace child_caps_test
 
 using namespace child_caps_test;
 
 TEST_CASE("children: a --load-cmd load's shell holds no capability", "[soak]")
 {
-    if (getuid() != 0)
-        SKIP("SKIPPED: needs root to build a process with an ambient capability (uid " +
-             std::to_string(getuid()) + ")");
-    const int rc = in_capable_child([] {
+    check_in_capable_child([] {
         // The control spawn came from this thread: raise the ambient capability again.
         if (!raise_ambient_nice())
             return skip_code;
@@ -171,17 +183,11 @@ TEST_CASE("children: a --load-cmd load's shell holds no capability", "[soak]")
         lp.stop();
         return all_zero(caps) ? 0 : 1;
     });
-    if (rc == skip_code)
-        SKIP("SKIPPED: this kernel or sandbox does not let root keep an ambient capability");
-    CHECK(rc == 0);
 }
 
 TEST_CASE("children: an --on-threshold shell action's shell holds no capability", "[soak]")
 {
-    if (getuid() != 0)
-        SKIP("SKIPPED: needs root to build a process with an ambient capability (uid " +
-             std::to_string(getuid()) + ")");
-    const int rc = in_capable_child([] {
+    check_in_capable_child([] {
         if (!raise_ambient_nice())
             return skip_code;
         std::vector<irqloop::db::event_row> events;
@@ -208,7 +214,4 @@ TEST_CASE("children: an --on-threshold shell action's shell holds no capability"
         print_caps("action shell /proc/$$/status", caps);
         return all_zero(caps) ? 0 : 1;
     });
-    if (rc == skip_code)
-        SKIP("SKIPPED: this kernel or sandbox does not let root keep an ambient capability");
-    CHECK(rc == 0);
 }
