@@ -23,8 +23,10 @@ constexpr command_help check_help = {
     "[--p 99.99=50us ...] [--lost 0] [--overflows 0]",
     "Hold the selected runs (default: every measurement run) to limits: one line per\n"
     "limit with the value, the limit and PASS or FAIL. Durations need a unit (100us).\n"
-    "Exit status: 0 when every limit of every run passed, 3 when one failed, 2 for bad\n"
-    "options or a selection that matches nothing, 1 when the file cannot be read.\n"
+    "A run that did not end complete, or has no sample, fails whatever its limits, as\n"
+    "the CI exports fail it. Exit status: 0 when every run passed; else the first failed\n"
+    "run's: 1 when it did not end complete, 4 when it has no sample, 3 when a limit\n"
+    "failed; 2 for bad options or a selection that matches nothing.\n"
     "Docs: docs/commands/check.md"};
 
 } // namespace
@@ -56,28 +58,39 @@ int present_check(const check_outcome& o, const check_request&)
 {
     std::size_t failed = 0;
     std::string failed_names;
+    int status = exit_ok;
     for (const auto& [r, g] : o.runs) {
+        // As run_return_code() of the CI exports: a run that cannot pass fails with its own
+        // status (1 unfinished, 4 no sample) before its limits are looked at.
+        const std::string why = run_unfinished_reason(*r);
+        const int st = !why.empty() ? run_unfinished_status(*r)
+                       : g.pass()   ? exit_ok
+                                    : exit_gate_failed;
         std::printf("run %lld%s: %s, %llu samples%s: %s\n", static_cast<long long>(r->id),
                     r->meta.label.empty() ? "" : (" (" + message_text(r->meta.label) + ")").c_str(),
                     std::string(db::to_text(r->status)).c_str(),
                     static_cast<unsigned long long>(r->summary.samples),
                     o.cat->paths().size() > 1 ? (" in " + r->db_path).c_str() : "",
-                    g.pass() ? "PASS" : "FAIL");
+                    st == exit_ok ? "PASS" : "FAIL");
         std::fputs(format_gate_lines(g).c_str(), stdout);
-        if (!g.pass()) {
+        if (!why.empty())
+            std::printf("  run cannot pass: it %s\n", why.c_str());
+        if (st != exit_ok) {
+            if (status == exit_ok)
+                status = st;
             ++failed;
             failed_names += (failed_names.empty() ? "" : ", ") + std::to_string(r->id);
         }
     }
     if (failed)
-        std::printf("check: FAIL: %zu of %zu runs failed a limit (run %s)\n", failed, o.runs.size(),
+        std::printf("check: FAIL: %zu of %zu runs failed (run %s)\n", failed, o.runs.size(),
                     failed_names.c_str());
     else
         std::printf("check: PASS: %zu run%s, every limit met\n", o.runs.size(),
                     o.runs.size() == 1 ? "" : "s");
     if (std::fflush(stdout) != 0)
         throw_from_errno(errno, "check: write to standard output", {}, exit_failure);
-    return failed ? exit_gate_failed : 0;
+    return status;
 }
 
 int check_command(int argc, char** argv)

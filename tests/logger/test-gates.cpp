@@ -311,7 +311,7 @@ TEST_CASE("check: over several runs it fails when any run fails, with one line p
                                           " (night): complete, 1000 samples: FAIL\n"
                                           "  gate max             100.001 us  limit      100.000 "
                                           "us  FAIL\n"));
-    CHECK_THAT(all.out, ContainsSubstring("check: FAIL: 1 of 3 runs failed a limit (run " +
+    CHECK_THAT(all.out, ContainsSubstring("check: FAIL: 1 of 3 runs failed (run " +
                                           std::to_string(bad_id) + ")\n"));
 
     // The same limits just above the bad run's max: every run passes.
@@ -557,6 +557,60 @@ std::string lava_dir()
 }
 
 } // namespace
+
+TEST_CASE("check: a run without samples, or one that did not end complete, fails whatever its "
+          "limits, with the status of the CI exports' return code",
+          "[gates][cli]")
+{
+    temp_dir dir;
+    const std::string db = dir / "c.db";
+    fig none; // ended complete, every stimulus disturbed: no sample in the statistics
+    none.samples = 0;
+    none.disturbed = 500;
+    fig cut; // samples well under the limits, but stopped by a signal
+    cut.status = db::run_status::interrupted;
+    fig good;
+    const auto none_id = add_run(db, "none", none);
+    const auto cut_id = add_run(db, "cut", cut);
+    add_run(db, "good", good);
+    auto check = [&](const std::string& label, std::vector<std::string> limits) {
+        std::vector<std::string> a{IRQLOOP_BIN, "check", "--db", db, "--label", label};
+        a.insert(a.end(), limits.begin(), limits.end());
+        return run_process(a);
+    };
+    // Held only to counts it meets (0 lost): before, a 0-sample run passed with 0.
+    auto n = check("none", {"--lost", "0", "--overflows", "0"});
+    INFO(n.out << n.err);
+    CHECK(n.status == 4);
+    CHECK_THAT(n.out, ContainsSubstring("run " + std::to_string(none_id) +
+                                        " (none): complete, 0 samples: FAIL\n"));
+    CHECK_THAT(n.out, ContainsSubstring("  run cannot pass: it has no sample in the statistics "
+                                        "(500 stimuli, 0 lost, 500 disturbed)\n"));
+    // An interrupted run with samples under every limit: before, it passed with 0.
+    auto c = check("cut", {"--max", "1s", "--lost", "0"});
+    INFO(c.out << c.err);
+    CHECK(c.status == 1);
+    CHECK_THAT(c.out, ContainsSubstring("run " + std::to_string(cut_id) +
+                                        " (cut): interrupted, 1000 samples: FAIL\n"));
+    CHECK_THAT(c.out, ContainsSubstring("  run cannot pass: it was interrupted after 1000 "
+                                        "stimuli: it did not reach its bound\n"));
+    CHECK(check("good", {"--max", "1s", "--lost", "0"}).status == 0);
+    // Several runs: the first failed run's status, as rt-tests JSON's return_code; the same
+    // status as the export's for each run alone.
+    auto all = run_process({IRQLOOP_BIN, "check", "--db", db, "--max", "1s"});
+    CHECK(all.status == 4);
+    CHECK_THAT(all.out,
+               ContainsSubstring("check: FAIL: 2 of 3 runs failed (run " + std::to_string(none_id) +
+                                 ", " + std::to_string(cut_id) + ")\n"));
+    for (const auto& [id, status] : {std::pair<std::int64_t, int>{none_id, 4}, {cut_id, 1}}) {
+        const std::string out = dir / ("rt" + std::to_string(id) + ".json");
+        auto e = run_process({IRQLOOP_BIN, "export", "--db", db, "--run", std::to_string(id),
+                              "--format", "rt-tests-json", "-o", out});
+        REQUIRE(e.status == 0);
+        CHECK(file_text(out).find("\"return_code\": " + std::to_string(status) + ",") !=
+              std::string::npos);
+    }
+}
 
 TEST_CASE("export junit and lava: a run without samples, or one that did not end complete, "
           "never reads as a pass",
