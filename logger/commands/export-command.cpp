@@ -5,6 +5,7 @@
 
 #include "error.hpp"
 #include "export-formats.hpp"
+#include "export-lab-formats.hpp"
 #include "output-file.hpp"
 #include "percentiles.hpp"
 #include "table.hpp"
@@ -510,11 +511,17 @@ constexpr format_name format_names[] = {
     {"prometheus", export_format::prometheus},
     {"junit", export_format::junit},
     {"lava", export_format::lava},
+    {"osadl-rtdataset", export_format::osadl_rtdataset},
+    {"rtla-timerlat-hist", export_format::rtla_timerlat_hist},
 };
 
+bool is_lab(export_format f)
+{
+    return f == export_format::osadl_rtdataset || f == export_format::rtla_timerlat_hist;
+}
 bool has_bins(export_format f)
 {
-    return f == export_format::cyclictest_hist || f == export_format::rt_tests_json;
+    return f == export_format::cyclictest_hist || f == export_format::rt_tests_json || is_lab(f);
 }
 bool is_ci(export_format f)
 {
@@ -532,7 +539,8 @@ struct export_args final {
 };
 
 constexpr command_help export_help = {
-    "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava "
+    "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava|"
+    "osadl-rtdataset|rtla-timerlat-hist "
     "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
     "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
     "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
@@ -540,7 +548,8 @@ constexpr command_help export_help = {
     "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
     "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
     "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
-    "page)."};
+    "page); osadl-rtdataset is OSADL's RT dataset JSON (plot-rtdataset.py) and\n"
+    "rtla-timerlat-hist the text of rtla timerlat hist --no-header (parse_rtla.py)."};
 
 /** @brief The option table of `irqloop export`, bound to @p r and the text fields @p a. */
 void add_export_options(po::options_description& desc, export_request& r, export_args& a)
@@ -551,14 +560,17 @@ void add_export_options(po::options_description& desc, export_request& r, export
         "json, csv, cyclictest-hist (cyclictest --histogram text, one column per run), "
         "rt-tests-json (cyclictest --json, one thread per run), prometheus (text exposition "
         "format), "
-        "junit (JUnit XML, a testcase per limit) or lava (LAVA test-case lines)");
+        "junit (JUnit XML, a testcase per limit), lava (LAVA test-case lines), "
+        "osadl-rtdataset (OSADL's RT dataset JSON, a core per run) or rtla-timerlat-hist "
+        "(rtla timerlat hist text, an IRQ and a Thr column per run)");
     add("what", po::value(&a.what),
         "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
         "exceedances, events, raw, or all (everything but raw). CSV takes exactly one. "
         "Default: all for json, intervals for csv");
     add("histogram", po::value(&a.bins),
-        "cyclictest-hist and rt-tests-json: the number of 1 us bins, as cyclictest "
-        "--histogram=N (default: enough for the largest max)");
+        "cyclictest-hist, rt-tests-json, osadl-rtdataset and rtla-timerlat-hist: the number "
+        "of 1 us bins, as cyclictest --histogram=N or rtla -E N (default: enough for the "
+        "largest max)");
     add("output,o", po::value(&r.output), "output file (default: standard output)");
     // junit and lava report gates: these limits, or else the outcome stored with each run.
     po::options_description limits("limits of --format junit and lava (as irqloop check; "
@@ -617,14 +629,16 @@ void check_format(export_request& r, const export_args& a)
                                  [&](const format_name& n) { return a.fmt == n.name; });
     if (f == std::end(format_names))
         throw error("bad --format", "unknown export format '" + a.fmt + "'",
-                    "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit or lava");
+                    "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit, lava, "
+                    "osadl-rtdataset or rtla-timerlat-hist");
     r.format = f->format;
     if (!is_table(r.format) && !a.what.empty())
         throw error("bad --what", "--format " + a.fmt + " has a fixed content",
                     "drop --what, or use --format json or csv");
     if (!has_bins(r.format) && !a.bins.empty())
         throw error("bad --histogram", "--format " + a.fmt + " has no 1 us bins",
-                    "use it with --format cyclictest-hist or rt-tests-json");
+                    "use it with --format cyclictest-hist, rt-tests-json, osadl-rtdataset or "
+                    "rtla-timerlat-hist");
 }
 
 /** @brief Check the text fields @p a into @p r: the format, then what goes with it. */
@@ -665,6 +679,8 @@ export_outcome execute_export(const export_request& r)
             throw error("export raw samples", "the selected runs have none",
                         "raw samples are kept only by 'irqloop run --raw'");
     }
+    if (is_lab(r.format))
+        check_lab_export(o.runs, r.format == export_format::rtla_timerlat_hist);
     o.bins = r.bins;
     if (has_bins(r.format) && o.bins == 0)
         o.bins = default_histogram_bins(o.runs);
@@ -727,6 +743,12 @@ int present_export(const export_outcome& o, const export_request& r)
         break;
     case export_format::prometheus:
         write_prometheus_export(cat, o.runs, out);
+        break;
+    case export_format::osadl_rtdataset:
+        write_osadl_rtdataset(cat, o.runs, o.bins, out);
+        break;
+    case export_format::rtla_timerlat_hist:
+        write_rtla_timerlat_hist(cat, o.runs, o.bins, out);
         break;
     case export_format::junit:
     case export_format::lava:

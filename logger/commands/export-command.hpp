@@ -17,7 +17,17 @@ namespace irqloop::logger
 {
 
 /** @brief The formats of --format, in the order --help names them. */
-enum class export_format { json, csv, cyclictest_hist, rt_tests_json, prometheus, junit, lava };
+enum class export_format {
+    json,
+    csv,
+    cyclictest_hist,
+    rt_tests_json,
+    prometheus,
+    junit,
+    lava,
+    osadl_rtdataset,
+    rtla_timerlat_hist
+};
 
 struct export_request final {
     selection_options sel; ///< dbs already defaulted (db_paths_or_default)

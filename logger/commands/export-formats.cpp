@@ -32,50 +32,6 @@ std::string dump(const ojson& j)
     return j.dump(2, ' ', false, ojson::error_handler_t::replace);
 }
 
-/** @brief A run's latencies rebinned into cyclictest's 1 us bins 0..bins-1. */
-struct us_histogram final {
-    std::vector<std::uint64_t> bins;
-    std::uint64_t overflows = 0; ///< samples at or above `bins` us
-    std::uint64_t total = 0;     ///< samples in the bins (cyclictest's "# Total")
-    std::uint64_t cycles = 0;    ///< every sample: total + overflows
-};
-
-/**
- * @brief Rebin the stored log-linear buckets (each at most 0.1 % wide) into 1 us bins. A
- * sample of v ns belongs to bin floor(v / 1000), as cyclictest's integer microseconds do; a
- * bucket whose values span two bins goes to the upper one, so no sample is shown faster than
- * it was.
- */
-us_histogram rebin(db::catalog& cat, const db::run_record& r, std::int64_t bins)
-{
-    us_histogram h;
-    h.bins.assign(std::size_t(bins), 0);
-    for (const auto& b : cat.histogram(r)) {
-        const std::int64_t bin = (b.hi_ns - 1) / 1000;
-        if (bin < bins)
-            h.bins[std::size_t(bin)] += b.count;
-        else
-            h.overflows += b.count;
-        h.cycles += b.count;
-    }
-    h.total = h.cycles - h.overflows;
-    return h;
-}
-
-std::int64_t min_us(const db::run_record& r)
-{
-    return r.has_stats ? r.summary.min_ns / 1000 : 0;
-}
-std::int64_t avg_us(const db::run_record& r)
-{
-    return r.has_stats ? std::int64_t(r.summary.mean_ns / 1000) : 0;
-}
-/** @brief Rounded up: a maximum is never shown below the value measured. */
-std::int64_t max_us(const db::run_record& r)
-{
-    return r.has_stats ? (r.summary.max_ns + 999) / 1000 : 0;
-}
-
 std::string meta_value(const db::run_record& r, const std::string& key)
 {
     for (const auto& [k, v] : r.meta.metadata)
@@ -131,11 +87,40 @@ std::string rfc2822(std::int64_t unix_ns)
 
 } // namespace
 
+us_histogram rebin_1us(db::catalog& cat, const db::run_record& r, std::int64_t bins)
+{
+    us_histogram h;
+    h.bins.assign(std::size_t(bins), 0);
+    for (const auto& b : cat.histogram(r)) {
+        const std::int64_t bin = (b.hi_ns - 1) / 1000;
+        if (bin < bins)
+            h.bins[std::size_t(bin)] += b.count;
+        else
+            h.overflows += b.count;
+        h.cycles += b.count;
+    }
+    h.total = h.cycles - h.overflows;
+    return h;
+}
+
+std::int64_t run_min_us(const db::run_record& r)
+{
+    return r.has_stats ? r.summary.min_ns / 1000 : 0;
+}
+std::int64_t run_avg_us(const db::run_record& r)
+{
+    return r.has_stats ? std::int64_t(r.summary.mean_ns / 1000) : 0;
+}
+std::int64_t run_max_us(const db::run_record& r)
+{
+    return r.has_stats ? (r.summary.max_ns + 999) / 1000 : 0;
+}
+
 std::int64_t default_histogram_bins(const std::vector<const db::run_record*>& runs)
 {
     std::int64_t most = 0;
     for (const auto* r : runs)
-        most = std::max(most, max_us(*r));
+        most = std::max(most, run_max_us(*r));
     return most + 1;
 }
 
@@ -144,7 +129,7 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
 {
     std::vector<us_histogram> cols;
     for (const auto* r : runs)
-        cols.push_back(rebin(cat, *r, bins));
+        cols.push_back(rebin_1us(cat, *r, bins));
 
     out << "# irqloop " << version << " export --format cyclictest-hist --histogram=" << bins
         << '\n'
@@ -171,9 +156,9 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
         out << '\n';
     };
     line("# Total:", "%09llu", [&](std::size_t i) { return cols[i].total; });
-    line("# Min Latencies:", "%05llu", [&](std::size_t i) { return min_us(*runs[i]); });
-    line("# Avg Latencies:", "%05llu", [&](std::size_t i) { return avg_us(*runs[i]); });
-    line("# Max Latencies:", "%05llu", [&](std::size_t i) { return max_us(*runs[i]); });
+    line("# Min Latencies:", "%05llu", [&](std::size_t i) { return run_min_us(*runs[i]); });
+    line("# Avg Latencies:", "%05llu", [&](std::size_t i) { return run_avg_us(*runs[i]); });
+    line("# Max Latencies:", "%05llu", [&](std::size_t i) { return run_max_us(*runs[i]); });
     line("# Histogram Overflows:", "%05llu", [&](std::size_t i) { return cols[i].overflows; });
     out << "# Histogram Overflow at cycle number:\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -220,7 +205,7 @@ int run_return_code(const db::run_record& r)
 /** @brief One run as a cyclictest thread: its histogram, figures and irqloop's counts. */
 ojson rt_tests_thread(db::catalog& cat, const db::run_record& r, std::int64_t bins)
 {
-    const auto h = rebin(cat, r, bins);
+    const auto h = rebin_1us(cat, r, bins);
     ojson hist = ojson::object();
     for (std::size_t b = 0; b < h.bins.size(); ++b)
         if (h.bins[b] != 0)
@@ -228,8 +213,8 @@ ojson rt_tests_thread(db::catalog& cat, const db::run_record& r, std::int64_t bi
     ojson t = ojson::object();
     t["histogram"] = std::move(hist);
     t["cycles"] = h.cycles;
-    t["min"] = min_us(r);
-    t["max"] = max_us(r);
+    t["min"] = run_min_us(r);
+    t["max"] = run_max_us(r);
     t["avg"] = r.has_stats ? std::round(r.summary.mean_ns / 10.0) / 100.0 : 0.0;
     t["cpu"] = pinned_cpu(r);
     t["node"] = 0;

@@ -15,6 +15,28 @@
 namespace irqloop::logger
 {
 
+/** @brief A run's latencies rebinned into cyclictest's 1 us bins 0..bins-1. */
+struct us_histogram final {
+    std::vector<std::uint64_t> bins;
+    std::uint64_t overflows = 0; ///< samples at or above `bins` us
+    std::uint64_t total = 0;     ///< samples in the bins (cyclictest's "# Total")
+    std::uint64_t cycles = 0;    ///< every sample: total + overflows
+};
+
+/**
+ * @brief Rebin the stored log-linear buckets (each at most 0.1 % wide) into 1 us bins. A
+ * sample of v ns belongs to bin floor(v / 1000), as cyclictest's integer microseconds do; a
+ * bucket whose values span two bins goes to the upper one, so no sample is shown faster than
+ * it was.
+ */
+us_histogram rebin_1us(db::catalog& cat, const db::run_record& r, std::int64_t bins);
+
+/** @brief The run's min and mean in whole us, rounded down; 0 without statistics. */
+std::int64_t run_min_us(const db::run_record& r);
+std::int64_t run_avg_us(const db::run_record& r);
+/** @brief The run's max in whole us, rounded up: never shown below the value measured. */
+std::int64_t run_max_us(const db::run_record& r);
+
 /** @brief The bins a cyclictest-style export uses for @p runs when --histogram is not given:
  *  enough 1 us bins for the largest max, so nothing overflows. */
 std::int64_t default_histogram_bins(const std::vector<const db::run_record*>& runs);

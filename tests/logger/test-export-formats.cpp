@@ -11,9 +11,11 @@
 #include "test-report-fixtures.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -23,6 +25,7 @@
 
 using namespace irqloop;
 using namespace irqloop::logger::report_test;
+using Catch::Matchers::ContainsSubstring;
 using irqloop::test::file_text;
 using irqloop::test::run_process;
 
@@ -948,4 +951,268 @@ TEST_CASE("export and plot parse their arguments into a request, and touch no fi
         check_refused(logger::parse_plot, bad_plot);
         CHECK_FALSE(std::filesystem::exists(svg));
     }
+}
+
+// --- OSADL's RT dataset JSON and rtla's timerlat hist text ----------------------------------
+
+namespace
+{
+
+/**
+ * @brief A checkout of another project's scripts, named by the environment variable @p var
+ *        (CI cannot fetch it: the case is skipped with the reason then); @p file must be in it.
+ */
+std::string consumer_checkout(const char* var, const std::string& file, std::string& why)
+{
+    const char* dir = std::getenv(var);
+    if (dir == nullptr || *dir == '\0') {
+        why = std::string(var) + " is not set: it names a checkout holding " + file +
+              " (not fetched into the build; see docs/commands/export.md)";
+        return {};
+    }
+    if (!std::filesystem::is_regular_file(std::string(dir) + "/" + file)) {
+        why = std::string(var) + "=" + dir + " holds no " + file;
+        return {};
+    }
+    return dir;
+}
+
+/** @brief A run without sample and an interrupted run, beside build_db()'s two. */
+void add_unfinished_runs(const std::string& path)
+{
+    db::store st(path);
+    run_spec none = numbered_spec(3, "no-answer", 200);
+    none.start_unix_ns = epoch_ns + 120'000'000'000;
+    none.m.lost_p = 1.0; // every stimulus lost: no sample
+    record_run(st, none);
+    run_spec cut = numbered_spec(4, "cut", 2000);
+    cut.start_unix_ns = epoch_ns + 180'000'000'000;
+    cut.status = db::run_status::interrupted;
+    record_run(st, cut);
+}
+
+} // namespace
+
+TEST_CASE_METHOD(two_run_db,
+                 "export osadl-rtdataset: OSADL's RT dataset, one core per run, plotted by "
+                 "OSADL's own plot-rtdataset.py",
+                 "[export]")
+{
+    const auto j = nlohmann::json::parse(
+        export_text(db, {"--format", "osadl-rtdataset", "--histogram", "60"}, dir / "rt.json"));
+    CHECK(j["format"]["name"] == "RT Dataset");
+    CHECK(j["format"]["version"] == "1.0");
+    for (const char* k : {"hostname"})
+        CHECK(j["system"][k].is_string());
+    for (const char* k : {"family", "vendor", "type"})
+        CHECK(j["processor"][k].is_string());
+    CHECK(j["kernel"]["version"] == "6.1.0-rt");
+    CHECK(j["timestamps"]["origin"].get<std::string>().find('T') == 10);
+    const auto& cores = j["latency"]["cores"];
+    REQUIRE(cores.size() == 3); // the classes, then runs 1 and 2
+    REQUIRE(cores[0].size() == 60);
+    for (std::size_t b = 0; b < 60; ++b)
+        CHECK(cores[0][b] == b);
+    db::catalog cat({db});
+    const auto runs = cat.select({{}, {}, false});
+    REQUIRE(runs.size() == 2);
+    std::uint64_t most = 0;
+    for (std::size_t i = 0; i < 2; ++i) {
+        REQUIRE(cores[i + 1].size() == 60);
+        std::uint64_t sum = 0;
+        for (const auto& c : cores[i + 1])
+            sum += c.get<std::uint64_t>();
+        // Every sample is in a class or counted as over the 60 us.
+        CHECK(sum + j["irqloop"]["runs"][i]["overflows"].get<std::uint64_t>() ==
+              runs[i]->summary.samples);
+        CHECK(j["latency"]["maxima"][i].get<std::int64_t>() * 1000 >= runs[i]->summary.max_ns);
+        CHECK(j["irqloop"]["runs"][i]["run"] == runs[i]->id);
+        most = std::max<std::uint64_t>(most, runs[i]->summary.samples);
+    }
+    CHECK(j["condition"]["cycles"] == most);
+    // Each curve's run and label, and the -a list OSADL's script numbers the curves by, last.
+    const std::string cond = j["condition"]["cyclictest"];
+    CHECK_THAT(cond, ContainsSubstring("Core #0 is run 1 \"caf\\xe9 \\x80 \\xff rt\""));
+    CHECK_THAT(cond, ContainsSubstring("Core #1 is run 2 \"rt-idle\""));
+    CHECK(std::regex_match(cond, std::regex(".* -a0-1 [^-]*")));
+
+    // Nothing to draw: a run without a sample is refused (4) before a file is made.
+    add_unfinished_runs(db);
+    auto none = irqloop_cmd({"export", "--db", db, "--format", "osadl-rtdataset", "--run", "3",
+                             "-o", dir / "none.json"});
+    CHECK(none.status == 4);
+    CHECK_THAT(none.err, ContainsSubstring("run 3 (" + db + ") has no sample"));
+    CHECK_FALSE(std::filesystem::exists(dir / "none.json"));
+
+    // OSADL's plot-rtdataset.py, unchanged, with Debian's python3 and matplotlib.
+    std::string why;
+    const std::string osadl =
+        consumer_checkout("IRQLOOP_OSADL_LATENCYPLOT", "src/plot-rtdataset.py", why);
+    if (osadl.empty())
+        SKIP(why);
+    if (run_shell("/usr/bin/python3 -c 'import matplotlib'").status != 0)
+        SKIP("python3-matplotlib is not installed (bash .ci/setup test)");
+    // Matplotlib without a display, and SVG text kept as text (not glyph paths) so that the
+    // plot's words can be read back; the script itself is run as it is.
+    std::ofstream(dir / "matplotlibrc") << "backend: Agg\nsvg.fonttype: none\n";
+    for (const std::string plot : {"rt.svg", "rt.png"}) {
+        auto p = run_shell("cd '" + dir.path() + "' && MATPLOTLIBRC='" + dir / "matplotlibrc" +
+                           "' /usr/bin/python3 '" + osadl + "/src/plot-rtdataset.py' -v rt.json " +
+                           plot);
+        INFO(p.out);
+        REQUIRE(p.status == 0);
+        CHECK_THAT(p.out, ContainsSubstring("Successfully wrote"));
+    }
+    const std::string svg = file_text(dir / "rt.svg");
+    INFO(svg.substr(0, 200));
+    // The legend names each core with its max; the x label says which run and label each is.
+    for (std::size_t i = 0; i < 2; ++i)
+        CHECK_THAT(svg, ContainsSubstring(">Core #" + std::to_string(i) + ":   " +
+                                          std::to_string(j["latency"]["maxima"][i].get<int>()) +
+                                          " &#181;s</text>"));
+    CHECK_THAT(svg, ContainsSubstring("Core #1 is run 2 \"rt-idle\" ("));
+    CHECK_THAT(svg, ContainsSubstring(">Latency histogram of logger1 with irqloop target "));
+    CHECK(file_text(dir / "rt.png").compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+}
+
+namespace
+{
+
+/** @brief rtla timerlat hist --no-header's lines, read by their shapes. */
+struct rtla_text {
+    std::vector<std::string> problems;
+    std::vector<std::string> keys; ///< the named rows, in order
+    std::map<std::string, std::vector<std::uint64_t>> rows;
+    std::map<std::uint64_t, std::vector<std::uint64_t>> buckets;
+};
+
+rtla_text parse_rtla_text(const std::string& text)
+{
+    rtla_text t;
+    // "%-6d" then "%9d " per column; "name: " padded to 6, then "%9llu " per column.
+    static const std::regex bucket(R"(^([0-9]+) *((?: {0,8}[0-9]+ )+)$)");
+    static const std::regex named(R"(^(over: |count:|min:  |avg:  |max:  )((?:[ 0-9]{9} )+)$)");
+    bool all = false;
+    for (const auto& l : lines_of(text)) {
+        std::smatch m;
+        if (l == "ALL:        IRQ       Thr") {
+            all = true;
+            t.keys.push_back("ALL:");
+            continue;
+        }
+        if (std::regex_match(l, m, named)) {
+            std::vector<std::uint64_t> v;
+            for (const auto& f : split_ws(m[2]))
+                v.push_back(std::stoull(f));
+            std::string k = m[1];
+            k = k.substr(0, k.find(':') + 1);
+            t.keys.push_back(k);
+            t.rows[(all ? "ALL " : "") + k] = v;
+        } else if (!all && t.keys.empty() && std::regex_match(l, m, bucket) && m[1].length() <= 6 &&
+                   (l.size() - 6) % 10 == 0) {
+            std::vector<std::uint64_t> v;
+            for (const auto& f : split_ws(m[2]))
+                v.push_back(std::stoull(f));
+            t.buckets[std::stoull(m[1])] = v;
+        } else {
+            t.problems.push_back("not a line of rtla timerlat hist: '" + l + "'");
+        }
+    }
+    return t;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(two_run_db,
+                 "export rtla-timerlat-hist: rtla's text, an IRQ and a Thr column per run, read "
+                 "by Linaro's parse_rtla.py and parse_rt_tests_results.py",
+                 "[export]")
+{
+    const std::string text =
+        export_text(db, {"--format", "rtla-timerlat-hist", "--histogram", "60"}, dir / "rtla.txt");
+    INFO(text);
+    const auto t = parse_rtla_text(text);
+    for (const auto& p : t.problems)
+        FAIL_CHECK(p);
+    CHECK(t.keys == std::vector<std::string>{"over:", "count:", "min:", "avg:", "max:", "ALL:",
+                                             "count:", "min:", "avg:", "max:"});
+    db::catalog cat({db});
+    const auto runs = cat.select({{}, {}, false});
+    REQUIRE(runs.size() == 2);
+    std::uint64_t prev = 0;
+    bool first = true;
+    for (const auto& [b, v] : t.buckets) {
+        REQUIRE(v.size() == 4);
+        CHECK(v[0] == v[1]);     // run 1: IRQ and Thr
+        CHECK(v[2] == v[3]);     // run 2
+        CHECK(v[0] + v[2] != 0); // rtla leaves out a row without a count
+        CHECK((first || b > prev));
+        CHECK(b < 60);
+        prev = b;
+        first = false;
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+        std::uint64_t sum = 0;
+        for (const auto& [b, v] : t.buckets)
+            sum += v[2 * i];
+        CHECK(sum + t.rows.at("over:")[2 * i] == t.rows.at("count:")[2 * i]);
+        CHECK(t.rows.at("count:")[2 * i] == runs[i]->summary.samples);
+        CHECK(t.rows.at("min:")[2 * i] == std::uint64_t(runs[i]->summary.min_ns / 1000));
+        CHECK(t.rows.at("max:")[2 * i] * 1000 >= std::uint64_t(runs[i]->summary.max_ns));
+    }
+    CHECK(t.rows.at("ALL count:")[0] == runs[0]->summary.samples + runs[1]->summary.samples);
+
+    // A run that cannot pass is refused: rtla's text has no place for it, and parse_rtla.py
+    // reads every file as a pass. Its status is check's: 4 without a sample, 1 interrupted.
+    add_unfinished_runs(db);
+    for (const auto& [run, status] : {std::pair<std::string, int>{"3", 4}, {"4", 1}}) {
+        const std::string out = dir / ("refused" + run + ".txt");
+        auto r = irqloop_cmd(
+            {"export", "--db", db, "--format", "rtla-timerlat-hist", "--run", run, "-o", out});
+        INFO(r.err);
+        CHECK(r.status == status);
+        CHECK_THAT(r.err, ContainsSubstring("run " + run + " (" + db + ")"));
+        CHECK_FALSE(std::filesystem::exists(out));
+        auto check = irqloop_cmd({"check", "--db", db, "--run", run, "--lost", "1000000"});
+        CHECK(check.status == status);
+    }
+
+    // Linaro's test definition: parse_rtla.py -t timerlat -r FILE -o JSON, then
+    // parse_rt_tests_results.py rtla-timerlat JSON, unchanged, with Debian's python3.
+    std::string why;
+    const std::string linaro = consumer_checkout("IRQLOOP_LINARO_TEST_DEFINITIONS",
+                                                 "automated/linux/rtla/parse_rtla.py", why);
+    if (linaro.empty())
+        SKIP(why);
+    auto parsed =
+        run_shell("cd '" + dir.path() + "' && /usr/bin/python3 '" + linaro +
+                  "/automated/linux/rtla/parse_rtla.py' -t timerlat -r rtla.txt -o "
+                  "rtla.json && /usr/bin/python3 '" +
+                  linaro + "/automated/lib/parse_rt_tests_results.py' rtla-timerlat rtla.json");
+    INFO(parsed.out);
+    REQUIRE(parsed.status == 0);
+    const auto j = nlohmann::json::parse(file_text(dir / "rtla.json"));
+    CHECK(j["num_threads"] == 2);
+    CHECK(j["num_irqs"] == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto& r = *runs[i];
+        const std::string id = std::to_string(i);
+        for (const char* kind : {"thread", "irq"}) {
+            const auto& c = j[kind][id];
+            CHECK(c["count"] == r.summary.samples);
+            CHECK(c["min"] == r.summary.min_ns / 1000);
+            std::uint64_t sum = c["over"].get<std::uint64_t>();
+            for (const auto& [b, n] : c["histogram"].items())
+                sum += n.get<std::uint64_t>();
+            CHECK(sum == r.summary.samples);
+        }
+        for (const char* k : {"min", "avg", "max"}) {
+            const auto v = std::to_string(j["thread"][id][k].get<std::int64_t>());
+            CHECK_THAT(parsed.out,
+                       ContainsSubstring("t" + id + "-" + k + "-latency pass " + v + " us\n"));
+            CHECK_THAT(parsed.out,
+                       ContainsSubstring("i" + id + "-" + k + "-latency pass " + v + " us\n"));
+        }
+    }
+    CHECK_THAT(parsed.out, ContainsSubstring("rtla-timerlat pass\n"));
 }

@@ -236,13 +236,14 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
                                           "histogram, timeline, cdf, heatmap or long-term)\n"},
              {"export --format xml",
               "irqloop: bad --format: unknown export format 'xml' (use json, csv, "
-              "cyclictest-hist, rt-tests-json, prometheus, junit or lava)\n"},
+              "cyclictest-hist, rt-tests-json, prometheus, junit, lava, osadl-rtdataset or "
+              "rtla-timerlat-hist)\n"},
              {"export --format prometheus --what worst",
               "irqloop: bad --what: --format prometheus has a fixed content (drop --what, or use "
               "--format json or csv)\n"},
              {"export --format csv --histogram 400",
               "irqloop: bad --histogram: --format csv has no 1 us bins (use it with --format "
-              "cyclictest-hist or rt-tests-json)\n"},
+              "cyclictest-hist, rt-tests-json, osadl-rtdataset or rtla-timerlat-hist)\n"},
              {"export --format cyclictest-hist --histogram 0",
               "irqloop: bad --histogram: '0' is not a number of bins (give 1 to 10000000 bins of "
               "1 us, e.g. --histogram 400)\n"},
