@@ -50,6 +50,17 @@ latency_model latency_model::from_spec(spec& s)
     m.spike_max_ = ns("spike_max", 200000);
     if (m.spike_max_ < m.spike_min_)
         throw error("bad backend spec '" + s.text() + "'", "key 'spike_max' is below 'spike_min'");
+    m.spike_gpd_ =
+        s.take_choice("spike_tail", {"uniform", "gpd"}, "uniform", "the spikes' distribution") == 1;
+    if (m.spike_gpd_) {
+        m.spike_scale_ = ns("spike_scale", 10000);
+        if (!(m.spike_scale_ > 0))
+            throw error("bad backend spec '" + s.text() + "'", "key 'spike_scale' must be above 0");
+        m.spike_shape_ = s.take_number("spike_shape", 0.2);
+        if (!(m.spike_shape_ >= -1 && m.spike_shape_ <= 1))
+            throw error("bad backend spec '" + s.text() + "'",
+                        "key 'spike_shape' must lie between -1 and 1");
+    }
     m.loss_p_ = prob("loss_p");
     m.seed_ = s.take_count("seed", 1);
     m.rng_.seed(m.seed_);
@@ -69,8 +80,17 @@ latency_model::draw_result latency_model::draw() noexcept
 {
     if (loss_p_ > 0 && unit_(rng_) < loss_p_)
         return {0, true, false};
-    if (spike_p_ > 0 && unit_(rng_) < spike_p_)
-        return {spike_min_ + (spike_max_ - spike_min_) * unit_(rng_), false, true};
+    if (spike_p_ > 0 && unit_(rng_) < spike_p_) {
+        if (!spike_gpd_)
+            return {spike_min_ + (spike_max_ - spike_min_) * unit_(rng_), false, true};
+        // Inverse of the generalized Pareto survival function; 1 - u keeps u away from 0.
+        const double v = 1.0 - unit_(rng_);
+        const double excess =
+            std::abs(spike_shape_) < 1e-12
+                ? -spike_scale_ * std::log(v)
+                : spike_scale_ * std::expm1(-spike_shape_ * std::log(v)) / spike_shape_;
+        return {std::min(spike_min_ + excess, double(max_delay_ns)), false, true};
+    }
     double d = 0;
     switch (kind_) {
     case kind::fixed:
@@ -119,6 +139,10 @@ std::string latency_model::describe() const
     if (spike_p_ > 0)
         n += std::snprintf(buf + n, sizeof buf - n, ",spike_p=%g,spike_min=%.0fns,spike_max=%.0fns",
                            spike_p_, spike_min_, spike_max_);
+    if (spike_p_ > 0 && spike_gpd_)
+        n += std::snprintf(buf + n, sizeof buf - n,
+                           ",spike_tail=gpd,spike_scale=%.0fns,spike_shape=%g", spike_scale_,
+                           spike_shape_);
     if (loss_p_ > 0)
         n += std::snprintf(buf + n, sizeof buf - n, ",loss_p=%g", loss_p_);
     std::snprintf(buf + n, sizeof buf - n, ",seed=%llu", static_cast<unsigned long long>(seed_));

@@ -17,6 +17,12 @@ class spec;
  * (uniform), mean/sd (normal, lognormal: of the delay itself), spike_p, spike_min,
  * spike_max (uniform spikes replacing the base draw with probability spike_p), loss_p,
  * seed. Durations take units (8us). Drawn delays are clamped at 0.
+ *
+ * spike_tail=gpd (default uniform) makes a spike spike_min plus a generalized Pareto excess
+ * of scale spike_scale (default 10us) and shape spike_shape (default 0.2, between -1 and 1;
+ * spike_max is then unused): a tail whose exceedance probability is known in closed form,
+ * P(delay > x) = spike_p (1 + shape (x - spike_min) / scale)^(-1/shape) above the base
+ * (docs/methodology-tail.md). Such a spike is clamped at max_delay_ns.
  */
 class latency_model final
 {
@@ -48,6 +54,8 @@ private:
     kind kind_ = kind::normal;
     double a_ = 8000, b_ = 1000; // fixed: a; uniform: [a,b]; normal/lognormal: mean a, sd b
     double spike_p_ = 0, spike_min_ = 0, spike_max_ = 0, loss_p_ = 0;
+    bool spike_gpd_ = false;
+    double spike_scale_ = 10000, spike_shape_ = 0.2;
     std::uint64_t seed_ = 1;
     std::mt19937_64 rng_;
     std::normal_distribution<double> normal_;
