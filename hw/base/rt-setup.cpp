@@ -19,6 +19,7 @@ namespace irqloop::base
 
 rt_session::rt_session(const rt_request& req) : req_(req)
 {
+    have_start_cpus_ = sched_getaffinity(0, sizeof start_cpus_, &start_cpus_) == 0;
     if (req_.mlock) {
         if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
             mlocked_ = true;
@@ -81,6 +82,15 @@ void set_thread(const rt_request& req, bool& sched_ok, bool& cpu_ok,
 void rt_session::apply_to_this_thread() noexcept
 {
     set_thread(req_, sched_ok_, cpu_ok_, misses_);
+}
+
+void rt_session::demote_thread(pthread_t thread) const noexcept
+{
+    sched_param sp{};
+    sp.sched_priority = 0;
+    (void)pthread_setschedparam(thread, SCHED_OTHER, &sp);
+    if (have_start_cpus_)
+        (void)pthread_setaffinity_np(thread, sizeof start_cpus_, &start_cpus_);
 }
 
 void rt_session::check_strict_early() const

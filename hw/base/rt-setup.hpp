@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <pthread.h>
+#include <sched.h>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,16 @@ public:
     /** @brief Set priority and affinity of the calling thread; never throws (see misses()). */
     void apply_to_this_thread() noexcept;
 
+    /**
+     * @brief Makes @p thread an ordinary one: SCHED_OTHER, on the CPUs the thread that made
+     * this session had then. For a helper started by a thread that has applied the settings
+     * (a new thread inherits its creator's policy and pin), called by that creator at once:
+     * the helper itself could not, queued at the creator's priority on the creator's CPU
+     * behind a spinning loop. There it would delay the responses it exists to leave alone.
+     * Never throws; a failure leaves the thread as it was.
+     */
+    void demote_thread(pthread_t thread) const noexcept;
+
     /** @brief After apply: throws if strict and anything was missed. */
     void check_strict() const;
     /**
@@ -52,6 +64,8 @@ public:
 
 private:
     rt_request req_;
+    cpu_set_t start_cpus_{}; ///< the creating thread's CPUs when the session was made
+    bool have_start_cpus_ = false;
     int dma_fd_ = -1;
     bool mlocked_ = false;
     bool sched_ok_ = false;

@@ -411,6 +411,10 @@ int responder_main(int argc, char** argv)
         irqloop::base::name_this_thread("irqloop-report");
         report_loop(r, c, sp, edges, stop, finished);
     });
+    // The reporter sleeps and prints: an ordinary thread on any CPU, never at the responding
+    // thread's priority on its CPU (it would delay responses, and a spinning poll loop there
+    // would starve it, so that --duration never ended the run).
+    rt.demote_thread(reporter.native_handle());
     wire->start();
     int rc = r.poll ? poll_loop(lines, r.filter, r.follow, c, r.limit, stop)
                     : event_loop(lines, *edges, r.filter, r.follow, c, sp, r.limit, stop);
