@@ -155,6 +155,7 @@ struct recorder::state {
 
     mutable std::mutex live_mutex;
     live live_{};
+    std::int64_t latest_ns = -1; ///< the last sample's latency (what it proves), for live_
 
     state(const recorder_config& c, db::store* st, std::int64_t id)
         : cfg(c), store(st), run_id(id), ns_per_cycle(1e9 / c.clock.hz),
@@ -315,6 +316,7 @@ struct recorder::state {
         // threshold and the worst list by what it proves: a disturbed sample by its lower
         // bound. A long answer is never thrown away.
         const ranked rr{in_stats ? r.latency_ns : db::rank_ns(r), r};
+        latest_ns = rr.key;
         run_max.add(rr);
         interval_max.add(rr);
         if (s.seq >= cfg.warmup_samples)
@@ -432,8 +434,10 @@ struct recorder::state {
     void publish()
     {
         std::lock_guard lock(live_mutex);
-        live_ = {totals.samples, totals.lost,   totals.disturbed, totals.overflows,
-                 run.lo(),       run_max.value, run.mean};
+        live_ = {totals.samples,   totals.lost, totals.disturbed,
+                 totals.overflows, run.lo(),    run_max.value,
+                 run.mean,         latest_ns,   totals.above_threshold,
+                 cfg.threshold_ns};
     }
 };
 

@@ -100,6 +100,9 @@ public:
         std::uint64_t samples, lost, disturbed, overflows;
         std::int64_t min_ns, max_ns;
         double mean_ns;
+        std::int64_t latest_ns;    ///< the last sample's latency (what it proves); -1 = none
+        std::uint64_t above;       ///< samples above the threshold (recorder_config)
+        std::int64_t threshold_ns; ///< that threshold
     };
     live snapshot() const;
 

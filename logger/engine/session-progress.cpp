@@ -41,14 +41,21 @@ void print_progress(const run_options& opt, const recorder::live& l, std::uint64
     else if (opt.timing.duration_ns)
         eta = format_duration(
             std::max(0.0, static_cast<double>(opt.timing.duration_ns) - elapsed_s * 1e9));
-    char line[256];
+    // cyclictest's Act: the latest sample; then the count above --threshold, as rtla and
+    // latmus users watch it grow.
+    const std::string act =
+        l.latest_ns < 0 ? std::string("-") : format_duration(static_cast<double>(l.latest_ns));
+    char line[320];
     std::snprintf(
         line, sizeof line,
-        "%s samples %s/s ETA %s | min %s avg %s max %s | lost %llu disturbed %llu",
+        "%s samples %s/s ETA %s | act %s min %s avg %s max %s | above %s: %llu | lost %llu "
+        "disturbed %llu",
         fmt_count(static_cast<double>(l.samples)).c_str(), fmt_count(rate).c_str(), eta.c_str(),
-        format_duration(static_cast<double>(l.min_ns)).c_str(), format_duration(l.mean_ns).c_str(),
-        format_duration(static_cast<double>(l.max_ns)).c_str(),
-        static_cast<unsigned long long>(l.lost), static_cast<unsigned long long>(l.disturbed));
+        act.c_str(), format_duration(static_cast<double>(l.min_ns)).c_str(),
+        format_duration(l.mean_ns).c_str(), format_duration(static_cast<double>(l.max_ns)).c_str(),
+        format_duration(static_cast<double>(l.threshold_ns)).c_str(),
+        static_cast<unsigned long long>(l.above), static_cast<unsigned long long>(l.lost),
+        static_cast<unsigned long long>(l.disturbed));
     if (opt.progress == progress_mode::tty)
         std::fprintf(stderr, "\r\033[K%s", line);
     else

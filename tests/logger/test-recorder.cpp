@@ -190,6 +190,13 @@ TEST_CASE("recorder: a disturbed sample counts by the lower bound it proves, nev
     v.push_back(smp(21, 31'000'000, 900'000, db::flag_disturbed));
     v.back().bracket_cycles = 898'000;
     rec.add(v);
+    // The progress line's live figures: the latest sample by what it proves (cyclictest's
+    // Act), and the count above the threshold.
+    const auto l = rec.snapshot();
+    CHECK(l.latest_ns == 2'000);
+    CHECK(l.above == 1);
+    CHECK(l.threshold_ns == 30'000);
+    CHECK(l.max_ns == 520'000);
     rec.finish(40'000'000);
     const auto s = rec.summary();
     CHECK(s.samples == 20);
