@@ -411,7 +411,7 @@ void print_rt_eval(const std::vector<group>& groups, const context& c, table_for
 {
     const std::string u = std::string(" (") + unit_name(c.unit) + ")";
     table t;
-    t.add_column("label", table::align::left);
+    t.add_column("label", table::align::left, table::content::stored);
     t.add_column("run");
     t.add_column("window");
     t.add_column("start (UTC)", table::align::left);
@@ -473,7 +473,10 @@ void print_groups(const compare_outcome& o, const compare_request& r, std::ostre
     const context c{r.unit, r.decimals};
     table t;
     for (const auto& col : chosen)
-        t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left);
+        // A text column holds stored text (label, host, target, load, backend) or a word of
+        // irqloop's own, which escaping leaves as it is.
+        t.add_column(col.header, col.def->numeric ? table::align::right : table::align::left,
+                     col.def->numeric ? table::content::own : table::content::stored);
     for (const auto& g : o.groups) {
         std::vector<std::string> row;
         for (const auto& col : chosen)

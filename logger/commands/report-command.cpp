@@ -37,13 +37,15 @@ void print_run_list(const db::catalog& cat, const report_request& o, std::ostrea
 {
     table t;
     for (auto h : {"id", "uuid", "label", "kind", "status", "start (UTC)", "samples"})
-        t.add_column(h, std::string_view(h) == "id" || std::string_view(h) == "samples"
-                            ? table::align::right
-                            : table::align::left);
+        t.add_column(h,
+                     std::string_view(h) == "id" || std::string_view(h) == "samples"
+                         ? table::align::right
+                         : table::align::left,
+                     std::string_view(h) == "label" ? table::content::stored : table::content::own);
     t.add_column(std::string("max (") + unit_name(o.unit) + ")");
     const bool many = cat.paths().size() > 1;
     if (many)
-        t.add_column("file", table::align::left);
+        t.add_column("file", table::align::left, table::content::stored);
     for (const auto& r : cat.runs()) {
         std::vector<std::string> row{
             std::to_string(r.id),
@@ -69,7 +71,8 @@ void print_metadata(const report_run& rr, const report_request& o, std::ostream&
     const db::run_record* floor = rr.floor;
     table t;
     t.add_column("field", table::align::left);
-    t.add_column("value", table::align::left);
+    // label, host, command, backend, target, load... are stored text.
+    t.add_column("value", table::align::left, table::content::stored);
     const auto& m = r.meta;
     std::string status(db::to_text(r.status));
     if (r.status == db::run_status::running)

@@ -103,10 +103,11 @@ std::size_t display_width(const std::string& s) noexcept
     return n;
 }
 
-void table::add_column(std::string header, align a)
+void table::add_column(std::string header, align a, content c)
 {
     headers_.push_back(std::move(header));
     aligns_.push_back(a);
+    contents_.push_back(c);
 }
 
 void table::add_row(std::vector<std::string> cells)
@@ -218,12 +219,24 @@ void print_csv(std::ostream& out, const std::vector<std::string>& headers,
 
 void table::print(std::ostream& out, table_format fmt) const
 {
+    // Text and markdown are read on a console: stored text there is escaped (CSV is data).
+    std::vector<std::vector<std::string>> escaped;
+    const bool any_stored =
+        std::find(contents_.begin(), contents_.end(), content::stored) != contents_.end();
+    if (fmt != table_format::csv && any_stored) {
+        escaped = rows_;
+        for (auto& r : escaped)
+            for (std::size_t c = 0; c < r.size(); ++c)
+                if (contents_[c] == content::stored)
+                    r[c] = message_text(r[c]);
+    }
+    const auto& rows = any_stored && fmt != table_format::csv ? escaped : rows_;
     switch (fmt) {
     case table_format::text:
-        print_text(out, headers_, aligns_, rows_);
+        print_text(out, headers_, aligns_, rows);
         break;
     case table_format::markdown:
-        print_markdown(out, headers_, aligns_, rows_);
+        print_markdown(out, headers_, aligns_, rows);
         out << '\n'; // a GFM table runs on into the next line unless a blank line ends it
         break;
     case table_format::csv:

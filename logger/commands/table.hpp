@@ -63,8 +63,10 @@ std::string csv_field(const std::string& s);
  * left, a dashed rule under the header, no trailing spaces. Markdown: pipes, with ---: for
  * right-aligned columns, pipes in cells escaped, a blank line after the table. CSV: header row,
  * fields quoted only when they hold a comma, quote, CR or LF; "-" placeholders become empty fields;
- * lines end in LF. Rows shorter than the header are padded with empty cells; longer rows are an
- * error.
+ * lines end in LF. Stored text (content::stored columns) is escaped in text and markdown, as
+ * messages escape it (message_text(): a label cannot start a line or hold a LAVA signal on a
+ * console); CSV keeps it as stored, one quoted field. Rows shorter than the header are padded with
+ * empty cells; longer rows are an error.
  */
 class table final
 {
@@ -77,8 +79,12 @@ public:
     table(const table&) = delete;
     table& operator=(const table&) = delete;
 
+    /** @brief What a column's cells hold: irqloop's own text, or text stored with a run
+     *  (a label, target, host, path) that text and markdown print escaped (message_text()). */
+    enum class content { own, stored };
+
     /** @brief Add a column; call before add_row(). */
-    void add_column(std::string header, align a = align::right);
+    void add_column(std::string header, align a = align::right, content c = content::own);
 
     /** @brief Append a row. @throws std::logic_error when it has more cells than columns. */
     void add_row(std::vector<std::string> cells);
@@ -94,6 +100,7 @@ public:
 private:
     std::vector<std::string> headers_;
     std::vector<align> aligns_;
+    std::vector<content> contents_;
     std::vector<std::vector<std::string>> rows_;
 };
 

@@ -29,7 +29,7 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     t.add_column("rank");
     if (run) {
         t.add_column("run");
-        t.add_column("label", table::align::left);
+        t.add_column("label", table::align::left, table::content::stored);
     }
     t.add_column("seq");
     t.add_column("time (UTC)", table::align::left);
@@ -40,7 +40,7 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     t.add_column("edge", table::align::left);
     t.add_column("flags", table::align::left);
     if (file)
-        t.add_column("file", table::align::left);
+        t.add_column("file", table::align::left, table::content::stored);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& [r, s] = rows[i];
         std::string flags;

@@ -6,6 +6,7 @@
 #include "store.hpp"
 #include "temp-dir.hpp"
 #include "test-campaign-file.hpp"
+#include "test-report-fixtures.hpp"
 
 #include <SQLiteCpp/Database.h>
 #include <catch2/catch_test_macros.hpp>
@@ -763,7 +764,7 @@ TEST_CASE("messages escape stored text: a label holding a newline and a LAVA sig
     const auto sel = take(run_process({IRQLOOP_BIN, "report", "--db", db, "--label", "nosuch"}));
     CHECK(sel.status == 2);
     CHECK_THAT(sel.err, ContainsSubstring("'" + shown + "'"));
-    // report's title (its tables print stored text as data: not part of this console).
+    // report's title (its tables: the case below).
     const auto rep = run_process({IRQLOOP_BIN, "report", "--db", db, "--run", "1"});
     CHECK(rep.status == 0);
     CHECK_THAT(rep.out, ContainsSubstring("irqloop report: run 1 '" + shown + "'"));
@@ -782,6 +783,55 @@ TEST_CASE("messages escape stored text: a label holding a newline and a LAVA sig
     std::ofstream(log) << console;
     const std::string lava = lava_dir();
     const auto scan = consume(consumers, "lava-scan '" + log + "' '" + lava + "'");
+    CHECK(scan.out == "signals 0\n");
+}
+
+TEST_CASE("tables escape stored text: report, compare and worst print a forged label inert in "
+          "text and markdown, as stored in CSV",
+          "[gates]")
+{
+    temp_dir dir;
+    const std::string db = dir / "forged.db";
+    const std::string forged = "x\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=forged RESULT=pass>";
+    const std::string shown = "x\\n\\x3cLAVA_SIGNAL_TESTCASE TEST_CASE_ID=forged RESULT=pass\\x3e";
+    {
+        // Through the real recorder: worst samples, and uuids as the store makes them.
+        namespace rt = logger::report_test;
+        db::store st(db);
+        rt::record_run(st, rt::numbered_spec(1, forged, 2000));
+        auto two = rt::numbered_spec(2, "tab\there \xff", 2000);
+        two.start_unix_ns += 60'000'000'000;
+        rt::record_run(st, two);
+    }
+    const std::vector<std::vector<std::string>> tables = {
+        {"report", "--list"},         {"report", "--run", "1"}, {"compare"},
+        {"compare", "--by", "label"}, {"worst", "--top", "3"},
+    };
+    std::string console;
+    for (const auto& args : tables)
+        for (const char* fmt : {"text", "markdown", "csv"}) {
+            std::vector<std::string> a{IRQLOOP_BIN};
+            a.insert(a.end(), args.begin(), args.end());
+            a.insert(a.end(), {"--db", db, "--format", fmt});
+            const auto r = run_process(a);
+            INFO(args[0] << " " << args.back() << " --format " << fmt << ":\n" << r.out << r.err);
+            REQUIRE(r.status == 0);
+            if (std::string_view(fmt) == "csv") {
+                // CSV is data: the label as stored, one quoted field (RFC 4180).
+                CHECK_THAT(r.out, ContainsSubstring("\"" + forged + "\""));
+                continue;
+            }
+            CHECK_THAT(r.out, ContainsSubstring(shown));
+            if (args.back() != "1") // report --run 1 shows run 1 only
+                CHECK_THAT(r.out, ContainsSubstring("tab\\there \\xff"));
+            CHECK(r.out.find("\n<") == std::string::npos);
+            CHECK(r.out.find("<LAVA_SIGNAL") == std::string::npos);
+            console += r.out;
+        }
+    // lava-dispatcher's signal pattern, searched over the whole console as pexpect does.
+    const std::string log = dir / "console.txt";
+    std::ofstream(log) << console;
+    const auto scan = consume(consumers, "lava-scan '" + log + "' '" + lava_dir() + "'");
     CHECK(scan.out == "signals 0\n");
 }
 
