@@ -493,11 +493,12 @@ std::uint64_t catalog::raw_count(const run_record& run)
 
 void catalog::for_each_raw(const run_record& run, const std::function<void(const sample_row&)>& fn)
 {
-    impl_->each_row(run, "raw samples",
-                    std::string("SELECT seq, 0, latency_ns, gap_ns, flags, ") +
-                        bracket_column(impl_->version(run)) + truth_column(impl_->version(run)) +
-                        " FROM raw_samples WHERE run_id = ? ORDER BY rowid",
-                    [&](const sql::statement& q) { fn(read_sample(q)); });
+    impl_->each_row(
+        run, "raw samples",
+        std::string("SELECT seq, ") + (impl_->version(run) >= 7 ? "coalesce(unix_ns, 0)" : "0") +
+            ", latency_ns, gap_ns, flags, " + bracket_column(impl_->version(run)) +
+            truth_column(impl_->version(run)) + " FROM raw_samples WHERE run_id = ? ORDER BY rowid",
+        [&](const sql::statement& q) { fn(read_sample(q)); });
 }
 
 } // namespace irqloop::db

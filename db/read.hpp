@@ -155,8 +155,8 @@ public:
     /**
      * @brief Call @p fn for every raw sample of the run in the order the recorder appended them
      * (seq order), streaming: nothing is held in memory and nothing is sorted (the raw table has
-     * no index, for insert speed; its rowid order is the append order). unix_ns is 0: raw rows
-     * do not store it.
+     * no index, for insert speed; its rowid order is the append order). unix_ns is the
+     * stimulus's time from version 7 on, 0 in rows recorded before.
      */
     void for_each_raw(const run_record& run, const std::function<void(const sample_row&)>& fn);
 

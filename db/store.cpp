@@ -824,9 +824,10 @@ void store::append_raw(std::int64_t run_id, std::span<const sample_row> rows)
     impl_->write(what, [&] {
         auto& s = d.prepared(d.insert_raw,
                              "INSERT INTO raw_samples (run_id, seq, latency_ns, gap_ns, flags, "
-                             "bracket_ns, truth_ns) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                             "bracket_ns, truth_ns, unix_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         for (const auto& r : rows)
-            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns, r.truth_ns);
+            s.run_with(run_id, r.seq, r.latency_ns, r.gap_ns, r.flags, r.bracket_ns, r.truth_ns,
+                       r.unix_ns);
     });
 }
 

@@ -106,7 +106,7 @@ public:
      */
     void commit_interval(std::int64_t run_id, const interval_commit& c);
 
-    /** @brief Append raw samples in one transaction (--raw). unix_ns is not stored. */
+    /** @brief Append raw samples in one transaction (--raw), unix_ns too (version 7). */
     void append_raw(std::int64_t run_id, std::span<const sample_row> rows);
 
     /** @brief Append events outside an interval commit (e.g. a signal at the end). */

@@ -111,18 +111,19 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 } // namespace
 
 TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
-          "counts), 0005 (worst_cases kind) and 0006 (truth): version 6",
+          "counts), 0005 (worst_cases kind), 0006 (truth) and 0007 (verify): version 7",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 5);
+    REQUIRE(shipped_migrations().size() == 6);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
     CHECK(std::string(shipped_migrations()[2].name) == "0004-smi-count");
     CHECK(std::string(shipped_migrations()[3].name) == "0005-worst-cases-kind");
     CHECK(std::string(shipped_migrations()[4].name) == "0006-truth");
-    CHECK(latest_version(shipped_migrations()) == 6);
-    CHECK(store::schema_version() == 6);
+    CHECK(std::string(shipped_migrations()[5].name) == "0007-verify");
+    CHECK(latest_version(shipped_migrations()) == 7);
+    CHECK(store::schema_version() == 7);
 }
 
 TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
