@@ -10,6 +10,7 @@
 #include "plot-command.hpp"
 #include "report-command.hpp"
 #include "run-command.hpp"
+#include "verify-command.hpp"
 #include "watch-command.hpp"
 #include "worst-command.hpp"
 
@@ -46,6 +47,8 @@ constexpr command_entry commands[] = {
      "one run: metadata, summary, histogram, timeline, worst"},
     {"run", run_command, parse_only<parse_run>,
      "measure latency through the wire (default: sim board)"},
+    {"verify", verify_command, parse_only<parse_verify>,
+     "a run against a logic analyzer's capture (sigrok .sr or VCD)"},
     {"watch", watch_command, parse_only<parse_watch>,
      "live read-only view of the running run in a file"},
     {"worst", worst_command, parse_only<parse_worst>,

@@ -9,6 +9,7 @@
 #include "output-file.hpp"
 #include "percentiles.hpp"
 #include "table.hpp"
+#include "verify-store.hpp"
 #include "version.hpp"
 
 #include <boost/program_options.hpp>
@@ -322,6 +323,48 @@ ojson metadata_json(const db::run_row& m)
                  {"extra", std::move(extra)}};
 }
 
+/** @brief The run's stored verifications (irqloop verify), as verify prints them. */
+ojson verifications_json(const db::run_record& r)
+{
+    ojson a = ojson::array();
+    for (const auto& v : analysis::read_verifications(r.db_path, r.id)) {
+        const auto& f = v.figures;
+        ojson out = ojson::array();
+        for (const auto& o : f.outside)
+            out.push_back({{"seq", o.seq},
+                           {"latency_ns", o.latency_ns},
+                           {"bracket_ns", o.bracket_ns},
+                           {"analyzer_ns", o.analyzer_ns}});
+        auto diff = [&](std::int64_t x) { return f.both_answered ? ojson(x) : ojson(); };
+        a.push_back({{"idx", v.idx},
+                     {"unix_ns", v.unix_ns},
+                     {"capture", v.capture},
+                     {"stim", v.stim},
+                     {"resp", v.resp},
+                     {"samplerate_hz", v.samplerate_hz},
+                     {"resolution_ps", f.resolution_ps},
+                     {"capture_edges", f.capture_edges},
+                     {"run_stimuli", f.run_stimuli},
+                     {"matched", f.matched},
+                     {"capture_only", f.capture_only},
+                     {"run_only", f.run_only},
+                     {"outside_capture", f.outside_capture},
+                     {"both_answered", f.both_answered},
+                     {"both_lost", f.both_lost},
+                     {"lost_only_irqloop", f.lost_only_irqloop},
+                     {"lost_only_analyzer", f.lost_only_analyzer},
+                     {"not_compared", f.not_compared},
+                     {"offset_ns", f.offset_ns},
+                     {"drift_ppm", f.drift_ppm},
+                     {"diff_min_ns", diff(f.diff_min_ns)},
+                     {"diff_median_ns", diff(f.diff_median_ns)},
+                     {"diff_p99_ns", diff(f.diff_p99_ns)},
+                     {"diff_max_ns", diff(f.diff_max_ns)},
+                     {"outside_bracket", std::move(out)}});
+    }
+    return a;
+}
+
 ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what)
 {
     ojson run = ojson::object();
@@ -335,6 +378,8 @@ ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::st
     run["start_unix_ns"] = r.meta.start_unix_ns;
     run["end_unix_ns"] = json_of(maybe(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0)));
     run["metadata"] = metadata_json(r.meta);
+    if (auto v = verifications_json(r); !v.empty()) // irqloop verify's, when there are any
+        run["verifications"] = std::move(v);
     for (const char* part : json_parts) {
         if (std::string_view(part) == "raw" || !what.count(part))
             continue;

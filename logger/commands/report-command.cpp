@@ -10,6 +10,7 @@
 #include "store.hpp"
 #include "table.hpp"
 #include "units.hpp"
+#include "verify-command.hpp"
 #include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
@@ -448,6 +449,7 @@ report_run read_run(db::catalog& cat, const db::run_record& r, const report_requ
     rr.intervals = cat.intervals(r);
     rr.histogram = cat.histogram(r);
     rr.worst = cat.worst(r, o.top);
+    rr.verifications = analysis::read_verifications(r.db_path, r.id);
     if (std::any_of(rr.intervals.begin(), rr.intervals.end(),
                     [](const db::interval_row& w) { return w.truth_max_ns.has_value(); }))
         rr.truth_worst = cat.worst(r);
@@ -494,6 +496,15 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     gap();
     print_heading(out, o.format, "events");
     print_events(rr.events, o, out);
+    if (!rr.verifications.empty()) { // irqloop verify's (docs/commands/verify.md)
+        gap();
+        print_heading(out, o.format, "verification against a logic analyzer");
+        for (const auto& v : rr.verifications) {
+            std::istringstream lines(format_verification(v));
+            for (std::string l; std::getline(lines, l);)
+                print_note(out, o.format, l);
+        }
+    }
 }
 
 constexpr command_help report_help = {

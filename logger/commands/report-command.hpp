@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "selection.hpp"
 #include "table.hpp"
+#include "verify-store.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -33,6 +34,7 @@ struct report_run final {
     std::vector<db::sample_row> worst;       ///< the top --top, worst first
     std::vector<db::sample_row> truth_worst; ///< every stored worst one, for a run with a truth
     std::vector<db::event_total> events;
+    std::vector<analysis::verification> verifications; ///< irqloop verify's, oldest first
 };
 
 struct report_outcome final {
