@@ -208,7 +208,10 @@ TEST_CASE("changing any number in the database changes the output", "[report]")
         SQLite::Statement q(schema, "SELECT name, type FROM pragma_table_info('" + table + "')");
         while (q.executeStep()) {
             const std::string name = q.getColumn(0).getString(), type = q.getColumn(1).getString();
-            if ((type == "INTEGER" || type == "REAL") && !skip.count(name))
+            // raw_samples.unix_ns (version 7) is what irqloop verify aligns by; export format
+            // 1's raw rows do not carry it: tests/logger/test-verify-command.cpp checks it.
+            if ((type == "INTEGER" || type == "REAL") && !skip.count(name) &&
+                !(table == "raw_samples" && name == "unix_ns"))
                 targets.push_back({table, name, ""});
         }
     }
