@@ -207,9 +207,14 @@ TEST_CASE("verify: RESP 2 us late on 10 samples of a sim run: exactly those 10 a
     const auto db_path = dir / "sim.db";
     const auto raw = verify_sim_run(db_path, "shift");
     std::set<std::uint64_t> shifted;
-    for (std::size_t i = 50; shifted.size() < 10; i += 83)
-        if (!(raw[i].flags & db::flag_lost))
+    // Only a sample whose upper bound lies less than 2 us above its truth can show a 2 us late
+    // answer as outside: one the logger's descheduling disturbed has a bracket wide enough to
+    // hold it (those are left alone, as they would be on a real wire).
+    for (std::size_t i = 50; shifted.size() < 10 && i < raw.size(); i += 83)
+        if (!(raw[i].flags & db::flag_lost) && raw[i].truth_ns &&
+            raw[i].latency_ns - *raw[i].truth_ns < 1500)
             shifted.insert(raw[i].seq);
+    REQUIRE(shifted.size() == 10);
     const auto c = verify_truth_capture(raw, 24e6, shifted);
     const auto vcd = dir / "shift.vcd";
     std::ofstream(vcd) << [&] {
