@@ -32,6 +32,12 @@ public:
     void write_noexcept(const db::summary_row& s, const histogram& h, std::uint64_t windows,
                         bool active) noexcept;
 
+    /** @brief The gates' verdicts the next writes carry (irqloop_gate_pass). */
+    void set_gates(std::vector<std::pair<std::string, bool>> gates) noexcept
+    {
+        base_.gates = std::move(gates);
+    }
+
     /** @brief The first write failure's message, "" when every write succeeded. */
     const std::string& first_error() const noexcept { return first_error_; }
     const std::string& path() const noexcept { return path_; }

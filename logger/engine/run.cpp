@@ -474,6 +474,8 @@ run_outcome finalise(session& c)
         if (!c.failure)
             c.failure = std::current_exception();
     }
+    for (auto* p : c.plugins)
+        p->on_closed(out, c.rec->run_histogram());
     if (c.store) {
         try {
             c.store->finish_run(out.run_id, out.status, unix_now_ns());

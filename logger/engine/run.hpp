@@ -114,6 +114,9 @@ struct run_outcome final {
     std::uint64_t actions_fired = 0, actions_held_off = 0;
     std::uint64_t events_dropped = 0; ///< over max_events, counted and not stored
     std::string metrics_error;        ///< the first --metrics-file write failure, "" = none
+    /// The run's gates (run --fail-*), set by the gate plug-in's on_finish: {limit key, passed}
+    /// per limit, then "all" for the run as a whole. Empty: no gate (or a failed run).
+    std::vector<std::pair<std::string, bool>> gates;
     /// The dead-wire check stopped the run: the first run_options::dead_wire_stimuli stimuli
     /// all timed out. The run is failed; no_answer_reason is the stored event's text.
     bool no_answer = false;

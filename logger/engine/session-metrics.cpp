@@ -32,9 +32,11 @@ void metrics_writer::on_end(run_outcome&)
                       "metrics file not updated: " + file_->first_error()});
 }
 
-// The last figures, marked as no longer recording.
-void metrics_writer::on_finish(run_outcome& out, const histogram& h)
+// The last figures, marked as no longer recording, with the gates' verdicts (irqloop_gate_pass)
+// once every plug-in has finished.
+void metrics_writer::on_closed(run_outcome& out, const histogram& h) noexcept
 {
+    file_->set_gates(out.gates);
     file_->write_noexcept(out.summary, h, out.intervals, false);
     out.metrics_error = file_->first_error();
 }

@@ -98,7 +98,7 @@ public:
     void on_window(const db::summary_row& s, const histogram& h,
                    std::uint64_t windows) noexcept override;
     void on_end(run_outcome& out) override;
-    void on_finish(run_outcome& out, const histogram& h) override;
+    void on_closed(run_outcome& out, const histogram& h) noexcept override;
 
 private:
     session& s_;

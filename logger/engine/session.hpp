@@ -45,6 +45,9 @@ public:
     /** @brief Caller's thread: the recording is closed and @p out holds the whole run (its
      *  summary, status and run histogram); the run row may still take metadata. */
     virtual void on_finish(run_outcome&, const histogram&) {}
+    /** @brief Caller's thread: after every plug-in's on_finish, so @p out is whole (the
+     *  gates' verdicts included); the last word, e.g. the metrics file's final write. */
+    virtual void on_closed(run_outcome&, const histogram&) noexcept {}
 };
 
 } // namespace irqloop::logger

@@ -827,6 +827,36 @@ TEST_CASE("run --metrics-file: rewritten at each window, promtool passes while t
     CHECK(bad.err.find("write metrics file") != std::string::npos);
 }
 
+TEST_CASE("run --metrics-file: the last write carries the run's gates (irqloop_gate_pass), a "
+          "run without gates none",
+          "[export][gates]")
+{
+    temp_dir dir;
+    const std::string prom = dir / "gates.prom";
+    // The sim board's default model answers in 8 us: a 1 us max fails, no loss passes.
+    auto r =
+        irqloop_cmd({"run", "--no-db", "--samples", "2000", "--interval", "100us", "--progress",
+                     "none", "--fail-above", "1us", "--fail-on-lost", "--metrics-file", prom});
+    INFO(r.out << r.err);
+    CHECK(r.status == 3);
+    const std::string text = file_text(prom);
+    INFO(text);
+    CHECK(
+        std::regex_search(text, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="max_us"\} 0\n)")));
+    CHECK(std::regex_search(text, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="lost"\} 1\n)")));
+    CHECK(std::regex_search(text, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="all"\} 0\n)")));
+    if (have("promtool")) {
+        auto check = run_shell("promtool check metrics < '" + prom + "'");
+        INFO(check.out);
+        CHECK(check.status == 0);
+    }
+    // Without a gate there is no verdict to carry: the family is declared, with no sample.
+    auto plain = irqloop_cmd({"run", "--no-db", "--samples", "200", "--interval", "100us",
+                              "--progress", "none", "--metrics-file", prom});
+    CHECK(plain.status == 0);
+    CHECK(file_text(prom).find("\nirqloop_gate_pass{") == std::string::npos);
+}
+
 TEST_CASE_METHOD(
     two_run_db,
     "export prometheus: node_exporter's textfile collector reads it without a scrape error",
