@@ -159,9 +159,9 @@ std::string format_verification(const analysis::verification& v)
     const auto& f = v.figures;
     std::ostringstream o;
     char b[256];
-    o << "verification " << v.idx << " of run " << v.run_id << ": capture '"
-      << message_text(v.capture) << "', STIM " << message_text(v.stim) << ", RESP "
-      << message_text(v.resp) << '\n';
+    o << "verification " << (v.idx ? std::to_string(v.idx) : std::string("(not stored)"))
+      << " of run " << v.run_id << ": capture '" << message_text(v.capture) << "', STIM "
+      << message_text(v.stim) << ", RESP " << message_text(v.resp) << '\n';
     std::snprintf(
         b, sizeof b,
         "  analyzer: %.6g MHz, resolution %.1f ns; clocks: offset %.0f ns, drift %+.2f ppm\n",

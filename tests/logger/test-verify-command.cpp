@@ -189,6 +189,10 @@ TEST_CASE("verify: a sim run's truth as a capture at 24 MHz and 100 MHz, through
               std::string::npos);
         CHECK(out.out.find("outside their bracket (beyond one analyzer sample): 0") !=
               std::string::npos);
+        const auto dry = run_irqloop({"verify", "--db", db_path, "--run", "1", "--capture", sr,
+                                      "--stim", stim, "--resp", resp, "--no-store"});
+        CHECK(dry.status == 0);
+        CHECK(dry.out.find("verification (not stored) of run 1:") == 0);
     }
     const auto stored = read_verifications(db_path, 1);
     REQUIRE(stored.size() == 2);
