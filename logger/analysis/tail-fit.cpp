@@ -393,6 +393,11 @@ void tail_run_checks(const tail_data& d, tail_fit& fit, const tail_options& opt)
     }
 }
 
+double tail_body_top(const tail_data& d) noexcept
+{
+    return d.exact_above_ns;
+}
+
 } // namespace
 
 double gpd_params::p_exceed(double x) const noexcept
@@ -510,7 +515,8 @@ tail_fit fit_tail(const tail_data& data, const tail_options& opt)
         for (double k = double(opt.max_exceedances); k >= double(opt.min_exceedances) - 1e-9;
              k *= 0.7) {
             auto u = tail_threshold_for(data, std::uint64_t(std::llround(k)));
-            if (!u || (!cands.empty() && *u <= cands.back().u))
+            // The run's threshold says where its tail starts: below it lies the body.
+            if (!u || *u < tail_body_top(data) || (!cands.empty() && *u <= cands.back().u))
                 continue;
             bool hist = false;
             tail_sample s = tail_sample_at(data, *u, hist);

@@ -119,7 +119,8 @@ struct tail_fit final {
 };
 
 /**
- * @brief Fit the tail of @p data: threshold (automatic unless overridden), GPD by maximum
+ * @brief Fit the tail of @p data: threshold (automatic unless overridden; the automatic rule
+ * looks at or above exact_above_ns, the run's own threshold, where its tail starts), GPD by maximum
  * likelihood, profile intervals for shape and scale (and end point when bounded), and the
  * checks. Never throws for poor data: a failed check or fitted == false says why.
  */
