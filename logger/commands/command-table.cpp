@@ -10,6 +10,7 @@
 #include "plot-command.hpp"
 #include "report-command.hpp"
 #include "run-command.hpp"
+#include "tail-command.hpp"
 #include "verify-command.hpp"
 #include "watch-command.hpp"
 #include "worst-command.hpp"
@@ -47,6 +48,8 @@ constexpr command_entry commands[] = {
      "one run: metadata, summary, histogram, timeline, worst"},
     {"run", run_command, parse_only<parse_run>,
      "measure latency through the wire (default: sim board)"},
+    {"tail", tail_command, parse_only<parse_tail>,
+     "extreme-value tail estimates with intervals and checks (return levels, P(>X))"},
     {"verify", verify_command, parse_only<parse_verify>,
      "a run against a logic analyzer's capture (sigrok .sr or VCD)"},
     {"watch", watch_command, parse_only<parse_watch>,

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `irqloop tail` as parse -> execute -> present (command.hpp): extreme-value estimates of a
+// stored run's tail (logger/analysis/tail-fit.*, docs/methodology-tail.md).
+#include "command.hpp"
+#include "read.hpp"
+#include "selection.hpp"
+#include "tail-fit.hpp"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace irqloop::logger
+{
+
+struct tail_request final {
+    selection_options sel;
+    std::optional<std::int64_t> threshold_ns; ///< --threshold: overrides the automatic rule
+    std::vector<std::int64_t> exceed_ns;      ///< --exceed X: P(latency > X), repeatable
+    double confidence = 0.95;                 ///< --confidence
+};
+
+/** @brief One run's fit and the figures derived from it. */
+struct tail_run_result final {
+    const db::run_record* run = nullptr;
+    analysis::tail_fit fit;
+    double rate_per_s = 0;                    ///< samples per second over the run
+    std::vector<analysis::tail_level> levels; ///< 1e-6 ... 1e-12 per sample
+    std::vector<analysis::tail_level> exceed; ///< one per --exceed (or the observed max)
+};
+
+struct tail_outcome final {
+    std::unique_ptr<db::catalog> cat;
+    std::vector<tail_run_result> runs;
+};
+
+/** @brief Check `irqloop tail`'s arguments into a request (pure). */
+parsed<tail_request> parse_tail(int argc, char** argv);
+/** @brief Read each selected run's histogram, exceedances and windows, and fit. */
+tail_outcome execute_tail(const tail_request& r);
+/** @brief Print every run's fit, levels, probabilities and checks; 0. */
+int present_tail(const tail_outcome& o, const tail_request& r);
+
+/** @brief The tail data of one stored run, as analysis::fit_tail() reads it. */
+analysis::tail_data read_tail_data(db::catalog& cat, const db::run_record& run);
+
+/** @brief `irqloop tail`: parse, execute, present; returns the exit status. */
+int tail_command(int argc, char** argv);
+
+} // namespace irqloop::logger
