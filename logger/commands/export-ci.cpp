@@ -35,12 +35,7 @@ std::string run_name(const db::run_record& r)
 // ISO 8601 without a zone, as JUnit's schema has it (UTC).
 std::string iso_utc(std::int64_t unix_ns)
 {
-    const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[32];
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
-    return b;
+    return format_utc_as(unix_ns, "%Y-%m-%dT%H:%M:%S");
 }
 
 // A LAVA test name: [-_.A-Za-z0-9] only (LAVA's own rule for test names).

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "gates.hpp"
 #include "prometheus.hpp"
+#include "table.hpp"
 #include "version.hpp"
 
 #include <nlohmann/json.hpp>
@@ -77,12 +78,7 @@ std::string fmt(const char* f, unsigned long long v)
 /** @brief "Tue, 01 Dec 2026 09:45:48 +0000", as cyclictest writes start_time and end_time. */
 std::string rfc2822(std::int64_t unix_ns)
 {
-    const std::time_t t = std::time_t(unix_ns / 1'000'000'000);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[64];
-    std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S +0000", &tm);
-    return b;
+    return format_utc_as(unix_ns, "%a, %d %b %Y %H:%M:%S +0000");
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "export-formats.hpp"
 #include "gates.hpp"
+#include "table.hpp"
 #include "version.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,12 +31,7 @@ using lab_json = nlohmann::ordered_json;
 /** @brief Unix ns as ISO 8601 in UTC to the second, as OSADL's timestamps: "...T...+00:00". */
 std::string lab_iso_utc(std::int64_t unix_ns)
 {
-    const std::time_t t = std::time_t(unix_ns / 1'000'000'000);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[64];
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-    return b;
+    return format_utc_as(unix_ns, "%Y-%m-%dT%H:%M:%S+00:00");
 }
 
 /** @brief The stored uname "sysname release version... machine" as its words. */

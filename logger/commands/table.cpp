@@ -95,6 +95,16 @@ std::string format_utc(std::int64_t unix_ns, int frac_digits)
     return buf;
 }
 
+std::string format_utc_as(std::int64_t unix_ns, const char* strftime_format)
+{
+    const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[64];
+    std::strftime(b, sizeof b, strftime_format, &tm);
+    return b;
+}
+
 std::size_t display_width(const std::string& s) noexcept
 {
     std::size_t n = 0;

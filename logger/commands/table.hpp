@@ -52,6 +52,10 @@ std::string format_percent(double pct);
 /** @brief Unix ns as "YYYY-MM-DD HH:MM:SS.ffffff" UTC (@p frac_digits 0..9 after the point). */
 std::string format_utc(std::int64_t unix_ns, int frac_digits = 6);
 
+/** @brief Unix ns to the second, UTC, in @p strftime_format (the exports' own date shapes:
+ *  ISO 8601 for JUnit and OSADL, RFC 2822 for cyclictest's JSON). */
+std::string format_utc_as(std::int64_t unix_ns, const char* strftime_format);
+
 /** @brief One CSV field: quoted when it holds a comma, quote, CR or LF; "-" becomes empty. */
 std::string csv_field(const std::string& s);
 
