@@ -2,7 +2,9 @@
 #include "child-caps.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <linux/capability.h>
+#include <sstream>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -26,6 +28,19 @@ int drop_inheritable_capabilities() noexcept
     if (syscall(SYS_capset, &hdr, data) != 0)
         return err ? err : errno;
     return err;
+}
+
+std::string find_program(std::string_view name)
+{
+    const char* path = secure_getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        const auto p = (dir.empty() ? std::string(".") : dir) + "/" + std::string(name);
+        if (::access(p.c_str(), X_OK) == 0)
+            return p;
+    }
+    return {};
 }
 
 } // namespace irqloop::base

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <string>
+#include <string_view>
+
 namespace irqloop::base
 {
+
+/**
+ * @brief The first executable @p name in PATH, "" when there is none. PATH is read with
+ * secure_getenv: an irqloop-rt with file capabilities (secure mode) starts no program the
+ * environment names and looks in /usr/bin and /bin only, so a process with raised privileges
+ * runs only what the administrator installed (its child would hold no capability anyway:
+ * drop_inheritable_capabilities). /usr/bin/irqloop honours PATH.
+ */
+std::string find_program(std::string_view name);
 
 /**
  * @brief Clears the calling thread's ambient and inheritable capability sets, so that a

@@ -235,15 +235,7 @@ capture parse_vcd(std::istream& in, const std::string& source)
 std::string find_sigrok_cli()
 {
     // As plot's gnuplot: an irqloop-rt in secure mode looks in /usr/bin and /bin only.
-    const char* path = secure_getenv("PATH");
-    std::stringstream dirs(path ? path : "/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-        const auto p = (dir.empty() ? std::string(".") : dir) + "/sigrok-cli";
-        if (::access(p.c_str(), X_OK) == 0)
-            return p;
-    }
-    return {};
+    return base::find_program("sigrok-cli");
 }
 
 capture read_capture(const std::string& path)

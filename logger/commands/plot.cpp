@@ -171,15 +171,7 @@ std::string find_gnuplot()
     // runs only what the administrator installed; /usr/bin/irqloop honours both variables.
     if (const char* env = secure_getenv("IRQLOOP_GNUPLOT"))
         return env;
-    const char* path = secure_getenv("PATH");
-    std::stringstream dirs(path ? path : "/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-        const auto p = (dir.empty() ? std::string(".") : dir) + "/gnuplot";
-        if (::access(p.c_str(), X_OK) == 0)
-            return p;
-    }
-    return {};
+    return base::find_program("gnuplot");
 }
 
 std::string gnuplot_quote(std::string_view s)
