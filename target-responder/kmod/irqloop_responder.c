@@ -219,10 +219,14 @@ static void irqloop_answer(struct irqloop_responder *r)
 	 * The logger waits for the response before the next stimulus, so the
 	 * input is stable here. A level that does not match the edge we asked
 	 * for (or, with both edges, repeats the previous one) means a glitch,
-	 * a missed edge, or an interrupt without an edge.
+	 * a missed edge, or an interrupt without an edge. The trigger flags
+	 * name physical edges, so the level compared is the physical one: the
+	 * raw value, whatever GPIO_ACTIVE_LOW the device tree gives in-gpios
+	 * (the logical value would count every edge of an active-low input
+	 * as spurious).
 	 */
-	level = r->cansleep ? gpiod_get_value_cansleep(r->in.desc) :
-			      gpiod_get_value(r->in.desc);
+	level = r->cansleep ? gpiod_get_raw_value_cansleep(r->in.desc) :
+			      gpiod_get_raw_value(r->in.desc);
 	if (level >= 0) {
 		bool ok;
 
@@ -311,7 +315,12 @@ static DEVICE_ATTR_RO(context);
 static ssize_t context_seen_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	if (!atomic_read(&resp.seen))
+	/*
+	 * Acquire pairs with the handler's fully ordered atomic_cmpxchg() that
+	 * publishes seen: seen_hard and seen_comm, written before it, are read
+	 * after it (on arm64 a plain read could see them stale).
+	 */
+	if (!atomic_read_acquire(&resp.seen))
 		return sysfs_emit(buf, "none yet\n");
 	if (resp.seen_hard)
 		return sysfs_emit(buf, "hard\n");
@@ -606,8 +615,8 @@ static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
 		resp.ctx = irqloop_predict_context();
 		resp.out_level = 0;
 		resp.in_level = resp.cansleep ?
-					gpiod_get_value_cansleep(resp.in.desc) :
-					gpiod_get_value(resp.in.desc);
+					gpiod_get_raw_value_cansleep(resp.in.desc) :
+					gpiod_get_raw_value(resp.in.desc);
 		ret = irqloop_request_irq(&resp.in, irqloop_gpio_irq,
 					  resp.irq_flags, resp.threaded);
 		if (ret)
