@@ -599,7 +599,7 @@ def main():
                                             e.command.split("\n")[0][:100]))
                 for p in problems:
                     print("    " + p)
-                if problems and a.verbose:
+                if problems:  # what it printed instead, so that a failure in CI can be read
                     print("    printed:\n      " + "\n      ".join(e.actual.split("\n")[:15]))
                 if problems:
                     failures += 1
