@@ -205,8 +205,10 @@ double lognormal_truth(double p)
 }
 } // namespace
 
+// [study]: 100 fits per tail, about 40 s under ASan; the sanitizer run leaves it out (it adds no
+// code path the other [tail] cases do not take), the release run keeps it.
 TEST_CASE("tail: 95 % intervals cover known tails' 1e-6 level and shape in >= 90 % of 100 runs",
-          "[tail]")
+          "[tail][study]")
 {
     // Issue 25's coverage study: 100 seeded repetitions of 200k draws per tail, from the sim
     // board's own latency model, kept as the recorder keeps them.
