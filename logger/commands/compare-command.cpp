@@ -70,6 +70,7 @@ void take_pooled(db::summary_row& s, const stats_pool& pool, const histogram& h)
 {
     s.min_ns = pool.min_ns();
     s.max_ns = pool.max_ns();
+    s.max_bracket_ns = pool.max_bracket_ns();
     s.mean_ns = pool.mean_ns();
     s.stddev_ns = pool.stddev_ns();
     constexpr std::size_t n = db::stored_percentiles.size();
@@ -87,6 +88,10 @@ void take_pooled(db::summary_row& s, const stats_pool& pool, const histogram& h)
  *  from the summed histograms. */
 void pool(db::catalog& cat, group& g, bool corrected)
 {
+    for (const auto* r : g.runs)
+        if (r->summary.lost)
+            g.lost_bound_ns =
+                std::max(g.lost_bound_ns, r->meta.timeout_ns - floor_of(cat, *r, corrected));
     if (g.runs.size() == 1) {
         g.s = shifted(g.runs[0]->summary, floor_of(cat, *g.runs[0], corrected));
         g.has_stats = g.runs[0]->has_stats;
@@ -109,7 +114,7 @@ void pool(db::catalog& cat, group& g, bool corrected)
             s.warm_max_ns = x.warm_max_ns;
             s.has_warm_max = true;
         }
-        pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns);
+        pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns, x.max_bracket_ns);
         for (const auto& b : cat.histogram(*r))
             h.record_n(b.lo_ns - f, b.count);
     }
@@ -169,6 +174,14 @@ column_fn lat(T db::summary_row::*m, bool (*present)(const db::summary_row&) = n
     };
 }
 
+/** @brief The group's max as every table prints it (format_max): with its bracket, and as
+ *  "≥ timeout (N lost)" when its runs lost answers that no sample outlasted. */
+max_figure max_of(const group& g)
+{
+    return {g.has_stats ? std::optional<std::int64_t>(g.s.max_ns) : std::nullopt,
+            g.s.max_bracket_ns, g.s.lost, g.lost_bound_ns};
+}
+
 column_fn cnt(std::uint64_t db::summary_row::*m)
 {
     return [m](const group& g, const context&) { return format_count(g.s.*m); };
@@ -200,6 +213,10 @@ std::vector<column_def> make_columns()
          joined([](R r) { return std::string(db::to_text(r.status)); })},
         {"target", "target", false, "the run's --target description", meta(&db::run_row::target)},
         {"load", "load", false, "the run's --load description", meta(&db::run_row::load)},
+        {"sys_load", "sys load", false,
+         "the run's --load description, None for a run with none (an idle run, as the "
+         "published opersys/OSADL tables say)",
+         joined([](R r) { return r.meta.load.empty() ? std::string("None") : r.meta.load; })},
         {"backend", "backend", false, "backend spec", meta(&db::run_row::backend)},
         {"host", "host", false, "logger hostname", meta(&db::run_row::hostname)},
         {"start", "start (UTC)", false, "start time of the first run",
@@ -234,7 +251,12 @@ std::vector<column_def> make_columns()
          }},
         {"min", "min (%u)", true, "minimum latency", lat(&db::summary_row::min_ns)},
         {"avg", "avg (%u)", true, "mean latency", lat(&db::summary_row::mean_ns)},
-        {"max", "max (%u)", true, "maximum latency", lat(&db::summary_row::max_ns)},
+        {"max", "max (%u)", true,
+         "maximum latency, by what its sample proves (a disturbed one's bracket follows it); "
+         "\"\xe2\x89\xa5 timeout (N lost)\" when answers were lost and no sample proves as much",
+         [](const group& g, const context& c) {
+             return format_max(max_of(g), c.unit, c.decimals);
+         }},
         // WARM MAX: absent ("—") when no run of the group has a sample after its warm-up.
         {"warm_max", "warm max (%u)", true, "maximum after the warm-up",
          lat(&db::summary_row::warm_max_ns,
@@ -262,11 +284,12 @@ struct preset {
 
 const preset presets[] = {
     {"default", "", latency_unit::us, 3, "run or label, samples, percentiles, extremes, losses"},
-    {"opersys", "target=Kernel,load=sys load,avg=Aver,max=Max,min=Min,stddev=StdDev",
+    {"opersys", "target=Kernel,sys_load=sys load,avg=Aver,max=Max,min=Min,stddev=StdDev,lost=Lost",
      latency_unit::us, 1, "kernel x load, Aver/Max/Min/StdDev in us (LKML 2005)"},
     {"rt_eval", "", latency_unit::ns, 0,
-     "one row per stats interval: mean/stddev/% above threshold/window min-max/global min-max"},
-    {"tbm", "label=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX", latency_unit::ns, 0,
+     "one row per stats interval: mean/stddev/% above threshold/window min-max/lost/global "
+     "min-max"},
+    {"tbm", "label=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX,lost=LOST", latency_unit::ns, 0,
      "AVG/MIN/MAX/WARM MAX in ns (xen-devel TBM tables)"},
 };
 
@@ -333,8 +356,9 @@ std::optional<double> sort_value(const group& g, const std::string& key)
         v = double(s.min_ns);
     else if (key == "avg")
         v = s.mean_ns;
-    else if (key == "max")
-        v = double(s.max_ns);
+    else if (key == "max") // by what it proves, the lost answers' timeout included
+        v = max_of(g).bounded_by_timeout() ? double(g.lost_bound_ns)
+                                           : double(s.max_ns - s.max_bracket_ns);
     else if (key == "warm_max")
         v = double(s.warm_max_ns);
     else if (key == "stddev")
@@ -397,7 +421,7 @@ std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bo
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const group& g) { return g.key == key; });
         if (it == groups.end()) {
-            groups.push_back({key, {}, {}, false, 0, {}});
+            groups.push_back({key, {}, {}, false, 0, 0, {}});
             it = groups.end() - 1;
         }
         it->runs.push_back(r);
@@ -421,18 +445,23 @@ void print_rt_eval(const std::vector<group>& groups, const context& c, table_for
     t.add_column("above thr %");
     t.add_column("min" + u);
     t.add_column("max" + u);
+    t.add_column("lost");
     t.add_column("global min" + u);
     t.add_column("global max" + u);
     for (const auto& g : groups) {
         stats_pool global; // the windows so far
+        std::uint64_t global_lost = 0;
+        std::int64_t global_bound = 0;
         for (std::size_t i = 0; i < g.runs.size(); ++i)
             for (const auto& w : g.windows[i]) {
                 const db::run_record* r = g.runs[i];
-                std::optional<double> mn, mx, mean, sd;
-                global.add(w.samples, w.min_ns, w.max_ns, w.mean_ns, w.stddev_ns);
+                std::optional<double> mn, mean, sd;
+                global.add(w.samples, w.min_ns, w.max_ns, w.mean_ns, w.stddev_ns, w.max_bracket_ns);
+                global_lost += w.lost;
+                if (w.lost)
+                    global_bound = std::max(global_bound, r->meta.timeout_ns);
                 if (w.samples) {
                     mn = double(w.min_ns);
-                    mx = double(w.max_ns);
                     mean = w.mean_ns;
                     sd = w.stddev_ns;
                 }
@@ -441,19 +470,25 @@ void print_rt_eval(const std::vector<group>& groups, const context& c, table_for
                                                          : std::optional<double>(double(v)),
                                           c.unit, c.decimals);
                 };
-                t.add_row(
-                    {r->meta.label, std::to_string(r->id), std::to_string(w.index),
-                     format_utc(w.start_unix_ns, 0), format_count(w.samples),
-                     format_latency(mean, c.unit, c.decimals),
-                     format_latency(sd, c.unit, c.decimals),
-                     format_percent(
-                         // A window has no stimuli count: its answered samples are the ones
-                         // in the statistics and the disturbed ones.
-                         w.samples + w.disturbed
-                             ? 100.0 * double(w.above_threshold) / double(w.samples + w.disturbed)
-                             : 0.0),
-                     format_latency(mn, c.unit, c.decimals), format_latency(mx, c.unit, c.decimals),
-                     gv(global.min_ns()), gv(global.max_ns())});
+                const max_figure mx{w.samples ? std::optional<std::int64_t>(w.max_ns)
+                                              : std::nullopt,
+                                    w.max_bracket_ns, w.lost, r->meta.timeout_ns};
+                const max_figure gmx{global.empty() ? std::nullopt
+                                                    : std::optional<std::int64_t>(global.max_ns()),
+                                     global.max_bracket_ns(), global_lost, global_bound};
+                t.add_row({r->meta.label, std::to_string(r->id), std::to_string(w.index),
+                           format_utc(w.start_unix_ns, 0), format_count(w.samples),
+                           format_latency(mean, c.unit, c.decimals),
+                           format_latency(sd, c.unit, c.decimals),
+                           format_percent(
+                               // A window has no stimuli count: its answered samples are the ones
+                               // in the statistics and the disturbed ones.
+                               w.samples + w.disturbed ? 100.0 * double(w.above_threshold) /
+                                                             double(w.samples + w.disturbed)
+                                                       : 0.0),
+                           format_latency(mn, c.unit, c.decimals),
+                           format_max(mx, c.unit, c.decimals), format_count(w.lost),
+                           gv(global.min_ns()), format_max(gmx, c.unit, c.decimals)});
             }
     }
     t.print(out, fmt);

@@ -36,6 +36,9 @@ struct compare_group final {
     db::summary_row s; ///< the pooled (and floor-corrected) figures
     bool has_stats = false;
     std::int64_t threshold_ns = 0; ///< the largest of the runs'
+    /// The largest timeout (floor-corrected like the figures) of the runs that lost answers:
+    /// the max of the row is at least this (max_figure); 0 when none lost any.
+    std::int64_t lost_bound_ns = 0;
     /// rt_eval only: the stats windows of each run, as runs.
     std::vector<std::vector<db::interval_row>> windows;
 };

@@ -34,6 +34,13 @@ std::string ns_text(std::int64_t ns)
     return ns ? format_duration(double(ns)) : "0";
 }
 
+/** @brief The run's max as every table prints it (format_max). */
+max_figure run_max(const db::run_record& r)
+{
+    return {r.has_stats ? std::optional<std::int64_t>(r.summary.max_ns) : std::nullopt,
+            r.summary.max_bracket_ns, r.summary.lost, r.meta.timeout_ns};
+}
+
 void print_run_list(const db::catalog& cat, const report_request& o, std::ostream& out)
 {
     table t;
@@ -44,21 +51,20 @@ void print_run_list(const db::catalog& cat, const report_request& o, std::ostrea
                          : table::align::left,
                      std::string_view(h) == "label" ? table::content::stored : table::content::own);
     t.add_column(std::string("max (") + unit_name(o.unit) + ")");
+    t.add_column("lost");
     const bool many = cat.paths().size() > 1;
     if (many)
         t.add_column("file", table::align::left, table::content::stored);
     for (const auto& r : cat.runs()) {
-        std::vector<std::string> row{
-            std::to_string(r.id),
-            r.meta.uuid,
-            r.meta.label,
-            std::string(db::to_text(r.meta.kind)),
-            std::string(db::to_text(r.status)),
-            format_utc(r.meta.start_unix_ns, 0),
-            format_count(r.summary.samples),
-            format_latency(r.has_stats ? std::optional<double>(double(r.summary.max_ns))
-                                       : std::nullopt,
-                           o.unit)};
+        std::vector<std::string> row{std::to_string(r.id),
+                                     r.meta.uuid,
+                                     r.meta.label,
+                                     std::string(db::to_text(r.meta.kind)),
+                                     std::string(db::to_text(r.status)),
+                                     format_utc(r.meta.start_unix_ns, 0),
+                                     format_count(r.summary.samples),
+                                     format_max(run_max(r), o.unit),
+                                     format_count(r.summary.lost)};
         if (many)
             row.push_back(r.db_path);
         t.add_row(std::move(row));
@@ -157,6 +163,20 @@ struct summary_table final {
         t.add_row(std::move(row));
     }
     void count(const char* name, std::string v) { t.add_row({name, std::move(v)}); }
+    /** @brief The max row: format_max, raw and less the floor's share (the timeout too). */
+    void max(const max_figure& m)
+    {
+        std::vector<std::string> row{"max" + u, format_max(m, o.unit)};
+        if (floor) {
+            max_figure c = m;
+            const auto f = std::int64_t(std::llround(share));
+            if (c.max_ns)
+                *c.max_ns -= f;
+            c.timeout_ns -= f;
+            row.push_back(format_max(c, o.unit));
+        }
+        t.add_row(std::move(row));
+    }
 };
 
 /** @brief The notes under the summary: few samples, and what the floor correction took. */
@@ -208,7 +228,11 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     t.count("stimuli", format_count(s.stimuli));
     t.latency("min", opt(s.min_ns));
     t.latency("avg", opt(s.mean_ns));
-    t.latency("max", opt(s.max_ns), true, bracket(s.max_ns, s.max_bracket_ns));
+    t.max(run_max(r));
+    // With the max only bounded by the lost answers, the largest answered sample still says
+    // where the answers' tail ends.
+    if (run_max(r).bounded_by_timeout() && r.has_stats)
+        t.latency("max answered", opt(s.max_ns), true, bracket(s.max_ns, s.max_bracket_ns));
     t.latency("warm max", s.has_warm_max ? opt(s.warm_max_ns) : std::nullopt, true,
               s.has_warm_max ? bracket(s.warm_max_ns, s.warm_max_bracket_ns) : std::string());
     t.latency("stddev", opt(s.stddev_ns), false);
@@ -317,7 +341,8 @@ void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>&
         if (p.rank <= 99.99)
             figures.emplace_back(p.label, r.summary.*p.field);
     figures.emplace_back("threshold", r.meta.threshold_ns);
-    figures.emplace_back("max", r.summary.max_ns);
+    if (!run_max(r).bounded_by_timeout())
+        figures.emplace_back("max", r.summary.max_ns);
     for (std::size_t i = 0; i < bins.size(); ++i) {
         const auto& b = bins[i];
         const bool last = i + 1 == bins.size();
@@ -333,6 +358,12 @@ void print_histogram(const db::run_record& r, const std::vector<db::bucket_row>&
         t.add_row(std::move(row));
     }
     t.print(out, o.format);
+    if (r.summary.lost)
+        print_note(out, o.format,
+                   "not in the histogram: " + format_count(r.summary.lost) +
+                       " lost (no answer within the timeout, " +
+                       format_latency(double(r.meta.timeout_ns), o.unit) + " " + unit_name(o.unit) +
+                       "): the max is at least that.");
 }
 
 void print_timeline(const db::run_record& r, const std::vector<db::interval_row>& iv,
@@ -360,12 +391,21 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
     t.add_column("SMI");
     t.add_column("mark", table::align::left);
     bool marked = false;
+    const bool run_bounded = run_max(r).bounded_by_timeout();
     for (std::size_t a = 0; a < iv.size(); a += per) {
         const std::size_t b = std::min(iv.size(), a + per);
         const auto m = merge_windows(iv, a, b);
         auto opt = [&](double v) { return m.samples ? std::optional<double>(v) : std::nullopt; };
+        const max_figure mx{m.samples ? std::optional<std::int64_t>(m.max_ns) : std::nullopt,
+                            m.max_bracket_ns, m.lost, r.meta.timeout_ns};
+        // The run's max: the first row holding its sample, or with lost answers that no sample
+        // outlasted, the first row that lost one.
+        const bool holds_max = run_bounded
+                                   ? mx.bounded_by_timeout()
+                                   : r.has_stats && m.samples && m.max_ns == r.summary.max_ns &&
+                                         m.max_bracket_ns == r.summary.max_bracket_ns;
         std::string mark;
-        if (!marked && r.has_stats && m.samples && m.max_ns == r.summary.max_ns) {
+        if (!marked && holds_max) {
             mark = "<== run max";
             marked = true;
         } else if (m.above_threshold) {
@@ -377,8 +417,7 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
                              : std::to_string(m.index),
                    format_utc(m.start_unix_ns, 0), format_count(m.samples),
                    format_latency(opt(double(m.min_ns)), o.unit),
-                   format_latency(opt(m.mean_ns), o.unit),
-                   format_latency(opt(double(m.max_ns)), o.unit),
+                   format_latency(opt(m.mean_ns), o.unit), format_max(mx, o.unit),
                    format_latency(opt(m.stddev_ns), o.unit),
                    format_latency(opt(double(m.p99_ns)), o.unit), format_count(m.above_threshold),
                    format_count(m.lost), format_count(m.disturbed),

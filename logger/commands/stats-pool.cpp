@@ -8,14 +8,18 @@ namespace irqloop::logger
 {
 
 void stats_pool::add(std::uint64_t samples, std::int64_t min_ns, std::int64_t max_ns,
-                     double mean_ns, double stddev_ns) noexcept
+                     double mean_ns, double stddev_ns, std::int64_t max_bracket_ns) noexcept
 {
     if (!samples)
         return;
     if (empty() || min_ns < min_)
         min_ = min_ns;
-    if (empty() || max_ns > max_)
+    // The max proving the most wins (db::rank_ns); a tie goes to the larger upper bound.
+    const std::int64_t rank = max_ns - max_bracket_ns, best = max_ - max_bracket_;
+    if (empty() || rank > best || (rank == best && max_ns > max_)) {
         max_ = max_ns;
+        max_bracket_ = max_bracket_ns;
+    }
     samples_ += samples;
     sum_ += mean_ns * double(samples);
     sumsq_ += (stddev_ns * stddev_ns + mean_ns * mean_ns) * double(samples);
@@ -53,12 +57,13 @@ db::interval_row merge_windows(const std::vector<db::interval_row>& v, std::size
             m.smi_count.reset();
         if (x.samples && (pool.empty() || x.p99_ns > m.p99_ns))
             m.p99_ns = x.p99_ns;
-        pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns);
+        pool.add(x.samples, x.min_ns, x.max_ns, x.mean_ns, x.stddev_ns, x.max_bracket_ns);
     }
     m.samples = pool.samples();
     if (!pool.empty()) {
         m.min_ns = pool.min_ns();
         m.max_ns = pool.max_ns();
+        m.max_bracket_ns = pool.max_bracket_ns();
         m.mean_ns = pool.mean_ns();
         m.stddev_ns = pool.stddev_ns();
     }

@@ -55,6 +55,19 @@ std::string format_latency(std::optional<double> ns, latency_unit unit, int deci
     return buf;
 }
 
+std::string format_max(const max_figure& m, latency_unit unit, int decimals)
+{
+    const std::string lost = m.lost ? " (" + format_count(m.lost) + " lost)" : std::string();
+    if (m.bounded_by_timeout()) // "≥" in UTF-8
+        return "\xe2\x89\xa5 " + format_latency(double(m.timeout_ns), unit, decimals) + lost;
+    if (!m.max_ns)
+        return absent_value;
+    std::string v = format_latency(double(*m.max_ns), unit, decimals);
+    if (m.bracket_ns > 0)
+        v += " (bracket " + format_latency(double(m.bracket_ns), unit, decimals) + ")";
+    return v + lost;
+}
+
 std::string format_count(std::uint64_t n)
 {
     return std::to_string(n);

@@ -43,6 +43,32 @@ std::size_t display_width(const std::string& s) noexcept;
  */
 std::string format_latency(std::optional<double> ns, latency_unit unit, int decimals = -1);
 
+/**
+ * @brief What a maximum is, for every table that shows one (report, worst, watch, timeline,
+ * compare): the largest proven latency (its upper bound, with its bracket when a disturbed
+ * sample holds it), the answers lost, and the timeout that made them lost.
+ */
+struct max_figure final {
+    std::optional<std::int64_t> max_ns; ///< none: no answered sample
+    std::int64_t bracket_ns = 0;        ///< > 0: a disturbed sample holds the max
+    std::uint64_t lost = 0;             ///< stimuli with no answer before the timeout
+    std::int64_t timeout_ns = 0;        ///< a lost answer took at least this long
+
+    /** @brief The lost answers prove more than any sample: the max is only known to be at least
+     *  the timeout (no sample proves a latency at or above it). */
+    bool bounded_by_timeout() const noexcept
+    {
+        return lost > 0 && (!max_ns || *max_ns - bracket_ns < timeout_ns);
+    }
+};
+
+/**
+ * @brief A max_figure as a table cell in @p unit: "2001.200", "2001.200 (bracket 25.100)"; with
+ * lost answers "≥ 10000.000 (12 lost)" when no sample proves the timeout, else the proven max
+ * followed by " (12 lost)".
+ */
+std::string format_max(const max_figure& m, latency_unit unit, int decimals = -1);
+
 /** @brief A count with no grouping, e.g. 100000000 (tables are for machines too). */
 std::string format_count(std::uint64_t n);
 

@@ -8,6 +8,7 @@
 #include "stop-signal.hpp"
 #include "table.hpp"
 #include "units.hpp"
+#include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
 #include <cerrno>
@@ -41,42 +42,59 @@ std::string us(std::int64_t ns)
     return format_duration(static_cast<double>(ns));
 }
 
+/** @brief A max as the other tables print it (format_max), in us. */
+std::string max_text(std::optional<std::int64_t> max_ns, std::int64_t bracket_ns,
+                     std::uint64_t lost, std::int64_t timeout_ns)
+{
+    return format_max({max_ns, bracket_ns, lost, timeout_ns}, latency_unit::us) + " us";
+}
+
 /** @brief The view of a running run: its counts, extremes, last window, worst and events. */
-void print_running(const watch_outcome& o, const watch_request& r)
+void print_running(const watch_outcome& o, const watch_request& r, std::ostream& out)
 {
     const db::run_record* run = o.run;
     const auto& s = run->summary;
-    std::printf("run %lld (%s) running, %s\n", static_cast<long long>(run->id),
-                message_text(run->name()).c_str(), message_text(run->meta.backend).c_str());
-    std::printf(
-        "  samples %llu  stimuli %llu  rate %.0f/s  lost %llu  disturbed %llu  "
-        "overflows %llu\n",
-        static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.stimuli),
-        o.rate, static_cast<unsigned long long>(s.lost),
-        static_cast<unsigned long long>(s.disturbed), static_cast<unsigned long long>(s.overflows));
-    std::printf("  max so far %s  warm max %s  above %s: %llu\n",
-                run->has_stats ? us(s.max_ns).c_str() : absent_value,
-                s.has_warm_max ? us(s.warm_max_ns).c_str() : absent_value,
-                us(run->meta.threshold_ns).c_str(),
-                static_cast<unsigned long long>(s.above_threshold));
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.0f", o.rate);
+    out << "run " << run->id << " (" << message_text(run->name()) << ") running, "
+        << message_text(run->meta.backend) << '\n';
+    out << "  samples " << s.samples << "  stimuli " << s.stimuli << "  rate " << rate
+        << "/s  lost " << s.lost << "  disturbed " << s.disturbed << "  overflows " << s.overflows
+        << '\n';
+    out << "  max so far "
+        << max_text(run->has_stats ? std::optional<std::int64_t>(s.max_ns) : std::nullopt,
+                    s.max_bracket_ns, s.lost, run->meta.timeout_ns)
+        << "  warm max " << (s.has_warm_max ? us(s.warm_max_ns) : std::string(absent_value))
+        << "  above " << us(run->meta.threshold_ns) << ": " << s.above_threshold << '\n';
     if (const auto& w = o.window)
-        std::printf("  window %llu: samples %llu  max %s  p99 %s  lost %llu\n",
-                    static_cast<unsigned long long>(w->index),
-                    static_cast<unsigned long long>(w->samples),
-                    w->samples ? us(w->max_ns).c_str() : absent_value,
-                    w->samples ? us(w->p99_ns).c_str() : absent_value,
-                    static_cast<unsigned long long>(w->lost));
+        out << "  window " << w->index << ": samples " << w->samples << "  max "
+            << max_text(w->samples ? std::optional<std::int64_t>(w->max_ns) : std::nullopt,
+                        w->max_bracket_ns, w->lost, run->meta.timeout_ns)
+            << "  p99 " << (w->samples ? us(w->p99_ns) : std::string(absent_value)) << "  lost "
+            << w->lost << '\n';
     if (r.top) {
-        std::printf("  worst:");
+        out << "  worst (us):";
         for (const auto& w : o.worst)
-            std::printf(" %s@%llu", us(w.latency_ns).c_str(),
-                        static_cast<unsigned long long>(w.seq));
-        std::printf("\n");
+            out << ' ' << latency_with_bracket(w, latency_unit::us) << '@' << w.seq;
+        out << '\n';
     }
-    std::printf("  events:");
+    out << "  events:";
     for (const auto& e : o.events)
-        std::printf(" %s %llu", e.kind.c_str(), static_cast<unsigned long long>(e.events));
-    std::printf("\n");
+        out << ' ' << e.kind << ' ' << e.events;
+    out << '\n';
+}
+
+/** @brief The summary of the run that was on screen, printed once below the last view when
+ *  it ends (never cleared: it stays in the terminal's scrollback). */
+void print_ended(const db::run_record& run, std::ostream& out)
+{
+    const auto& s = run.summary;
+    out << "irqloop watch: " << message_text(run.name()) << " ended: " << db::to_text(run.status)
+        << ", " << s.samples << " samples\n";
+    out << "  stimuli " << s.stimuli << "  lost " << s.lost << "  late " << s.late << "  disturbed "
+        << s.disturbed << "  overflows " << s.overflows << "  above " << us(run.meta.threshold_ns)
+        << ": " << s.above_threshold << '\n';
+    out << "  " << run_max_line(run, latency_unit::us) << '\n';
 }
 
 } // namespace
@@ -150,23 +168,22 @@ watch_outcome execute_watch(const watch_request& r, watch_state& state)
 
 int present_watch(const watch_outcome& o, const watch_request& r)
 {
+    std::ostream& out = std::cout;
     if (!o.run && !o.watched) {
-        std::printf("irqloop watch: no running run in %s\n", r.db.c_str());
+        out << "irqloop watch: no running run in " << r.db << '\n';
     } else if (!o.run) {
         if (o.ended)
-            std::printf("irqloop watch: %s ended: %s, %llu samples\n",
-                        message_text(o.ended->name()).c_str(),
-                        std::string(db::to_text(o.ended->status)).c_str(),
-                        static_cast<unsigned long long>(o.ended->summary.samples));
+            print_ended(*o.ended, out);
     } else {
         const bool tty = isatty(STDOUT_FILENO);
         if (tty)
-            std::printf("\033[H\033[J");
-        print_running(o, r);
+            out << "\033[H\033[J";
+        print_running(o, r, out);
         if (!tty)
-            std::printf("\n");
+            out << '\n';
     }
-    if (std::fflush(stdout) != 0)
+    out.flush();
+    if (!out || std::fflush(stdout) != 0)
         throw_from_errno(errno, "watch: write to standard output", {}, exit_failure);
     return 0;
 }

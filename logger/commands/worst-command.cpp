@@ -48,7 +48,8 @@ worst_outcome execute_worst(const worst_request& r)
 {
     worst_outcome o;
     o.cat = std::make_unique<db::catalog>(r.sel.dbs);
-    for (const auto* run : o.cat->select(r.sel.sel))
+    o.runs = o.cat->select(r.sel.sel);
+    for (const auto* run : o.runs)
         for (const auto& s : o.cat->worst(*run, r.top))
             o.hits.push_back({run, s});
     // By what each sample proves (a disturbed one by its bracket's lower bound), as each run's
@@ -65,9 +66,24 @@ worst_outcome execute_worst(const worst_request& r)
 
 int present_worst(const worst_outcome& o, const worst_request& r)
 {
+    // The header: each run's max and lost answers, which the list of answered samples cannot
+    // show (a lost answer has no latency to rank). CSV keeps the table first, these lines after
+    // it as comments, as compare's notes.
+    const bool csv = r.format == table_format::csv;
+    auto header = [&] {
+        for (const auto* run : o.runs)
+            print_note(std::cout, r.format, run_max_line(*run, r.unit));
+    };
+    if (!csv) {
+        header();
+        if (r.format == table_format::text && !o.runs.empty())
+            std::cout << '\n';
+    }
     print_worst_table(
         o.hits, o.cat->paths().size() > 1 ? worst_columns::with_run_file : worst_columns::with_run,
         r.unit, r.format, std::cout);
+    if (csv)
+        header();
     if (o.hits.empty())
         std::cerr << "irqloop: worst: the selected runs have no samples yet\n";
     return 0;

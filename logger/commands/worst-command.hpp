@@ -21,8 +21,9 @@ struct worst_request final {
 };
 
 struct worst_outcome final {
-    std::unique_ptr<db::catalog> cat; ///< the files read; hits point into it
-    std::vector<worst_entry> hits;    ///< worst first, at most top
+    std::unique_ptr<db::catalog> cat;        ///< the files read; hits point into it
+    std::vector<worst_entry> hits;           ///< worst first, at most top
+    std::vector<const db::run_record*> runs; ///< the runs searched, as selected (the header)
 };
 
 /** @brief Check `irqloop worst`'s arguments against its option table into a request (pure). */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "worst-table.hpp"
 
+#include "error.hpp"
+
 #include <algorithm>
 
 namespace irqloop::logger
@@ -12,6 +14,26 @@ std::string latency_with_bracket(const db::sample_row& s, latency_unit unit)
     if ((s.flags & db::flag_disturbed) && s.bracket_ns > 0)
         v += " (bracket " + format_latency(double(s.bracket_ns), unit) + ")";
     return v;
+}
+
+std::string run_max_line(const db::run_record& r, latency_unit unit)
+{
+    const max_figure m{r.has_stats ? std::optional<std::int64_t>(r.summary.max_ns) : std::nullopt,
+                       r.summary.max_bracket_ns, r.summary.lost, r.meta.timeout_ns};
+    std::string line = "run " + std::to_string(r.id);
+    if (!r.meta.label.empty())
+        line += " '" + message_text(r.meta.label) + "'";
+    const std::string u = std::string(" ") + unit_name(unit);
+    if (m.bounded_by_timeout())
+        return line + ": max \xe2\x89\xa5 " + format_latency(double(m.timeout_ns), unit) + u +
+               " (" + format_count(m.lost) + " lost)";
+    line +=
+        ": max " +
+        format_latency(m.max_ns ? std::optional<double>(double(*m.max_ns)) : std::nullopt, unit) +
+        u;
+    if (m.bracket_ns > 0)
+        line += " (bracket " + format_latency(double(m.bracket_ns), unit) + u + ")";
+    return line + ", lost " + format_count(m.lost);
 }
 
 void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,

@@ -30,6 +30,13 @@ enum class worst_columns {
 std::string latency_with_bracket(const db::sample_row& s, latency_unit unit);
 
 /**
+ * @brief One line on a run's max and lost answers, as worst's header and watch's summary print
+ * it: "run 3 'idle': max 70.123 us, lost 0", "max 2001.200 us (bracket 25.100)", or with lost
+ * answers that no sample outlasted "max ≥ 10000.000 us (12 lost)" (format_max).
+ */
+std::string run_max_line(const db::run_record& r, latency_unit unit);
+
+/**
  * @brief The one worst-samples table of report and worst: rank from 1 in the given order,
  * latencies in @p unit, flags "disturbed" / "warmup" (/ "partial-run"), edge rising or falling.
  */

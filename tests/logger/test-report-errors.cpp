@@ -409,7 +409,7 @@ TEST_CASE("a run with no committed sample reports dashes, not zeros, and is mark
     CHECK(c.out.find("(no interval committed yet)") != std::string::npos);
     c = irqloop_cli("compare --db " + db + " --preset tbm --format csv");
     CHECK(c.status == 0);
-    CHECK(c.out.find("died-early,,,,\n") != std::string::npos);
+    CHECK(c.out.find("died-early,,,,,0\n") != std::string::npos);
     c = irqloop_cli("plot --db " + db + " -o " + dir.file("x.svg"));
     CHECK(c.status == 2);
     CHECK(c.out ==

@@ -71,6 +71,13 @@ struct model final {
     double warmup_extra_ns = 0; ///< added to the first sample: a cold-cache first response
 };
 
+/** @brief A sample the logger was stopped around (RT throttling's 50 ms pause, an SMI): recorded
+ *  disturbed, its upper bound @p latency_ns, its bracket @p bracket_ns holding the pause. */
+struct stalled_sample final {
+    std::uint64_t seq = 0;
+    std::int64_t latency_ns = 0, bracket_ns = 0;
+};
+
 /** @brief One run to record. */
 struct run_spec final {
     std::string uuid;
@@ -88,6 +95,7 @@ struct run_spec final {
     bool raw = false;
     std::uint64_t seed = 1;
     model m;
+    std::vector<stalled_sample> stalled; ///< replace the model's draw at these seqs
     std::vector<std::pair<std::string, std::string>> extra_metadata; ///< after sim.model
     std::string rt_settings = "sched=fifo:80 mlockall=yes cpu=1";    ///< "... cpu=any": unpinned
 };
@@ -179,6 +187,13 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
         s.bracket_cycles = (s.flags & db::flag_lost)
                                ? 0
                                : std::min<std::uint32_t>(std::uint32_t(lat), 2 * s.max_gap_cycles);
+        for (const auto& st : spec.stalled)
+            if (st.seq == seq) {
+                s.flags = (s.flags & db::flag_rising) | db::flag_disturbed;
+                s.latency_cycles = std::uint64_t(st.latency_ns);
+                s.bracket_cycles = std::uint32_t(st.bracket_ns);
+                s.max_gap_cycles = std::uint32_t(st.bracket_ns);
+            }
         batch.push_back(s);
         if (batch.size() == 256) {
             rec.add(batch);

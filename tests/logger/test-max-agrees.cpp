@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// One seeded run with lost, disturbed and throttled samples (issue 31): every table that shows
+// a max shows the same max and the lost count, in report, worst, watch's final summary, the
+// timeline, every compare preset and the exports. Golden outputs of each.
+#include "read.hpp"
+#include "test-report-fixtures.hpp"
+#include "version.hpp"
+#include "watch-command.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <unistd.h>
+
+using namespace irqloop::logger;
+using namespace irqloop::logger::report_test;
+using Catch::Matchers::ContainsSubstring;
+
+namespace
+{
+
+/**
+ * @brief The run: 30,000 stimuli 1 ms apart in three 10 s windows, timeout 10 ms; 1 % lost,
+ * 0.3 % disturbed by short stalls, rare answers up to 9.996 ms, and one sample (seq 21417)
+ * the logger was stopped around for RT throttling's 50 ms: its upper bound 59.737 ms is above
+ * the timeout, its bracket 49.985 ms, so it proves 9.752 ms. The lost answers prove more than
+ * any sample: the max is "≥ 10 ms".
+ */
+run_spec lossy_spec()
+{
+    run_spec s = numbered_spec(31, "lossy", 30'000);
+    s.target = "imx8mp PREEMPT_RT 6.6"; // no --load: an idle run
+    s.m = {5200, 1400, 0.002, 20'000, 9'995'701, 0.01, 0.003, 0};
+    s.stalled = {{21'417, 59'736'769, 49'984'734}};
+    return s;
+}
+
+temp_dir& lossy_dir()
+{
+    static temp_dir dir;
+    return dir;
+}
+
+/** @brief The file, built once: "lossy.db" in lossy_dir(). */
+void lossy_db()
+{
+    static const bool built = [] {
+        db::store st(lossy_dir().file("lossy.db"));
+        record_run(st, lossy_spec());
+        return true;
+    }();
+    (void)built;
+}
+
+/** @brief Run @p f from inside lossy_dir() (a relative --db keeps column widths fixed). */
+template <class F> auto in_lossy_dir(F f)
+{
+    lossy_db();
+    char cwd[4096];
+    REQUIRE(::getcwd(cwd, sizeof cwd) != nullptr);
+    REQUIRE(::chdir(lossy_dir().file("").c_str()) == 0);
+    struct back {
+        const char* to;
+        ~back() { (void)::chdir(to); }
+    } b{cwd};
+    return f();
+}
+
+process_result run_line(const std::string& line)
+{
+    auto args = split_ws(line);
+    args.push_back("--db");
+    args.push_back("lossy.db");
+    const std::string& name = args.at(0);
+    auto fn = name == "report"    ? report_command
+              : name == "worst"   ? worst_command
+              : name == "compare" ? compare_command
+                                  : export_command;
+    auto c = in_lossy_dir([&] { return run_cmd(fn, args); });
+    c.out = replace_all(c.out, std::string("\"irqloop ") + irqloop::version + "\"",
+                        "\"irqloop <VERSION>\"");
+    return c;
+}
+
+/** @brief What watch prints once the run it showed has ended: its final summary. */
+std::string watch_final_summary()
+{
+    return in_lossy_dir([] {
+        watch_request r;
+        r.db = "lossy.db";
+        watch_state state;
+        state.watching = lossy_spec().uuid; // the run was on screen, and has ended since
+        state.checked = true;
+        const auto o = execute_watch(r, state);
+        REQUIRE(o.ended != nullptr);
+        std::ostringstream out;
+        auto* old = std::cout.rdbuf(out.rdbuf());
+        try {
+            present_watch(o, r);
+        } catch (...) {
+            std::cout.rdbuf(old);
+            throw;
+        }
+        std::cout.rdbuf(old);
+        return out.str();
+    });
+}
+
+struct golden_line {
+    const char* file;
+    const char* line;
+};
+
+const golden_line lossy_cases[] = {
+    {"lossy-report.txt", "report --timeline-rows 0 --top 5"},
+    {"lossy-worst.txt", "worst --top 8"},
+    {"lossy-compare.txt", "compare"},
+    {"lossy-compare-tbm.txt", "compare --preset tbm"},
+    {"lossy-compare-opersys.md", "compare --preset opersys --format markdown"},
+    {"lossy-compare-rt-eval.txt", "compare --preset rt_eval"},
+    {"lossy-export.json", "export --what summary,intervals"},
+    {"lossy-export-summary.csv", "export --format csv --what summary"},
+};
+
+/** @brief The run as stored: its summary and timeout. */
+db::run_record stored_run()
+{
+    lossy_db();
+    db::catalog cat({lossy_dir().file("lossy.db")});
+    REQUIRE(cat.runs().size() == 1);
+    return cat.runs().front();
+}
+
+} // namespace
+
+TEST_CASE("a run with lost, disturbed and throttled samples: the golden tables", "[report]")
+{
+    for (const auto& gc : lossy_cases) {
+        DYNAMIC_SECTION(gc.file)
+        {
+            const auto c = run_line(gc.line);
+            INFO(c.err);
+            REQUIRE(c.status == 0);
+            check_golden(gc.file, c.out);
+        }
+    }
+    SECTION("watch's final summary")
+    {
+        check_golden("lossy-watch.txt", watch_final_summary());
+    }
+}
+
+TEST_CASE("a run with lost answers: every max agrees, every table with a max shows the lost count",
+          "[report]")
+{
+    const auto run = stored_run();
+    const auto& s = run.summary;
+    // The fixture is what it claims: lost, disturbed, and the throttled sample above the
+    // timeout, which proves less than the timeout.
+    REQUIRE(s.lost > 100);
+    REQUIRE(s.disturbed > 50);
+    REQUIRE(run.meta.timeout_ns == 10'000'000);
+    REQUIRE(s.max_ns - s.max_bracket_ns < run.meta.timeout_ns);
+    const std::string lost = "(" + std::to_string(s.lost) + " lost)";
+    const std::string ge = "\xe2\x89\xa5 "; // ≥
+
+    SECTION("report: the summary, the run list and the timeline")
+    {
+        const auto c = run_line("report --timeline-rows 0");
+        REQUIRE(c.status == 0);
+        CHECK(std::regex_search(c.out, std::regex("\nmax \\(us\\) +" + ge + "10000\\.000 \\(" +
+                                                  std::to_string(s.lost) + " lost\\)\n")));
+        // The answered samples' max still shows, below it: the stored one.
+        const std::string answered =
+            replace_all(format_latency(double(s.max_ns), latency_unit::us), ".", "\\.");
+        CHECK(std::regex_search(c.out, std::regex("\nmax answered \\(us\\) +" + answered + "\n")));
+        // Every interval that lost answers says so in its max, and the lost column adds up.
+        std::uint64_t lost_in_rows = 0;
+        std::istringstream lines(c.out.substr(c.out.find("== timeline ==")));
+        std::string l;
+        std::getline(lines, l);
+        std::getline(lines, l); // the header
+        CHECK_THAT(l, ContainsSubstring("max (us)"));
+        CHECK_THAT(l, ContainsSubstring("lost"));
+        std::getline(lines, l); // the rule
+        int rows = 0;
+        while (std::getline(lines, l) && !l.empty()) {
+            ++rows;
+            const auto p = l.find(" lost)");
+            REQUIRE(p != std::string::npos);
+            const auto open = l.rfind('(', p);
+            lost_in_rows += std::stoull(l.substr(open + 1, p - open - 1));
+            CHECK_THAT(l, ContainsSubstring(ge + "10000.000 ("));
+        }
+        CHECK(rows == 3);
+        CHECK(lost_in_rows == s.lost);
+        CHECK_THAT(c.out, ContainsSubstring("<== run max"));
+        const auto list = run_line("report --list");
+        CHECK_THAT(list.out, ContainsSubstring("lost"));
+        CHECK_THAT(list.out, ContainsSubstring(ge + "10000.000 " + lost));
+    }
+    SECTION("worst's header and watch's final summary")
+    {
+        const std::string line = "run 1 'lossy': max " + ge + "10000.000 us " + lost;
+        CHECK_THAT(run_line("worst --top 3").out, ContainsSubstring(line + "\n"));
+        CHECK_THAT(watch_final_summary(), ContainsSubstring("  " + line + "\n"));
+    }
+    SECTION("every compare preset has a lost column and the same max")
+    {
+        const auto def = run_line("compare").out;
+        CHECK_THAT(def, ContainsSubstring(ge + "10000.000 " + lost));
+        const auto tbm = run_line("compare --preset tbm").out;
+        CHECK_THAT(tbm, ContainsSubstring("LOST"));
+        CHECK_THAT(tbm, ContainsSubstring(ge + "10000000 " + lost));
+        const auto ops = run_line("compare --preset opersys").out;
+        CHECK_THAT(ops, ContainsSubstring("Lost"));
+        CHECK_THAT(ops, ContainsSubstring(ge + "10000.0 " + lost));
+        // An idle run (no --load) reads "None", as the published opersys/OSADL table does.
+        CHECK_THAT(ops, ContainsSubstring("None"));
+        const auto rt = run_line("compare --preset rt_eval").out;
+        CHECK_THAT(rt, ContainsSubstring("  lost  "));
+        CHECK_THAT(rt, ContainsSubstring(ge + "10000000 " + lost)); // the global max at the end
+    }
+    SECTION("the exports carry the same max, bracket and lost count")
+    {
+        const auto j = nlohmann::json::parse(run_line("export --what summary").out);
+        const auto& sum = j["runs"][0]["summary"];
+        CHECK(sum["max_ns"] == s.max_ns);
+        CHECK(sum["max_bracket_ns"] == s.max_bracket_ns);
+        CHECK(sum["lost"] == s.lost);
+        const auto csv = run_line("export --format csv --what summary").out;
+        CHECK_THAT(csv, ContainsSubstring(std::to_string(s.max_ns)));
+        CHECK_THAT(csv, ContainsSubstring("," + std::to_string(s.lost) + ","));
+    }
+}
