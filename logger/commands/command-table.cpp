@@ -39,7 +39,7 @@ constexpr command_entry commands[] = {
      "check that this machine is fit to log latency (preflight)"},
     {"export", export_command, parse_only<parse_export>,
      "write runs as json, csv, cyclictest-hist, rt-tests-json, prometheus, junit, lava, "
-     "osadl-rtdataset or rtla-timerlat-hist"},
+     "osadl-rtdataset, rtla-timerlat-hist or vcd"},
     {"merge", merge_command, parse_only<parse_merge>,
      "copy the runs of other irqloop files into one (by uuid)"},
     {"plot", plot_command, parse_only<parse_plot>,

@@ -558,6 +558,7 @@ constexpr format_name format_names[] = {
     {"lava", export_format::lava},
     {"osadl-rtdataset", export_format::osadl_rtdataset},
     {"rtla-timerlat-hist", export_format::rtla_timerlat_hist},
+    {"vcd", export_format::vcd},
 };
 
 bool is_lab(export_format f)
@@ -581,12 +582,14 @@ bool is_table(export_format f)
 struct export_args final {
     std::string fmt = "json", what, bins;
     gate_limit_args limits;
+    export_vcd_args vcd;
 };
 
 constexpr command_help export_help = {
     "irqloop export --format json|csv|cyclictest-hist|rt-tests-json|prometheus|junit|lava|"
-    "osadl-rtdataset|rtla-timerlat-hist "
-    "[--what intervals|worst|raw|all] [--histogram N] [--run ID | --label L | --last] "
+    "osadl-rtdataset|rtla-timerlat-hist|vcd "
+    "[--what intervals|worst|raw|all] [--histogram N] [--seq S | --worst K] [--around N] "
+    "[--run ID | --label L | --last] "
     "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
     "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
     "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
@@ -594,7 +597,9 @@ constexpr command_help export_help = {
     "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
     "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"
     "page); osadl-rtdataset is OSADL's RT dataset JSON (plot-rtdataset.py) and\n"
-    "rtla-timerlat-hist the text of rtla timerlat hist --no-header (parse_rtla.py)."};
+    "rtla-timerlat-hist the text of rtla timerlat hist --no-header (parse_rtla.py).\n"
+    "vcd draws one run's chosen samples (--seq S or --worst K, --around N) as a value change\n"
+    "dump for PulseView, GTKWave or sigrok-cli: STIM, RESP, TRIG and each bracket."};
 
 /** @brief The option table of `irqloop export`, bound to @p r and the text fields @p a. */
 void add_export_options(po::options_description& desc, export_request& r, export_args& a)
@@ -606,8 +611,9 @@ void add_export_options(po::options_description& desc, export_request& r, export
         "rt-tests-json (cyclictest --json, one thread per run), prometheus (text exposition "
         "format), "
         "junit (JUnit XML, a testcase per limit), lava (LAVA test-case lines), "
-        "osadl-rtdataset (OSADL's RT dataset JSON, a core per run) or rtla-timerlat-hist "
-        "(rtla timerlat hist text, an IRQ and a Thr column per run)");
+        "osadl-rtdataset (OSADL's RT dataset JSON, a core per run), rtla-timerlat-hist "
+        "(rtla timerlat hist text, an IRQ and a Thr column per run) or vcd (waveforms of "
+        "chosen samples, below)");
     add("what", po::value(&a.what),
         "json and csv: what to export, comma-separated: summary, histogram, intervals, worst, "
         "exceedances, events, raw, or all (everything but raw). CSV takes exactly one. "
@@ -622,6 +628,7 @@ void add_export_options(po::options_description& desc, export_request& r, export
                                    "default: the gates stored with each run by run --fail-*)");
     add_gate_limit_options(limits, a.limits);
     desc.add(limits);
+    add_export_vcd_options(desc, a.vcd);
 }
 
 std::int64_t parse_bins(const std::string& text)
@@ -675,7 +682,7 @@ void check_format(export_request& r, const export_args& a)
     if (f == std::end(format_names))
         throw error("bad --format", "unknown export format '" + a.fmt + "'",
                     "use json, csv, cyclictest-hist, rt-tests-json, prometheus, junit, lava, "
-                    "osadl-rtdataset or rtla-timerlat-hist");
+                    "osadl-rtdataset, rtla-timerlat-hist or vcd");
     r.format = f->format;
     if (!is_table(r.format) && !a.what.empty())
         throw error("bad --what", "--format " + a.fmt + " has a fixed content",
@@ -698,6 +705,7 @@ void check_export(export_request& r, const export_args& a)
                     "limits go with --format junit or lava");
     if (is_table(r.format))
         r.what = parse_what(a.what, r.format);
+    r.vcd = check_export_vcd(a.vcd, r.format == export_format::vcd);
 }
 
 } // namespace
@@ -714,6 +722,10 @@ export_outcome execute_export(const export_request& r)
     o.runs = o.cat->select(r.sel.sel);
     if (is_ci(r.format)) {
         o.gated = gate_runs(*o.cat, o.runs, r.limits, r.format == export_format::junit);
+        return o;
+    }
+    if (r.format == export_format::vcd) {
+        o.vcd = prepare_vcd_export(*o.cat, o.runs, r.vcd);
         return o;
     }
     if (r.what.count("raw")) {
@@ -794,6 +806,9 @@ int present_export(const export_outcome& o, const export_request& r)
         break;
     case export_format::rtla_timerlat_hist:
         write_rtla_timerlat_hist(cat, o.runs, o.bins, out);
+        break;
+    case export_format::vcd:
+        write_vcd_export(o.vcd, out);
         break;
     case export_format::junit:
     case export_format::lava:

@@ -3,6 +3,7 @@
 // `irqloop export` as parse -> execute -> present (command.hpp).
 #include "command.hpp"
 #include "export-ci.hpp"
+#include "export-vcd.hpp"
 #include "gates.hpp"
 #include "read.hpp"
 #include "selection.hpp"
@@ -26,7 +27,8 @@ enum class export_format {
     junit,
     lava,
     osadl_rtdataset,
-    rtla_timerlat_hist
+    rtla_timerlat_hist,
+    vcd
 };
 
 struct export_request final {
@@ -37,6 +39,7 @@ struct export_request final {
     std::int64_t bins = 0; ///< cyclictest-hist, rt-tests-json: 0 for enough for the largest max
     std::string output;    ///< empty: standard output
     gate_limits limits;    ///< junit, lava: empty for the gates stored with each run
+    export_vcd_choice vcd; ///< vcd: the samples to draw
 };
 
 /**
@@ -50,6 +53,7 @@ struct export_outcome final {
     std::vector<const db::run_record*> runs;
     std::vector<gated_run> gated; ///< junit and lava: each run with its gates
     std::int64_t bins = 0;        ///< cyclictest-hist, rt-tests-json: the bins used
+    vcd_waveform vcd;             ///< vcd: the drawing, made before anything is written
 };
 
 /** @brief Pure: reads and checks the arguments; --help returns its text. */

@@ -236,8 +236,8 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
                                           "histogram, timeline, cdf, heatmap or long-term)\n"},
              {"export --format xml",
               "irqloop: bad --format: unknown export format 'xml' (use json, csv, "
-              "cyclictest-hist, rt-tests-json, prometheus, junit, lava, osadl-rtdataset or "
-              "rtla-timerlat-hist)\n"},
+              "cyclictest-hist, rt-tests-json, prometheus, junit, lava, osadl-rtdataset, "
+              "rtla-timerlat-hist or vcd)\n"},
              {"export --format prometheus --what worst",
               "irqloop: bad --what: --format prometheus has a fixed content (drop --what, or use "
               "--format json or csv)\n"},
