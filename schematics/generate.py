@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes the irqloop wiring schematics (parport/, gpiod/, ftdi/) as KiCad 9 .kicad_sch files.
+"""Writes the irqloop wiring schematics (parport/, gpiod/, ftdi/, analyzer/) as KiCad 9 .kicad_sch
+files.
 
 The sheets are plain KiCad sources: open and edit them in KiCad like any other. This script
 only exists so that they can be rebuilt reproducibly (stable UUIDs, every pin on the 1.27 mm
@@ -476,6 +477,64 @@ def ftdi(lib):
     s.write(HERE / "ftdi")
 
 
+def analyzer(lib):
+    """The gpiod 3.3 V wiring with a logic analyzer clipped on beside it (irqloop verify): D0 on
+    STIM at the target's input, D1 on RESP at the logger's input, its ground on the logger's."""
+    s = sheet("analyzer", "irqloop verify: a logic analyzer clipped onto the logger's wiring", lib,
+              notes=(
+        "Analyzer J3: D0 on STIM at the target's input, D1 on RESP at the logger's input",
+        "GND (J3.9) on the logger's ground; the logger's wiring as gpiod-3v3.kicad_sch",
+        "Defaults: hw/gpiod/gpiod-defaults.hpp; pin table: schematics/analyzer/pins.csv"))
+    pi = s.symbol("Connector:Raspberry_Pi_2_3", "J1", "Raspberry Pi 40-pin header: LOGGER", 55.88, 91.44,
+                  mirror="y", fields={"Reference": (12.7, -34.29, 0, "left"), "Value": (0, 41.91, 0, None)})
+    out, trig, inp = s.pin(pi, 11), s.pin(pi, 15), s.pin(pi, 13)
+    flags = []
+    rx = 149.86
+    r1a, r1b = series(s, "R1", (rx, out[1]))
+    r3a, r3b = series(s, "R3", (rx, trig[1]))
+    r2a, r2b = series(s, "R2", (rx, inp[1]))
+    s.wire(out, r1a)
+    s.wire(inp, r2a)
+    s.wire(trig, r3a)
+    logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
+    s.no_connect(s.pin(pi, 1))
+    g = s.pin(pi, 9)
+    flagged(s, flags, g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
+    s.label("GND", (g[0], g[1] + 5.08), 180)
+    s.no_connect(s.pin(pi, 2))
+    wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
+    for number in lib.get("Connector:Raspberry_Pi_2_3")[1]:
+        if number not in wired:
+            s.no_connect(s.pin(pi, number))
+    target_header(s, flags, False)
+
+    # The analyzer's header: D0-D7 on pins 1-8, GND on 9, pin 10 unused; each clip to its net.
+    la = s.symbol("Connector_Generic:Conn_01x10", "J3", "LOGIC ANALYZER (fx2lafw)", 129.54, 152.4,
+                  fields={"Reference": (1.27, -13.97, 0, None), "Value": (1.27, 15.24, 0, None)})
+    for n, net in {1: "STIM", 2: "RESP_3V3", 9: "GND"}.items():
+        p = s.pin(la, n)
+        s.wire(p, (p[0] - 7.62, p[1]))
+        s.label(net, (p[0] - 7.62, p[1]), 180)
+    for n in (3, 4, 5, 6, 7, 8, 10):
+        s.no_connect(s.pin(la, n))
+
+    big = 1.524
+    s.text("LOGGER: irqloop run --hw gpiod:chip=gpiochip0,out=17,in=27 --raw", (22.86, 25.4), big)
+    target_header_text(s, False)
+    s.text("LOGIC ANALYZER J3 (sheet numbering; clones label D0-D7 CH0-CH7 or CH1-CH8)\n"
+           "1 D0: STIM, clipped at the target's input pin (J2.2)\n"
+           "2 D1: RESP, clipped at the logger's input pin (J1.13)\n"
+           "9 GND: the logger's ground (J1.9); 3-8 D2-D7 and 10: open\n"
+           "sigrok-cli --driver fx2lafw --config samplerate=24m\n"
+           "  --channels D0=STIM,D1=RESP --time 30s -o capture.sr\n"
+           "irqloop verify --db lab.db --last --capture capture.sr",
+           (22.86, 142.24), 1.27)
+    s.text("R1-R3 (330): limit the current when both ends drive a line or one\n"
+           "board is unpowered, and damp ringing. R1 and R3 sit at their driving\n"
+           "end; on a long cable, move R2 to the target's end.", (177.8, 149.86), big)
+    s.write(HERE / "analyzer")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--symbols", default="/usr/share/kicad/symbols", help="KiCad symbol library folder")
@@ -485,6 +544,7 @@ def main():
     gpiod(lib, shifted=True)
     gpiod(lib, shifted=False)
     ftdi(lib)
+    analyzer(lib)
 
 
 if __name__ == "__main__":

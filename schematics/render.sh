@@ -5,7 +5,7 @@
 # (librsvg2-bin). Only for whoever edits a schematic: CI uses the committed pictures.
 set -eu
 cd "$(dirname "$0")"
-for sch in parport/parport.kicad_sch gpiod/gpiod.kicad_sch gpiod/gpiod-3v3.kicad_sch ftdi/ftdi.kicad_sch; do
+for sch in parport/parport.kicad_sch gpiod/gpiod.kicad_sch gpiod/gpiod-3v3.kicad_sch ftdi/ftdi.kicad_sch analyzer/analyzer.kicad_sch; do
 	dir=$(dirname "$sch")
 	name=$(basename "$sch" .kicad_sch)
 	kicad-cli sch export svg --no-background-color -o "$dir" "$sch" >/dev/null

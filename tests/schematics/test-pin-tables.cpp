@@ -364,7 +364,9 @@ std::vector<std::string> check_sheet(const table& t, const std::string& sheet_st
         std::set<std::string> listed{std::istream_iterator<std::string>(sheets), {}};
         if (!listed.contains(sheet_stem))
             continue;
-        for (const std::string side : {"logger", "target"}) {
+        for (const std::string side : {"logger", "target", "analyzer"}) {
+            if (!r.contains(side + "_ref")) // only the analyzer's table has an analyzer side
+                continue;
             const auto& ref = r.at(side + "_ref");
             if (ref.empty())
                 continue;
@@ -482,8 +484,9 @@ std::vector<std::string> check_readme(const table& t, const std::string& readme)
             problems.push_back(r.at("signal") + ": no row in the README");
             continue;
         }
-        for (const std::string column : {"logger_pin", "logger_name", "target_pin", "target_name"})
-            if (!r.at(column).empty() && !cells->contains(r.at(column)))
+        for (const std::string column : {"logger_pin", "logger_name", "target_pin", "target_name",
+                                         "analyzer_pin", "analyzer_name"})
+            if (r.contains(column) && !r.at(column).empty() && !cells->contains(r.at(column)))
                 problems.push_back(r.at("signal") + ": the README row lacks " + column + " '" +
                                    r.at(column) + "'");
     }
@@ -501,6 +504,7 @@ std::string listing(const std::vector<std::string>& problems)
 const std::string parport_dir = source_dir + "/schematics/parport/";
 const std::string gpiod_dir = source_dir + "/schematics/gpiod/";
 const std::string ftdi_dir = source_dir + "/schematics/ftdi/";
+const std::string analyzer_dir = source_dir + "/schematics/analyzer/";
 
 } // namespace
 
@@ -576,9 +580,57 @@ TEST_CASE("gpiod schematics wire the Pi header as their pin table says", "[schem
     }
 }
 
+TEST_CASE("analyzer schematic clips D0 on STIM at the target's input, D1 on RESP at the "
+          "logger's input and GND on the logger's ground, beside the gpiod wiring; "
+          "docs/commands/verify.md's capture line names the same channels",
+          "[schematics]")
+{
+    const auto pins = read_csv(analyzer_dir + "pins.csv");
+    const auto text = slurp(analyzer_dir + "analyzer.kicad_sch");
+    const auto problems = check_sheet(pins, "analyzer", text);
+    INFO(listing(problems));
+    CHECK(problems.empty());
+    const auto logger = check_gpiod_defaults(pins); // the logger's side is the gpiod wiring
+    INFO(listing(logger));
+    CHECK(logger.empty());
+
+    // Each clip reaches the pin the table says it watches, and only the lines it names.
+    const sheet_nets nets(text);
+    const auto on = [&](const std::string& ref, const std::string& pin) {
+        const auto p = nets.pin(ref, pin);
+        REQUIRE(p);
+        return nets.pins_on(*p);
+    };
+    const auto& stim = find_row(pins, "STIM");
+    const auto& resp = find_row(pins, "RESP");
+    const auto& gnd = find_row(pins, "GND");
+    CHECK(on("J3", stim.at("analyzer_pin")) ==
+          std::set<std::string>{"J3." + stim.at("analyzer_pin"), "R1.2",
+                                "J2." + stim.at("target_pin")});
+    CHECK(on("J3", resp.at("analyzer_pin")) ==
+          std::set<std::string>{"J3." + resp.at("analyzer_pin"), "R2.1",
+                                "J1." + std::to_string(gd::in_header_pin)});
+    CHECK(on("J3", gnd.at("analyzer_pin")).contains("J1." + std::to_string(gd::ground_header_pin)));
+    for (const std::string unused : {"3", "4", "5", "6", "7", "8", "10"})
+        CHECK(nets.has_no_connect(*nets.pin("J3", unused)));
+
+    // The capture line users copy names the analyzer's channels as the table does.
+    const auto verify_md = slurp(source_dir + "/docs/commands/verify.md");
+    CHECK(verify_md.find("--channels " + stim.at("analyzer_name") + "=STIM," +
+                         resp.at("analyzer_name") + "=RESP") != std::string::npos);
+    CHECK(verify_md.find("schematics/analyzer/") != std::string::npos);
+
+    // A table that puts D1 on the target's side of R2 fails.
+    auto moved = pins;
+    for (auto& r : moved)
+        if (r.at("signal") == "RESP")
+            r["analyzer_net"] = "RESP";
+    CHECK_FALSE(check_sheet(moved, "analyzer", text).empty());
+}
+
 TEST_CASE("schematics READMEs show the pins of their pins.csv", "[schematics]")
 {
-    for (const auto& dir : {parport_dir, gpiod_dir, ftdi_dir}) {
+    for (const auto& dir : {parport_dir, gpiod_dir, ftdi_dir, analyzer_dir}) {
         const auto problems = check_readme(read_csv(dir + "pins.csv"), slurp(dir + "README.md"));
         INFO(dir << ":\n" << listing(problems));
         CHECK(problems.empty());
