@@ -58,7 +58,7 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     t.add_column("latency" + u);
     if (truth)
         t.add_column("truth" + u);
-    t.add_column("gap" + u);
+    t.add_column("bracket" + u);
     t.add_column("edge", table::align::left);
     t.add_column("flags", table::align::left);
     if (file)
@@ -66,8 +66,15 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& [r, s] = rows[i];
         std::string flags;
-        if (s.flags & db::flag_disturbed)
-            flags += "disturbed ";
+        if (s.flags & db::flag_disturbed) {
+            // Ranked by what it proves, its lower bound: said on its line, and why an upper
+            // bound above the timeout is no answer later than the timeout.
+            flags += "disturbed, proves " +
+                     format_latency(double(s.latency_ns - s.bracket_ns), unit) +
+                     (r && s.latency_ns > r->meta.timeout_ns ? " (above the timeout by its bracket)"
+                                                             : "") +
+                     " ";
+        }
         if (s.flags & db::flag_warmup)
             flags += "warmup ";
         if (run && r->partial())
@@ -81,11 +88,11 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
         }
         row.push_back(std::to_string(s.seq));
         row.push_back(format_utc(s.unix_ns, 6));
-        row.push_back(latency_with_bracket(s, unit));
+        row.push_back(format_latency(double(s.latency_ns), unit));
         if (truth)
             row.push_back(format_latency(
                 s.truth_ns ? std::optional<double>(double(*s.truth_ns)) : std::nullopt, unit));
-        row.push_back(format_latency(double(s.gap_ns), unit));
+        row.push_back(format_latency(double(s.bracket_ns), unit));
         row.push_back((s.flags & db::flag_rising) ? "rising" : "falling");
         row.push_back(flags);
         if (file)

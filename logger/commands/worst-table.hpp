@@ -18,7 +18,7 @@ struct worst_entry final {
 
 /** @brief Which columns beyond the sample's own: report shows one run, worst many. */
 enum class worst_columns {
-    sample_only,  ///< rank, seq, time, latency, gap, edge, flags
+    sample_only,  ///< rank, seq, time, latency, bracket, edge, flags
     with_run,     ///< and run, label after rank; flags also say partial-run
     with_run_file ///< with_run, and the run's file last (several --db files)
 };
@@ -37,8 +37,11 @@ std::string latency_with_bracket(const db::sample_row& s, latency_unit unit);
 std::string run_max_line(const db::run_record& r, latency_unit unit);
 
 /**
- * @brief The one worst-samples table of report and worst: rank from 1 in the given order,
- * latencies in @p unit, flags "disturbed" / "warmup" (/ "partial-run"), edge rising or falling.
+ * @brief The one worst-samples table of report and worst: rank from 1 in the given order (by
+ * what each sample proves, db::rank_ns), latencies in @p unit; each sample's bracket (the width
+ * its true latency lies in, below the latency); flags "disturbed, proves X" (with "above the
+ * timeout by its bracket" when its upper bound passes the run's timeout) / "warmup" (/
+ * "partial-run"); edge rising or falling.
  */
 void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,
                        table_format fmt, std::ostream& out);

@@ -7,6 +7,7 @@
 #include "version.hpp"
 #include "watch-command.hpp"
 
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -207,6 +208,41 @@ TEST_CASE("a run with lost answers: every max agrees, every table with a max sho
         const std::string line = "run 1 'lossy': max " + ge + "10000.000 us " + lost;
         CHECK_THAT(run_line("worst --top 3").out, ContainsSubstring(line + "\n"));
         CHECK_THAT(watch_final_summary(), ContainsSubstring("  " + line + "\n"));
+    }
+    SECTION("worst ranks by what a sample proves, and says why a latency passes the timeout")
+    {
+        const auto w = run_line("worst --top 20 --format csv");
+        REQUIRE(w.status == 0);
+        std::istringstream in(w.out);
+        std::string l;
+        std::getline(in, l);
+        CHECK(l == "rank,run,label,seq,time (UTC),latency (us),bracket (us),edge,flags");
+        double last = 1e300;
+        int rows = 0, above_timeout = 0;
+        while (std::getline(in, l) && l.rfind('#', 0) != 0) {
+            std::vector<std::string> f;
+            std::istringstream cells(l);
+            for (std::string c; std::getline(cells, c, ',');)
+                f.push_back(c);
+            REQUIRE(f.size() >= 8);
+            const double latency = std::stod(f[5]), bracket = std::stod(f[6]);
+            const std::string flags = f.size() > 8 ? f[8] : "";
+            // Disturbed: "disturbed, proves X" in one quoted field, split here at its comma.
+            const double proves = flags.find("disturbed") != std::string::npos
+                                      ? std::stod(f[9].substr(f[9].find("proves ") + 7))
+                                      : latency;
+            if (flags.find("disturbed") != std::string::npos)
+                CHECK(proves == Catch::Approx(latency - bracket).margin(0.0015));
+            CHECK(proves <= last);
+            last = proves;
+            ++rows;
+            if (latency > 10000.0) {
+                ++above_timeout;
+                CHECK_THAT(l, ContainsSubstring("above the timeout by its bracket"));
+            }
+        }
+        CHECK(rows == 20);
+        CHECK(above_timeout == 1); // the throttled sample, ranked by the 9.752 ms it proves
     }
     SECTION("every compare preset has a lost column and the same max")
     {

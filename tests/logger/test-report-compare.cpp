@@ -223,7 +223,7 @@ TEST_CASE("compare pools the runs of one label and combines several database fil
         const auto t = parse_csv(r.out);
         REQUIRE(t.size() == 4);
         CHECK(t[0] == std::vector<std::string>{"rank", "run", "label", "seq", "time (UTC)",
-                                               "latency (us)", "gap (us)", "edge", "flags",
+                                               "latency (us)", "bracket (us)", "edge", "flags",
                                                "file"});
         for (std::size_t i = 1; i < 4; ++i) {
             CHECK(t[i][0] == std::to_string(i));

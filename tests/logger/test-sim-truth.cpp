@@ -152,7 +152,7 @@ TEST_CASE("sim truth: every answered raw sample's truth lies in its bracket, eac
     const auto worst_part = text.out.substr(text.out.find("== worst 10 =="));
     const auto header = worst_part.substr(0, worst_part.find('\n', worst_part.find("rank")));
     CHECK(header.find("latency (us)") < header.find("truth (us)"));
-    CHECK(header.find("truth (us)") < header.find("gap (us)"));
+    CHECK(header.find("truth (us)") < header.find("bracket (us)"));
     CHECK(worst_part.find(us(*worst[0].truth_ns)) != std::string::npos);
 
     const auto csv = run_cmd(report_command, {"report", "--db", path, "--format", "csv"});
@@ -169,6 +169,6 @@ TEST_CASE("sim truth: every answered raw sample's truth lies in its bracket, eac
         worst_command, {"worst", "--db", path, "--top", "3", "--unit", "ns", "--format", "csv"});
     INFO(w.out);
     REQUIRE(w.status == 0);
-    CHECK(w.out.find("latency (ns),truth (ns),gap (ns)") != std::string::npos);
+    CHECK(w.out.find("latency (ns),truth (ns),bracket (ns)") != std::string::npos);
     CHECK(w.out.find("," + std::to_string(*worst[0].truth_ns) + ",") != std::string::npos);
 }
