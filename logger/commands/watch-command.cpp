@@ -37,9 +37,10 @@ const db::run_record* newest_running(const db::catalog& c)
     return best;
 }
 
+/** @brief A latency in us with its unit, as every figure of the view. */
 std::string us(std::int64_t ns)
 {
-    return format_duration(static_cast<double>(ns));
+    return format_latency(double(ns), latency_unit::us) + " us";
 }
 
 /** @brief A max as the other tables print it (format_max), in us. */
@@ -54,13 +55,13 @@ void print_running(const watch_outcome& o, const watch_request& r, std::ostream&
 {
     const db::run_record* run = o.run;
     const auto& s = run->summary;
-    char rate[32];
-    std::snprintf(rate, sizeof rate, "%.0f", o.rate);
+    char rate[32] = "\xe2\x80\x94"; // "—" until the run's first commit
+    if (s.end_unix_ns > run->meta.start_unix_ns)
+        std::snprintf(rate, sizeof rate, "%.0f/s", o.rate);
     out << "run " << run->id << " (" << message_text(run->name()) << ") running, "
         << message_text(run->meta.backend) << '\n';
-    out << "  samples " << s.samples << "  stimuli " << s.stimuli << "  rate " << rate
-        << "/s  lost " << s.lost << "  disturbed " << s.disturbed << "  overflows " << s.overflows
-        << '\n';
+    out << "  samples " << s.samples << "  stimuli " << s.stimuli << "  rate " << rate << "  lost "
+        << s.lost << "  disturbed " << s.disturbed << "  overflows " << s.overflows << '\n';
     out << "  max so far "
         << max_text(run->has_stats ? std::optional<std::int64_t>(s.max_ns) : std::nullopt,
                     s.max_bracket_ns, s.lost, run->meta.timeout_ns)
@@ -129,6 +130,20 @@ parsed<watch_request> parse_watch(int argc, char** argv)
     return parsed<watch_request>::of(std::move(r));
 }
 
+double watch_rate(watch_state& state, const std::string& uuid, std::uint64_t stimuli,
+                  std::int64_t start_unix_ns, std::int64_t commit_unix_ns)
+{
+    if (state.watching != uuid) // a new run on screen: counted from its start, no stimulus yet
+        state = watch_state{uuid, 0, start_unix_ns, 0.0, state.checked};
+    if (commit_unix_ns > state.last_commit_ns && stimuli >= state.last_stimuli) {
+        state.rate = double(stimuli - state.last_stimuli) * 1e9 /
+                     double(commit_unix_ns - state.last_commit_ns);
+        state.last_stimuli = stimuli;
+        state.last_commit_ns = commit_unix_ns;
+    }
+    return state.rate;
+}
+
 watch_outcome execute_watch(const watch_request& r, watch_state& state)
 {
     watch_outcome o;
@@ -146,18 +161,9 @@ watch_outcome execute_watch(const watch_request& r, watch_state& state)
                 o.ended = &run;
         return o;
     }
-    const auto now = std::chrono::steady_clock::now();
     const auto& s = o.run->summary;
-    if (state.watching == o.run->meta.uuid) {
-        const double dt = std::chrono::duration<double>(now - state.last_t).count();
-        o.rate = dt > 0 ? static_cast<double>(s.stimuli - state.last_stimuli) / dt : 0;
-    } else if (o.run->end_unix_ns && *o.run->end_unix_ns > o.run->meta.start_unix_ns) {
-        o.rate = static_cast<double>(s.stimuli) * 1e9 /
-                 static_cast<double>(*o.run->end_unix_ns - o.run->meta.start_unix_ns);
-    }
-    state.watching = o.run->meta.uuid;
-    state.last_stimuli = s.stimuli;
-    state.last_t = now;
+    o.rate =
+        watch_rate(state, o.run->meta.uuid, s.stimuli, o.run->meta.start_unix_ns, s.end_unix_ns);
     if (auto iv = o.cat->intervals(*o.run); !iv.empty())
         o.window = iv.back();
     if (r.top)

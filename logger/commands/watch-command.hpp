@@ -26,11 +26,22 @@ struct watch_request final {
 
 /** @brief What one view keeps for the next: the run on screen, for its rate. */
 struct watch_state final {
-    std::string watching; ///< uuid of the run on screen, empty before the first view
-    std::uint64_t last_stimuli = 0;
-    std::chrono::steady_clock::time_point last_t = std::chrono::steady_clock::now();
-    bool checked = false; ///< every page of the file was checked at the first view
+    std::string watching;            ///< uuid of the run on screen, empty before the first view
+    std::uint64_t last_stimuli = 0;  ///< its stimuli at the last commit seen
+    std::int64_t last_commit_ns = 0; ///< the logger's wall time of that commit
+    double rate = 0;                 ///< the rate shown, kept until the next commit
+    bool checked = false;            ///< every page of the file was checked at the first view
 };
+
+/**
+ * @brief The rate a view shows: the stimuli the run stored between the last two commits @p state
+ * saw, over the logger's wall time between them (the run's own commit times, never watch's
+ * refresh clock: the stored counts move only at a commit, so a per-refresh rate read 0, then a
+ * burst). The first view of a run: its stimuli over the time from its start to its last
+ * commit. A view with no new commit keeps the rate before. Updates @p state.
+ */
+double watch_rate(watch_state& state, const std::string& uuid, std::uint64_t stimuli,
+                  std::int64_t start_unix_ns, std::int64_t commit_unix_ns);
 
 /** @brief One view of the file. */
 struct watch_outcome final {
@@ -38,7 +49,7 @@ struct watch_outcome final {
     const db::run_record* run = nullptr;    ///< the newest running run; none: the last view
     bool watched = false;                   ///< with no run: a run was on screen before
     const db::run_record* ended = nullptr;  ///< with no run: the one on screen before, as it ended
-    double rate = 0;                        ///< stimuli per second since the view before
+    double rate = 0;                        ///< stimuli per second (watch_rate)
     std::optional<db::interval_row> window; ///< the run's last committed stats window
     std::vector<db::sample_row> worst;      ///< its top --top
     std::vector<db::event_total> events;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `irqloop watch` reads a file while `irqloop run` writes it, and ends cleanly without a
 // running run.
+#include "recorder.hpp"
 #include "run-process.hpp"
+#include "store.hpp"
+#include "synthetic-run.hpp"
 #include "temp-dir.hpp"
+#include "watch-command.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -47,4 +51,69 @@ TEST_CASE("watch: sees the counts of a running run grow, then ends cleanly with 
     auto missing = run_process({IRQLOOP_BIN, "watch", "--db", dir / "none.db"});
     CHECK(missing.status == 2);
     CHECK_FALSE(std::filesystem::exists(dir / "none.db"));
+}
+
+namespace
+{
+
+/** @brief @p n answered samples 8 us long, @p period_ns apart from cycle @p t (1 GHz: ns). */
+std::vector<irqloop::logger::sample> scripted_samples(std::uint64_t& seq, std::uint64_t& t,
+                                                      std::uint64_t n, std::uint64_t period_ns)
+{
+    std::vector<irqloop::logger::sample> v;
+    for (std::uint64_t i = 0; i < n; ++i, t += period_ns) {
+        irqloop::logger::sample s{};
+        s.seq = seq++;
+        s.t0_cycles = t;
+        s.latency_cycles = 8000;
+        s.bracket_cycles = 40;
+        s.max_gap_cycles = 20;
+        v.push_back(s);
+    }
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("watch: the rate is the stimuli stored between two commits over the logger's time "
+          "between them, kept between commits",
+          "[report][watch]")
+{
+    using namespace irqloop;
+    temp_dir dir;
+    const std::string path = dir / "w.db";
+    constexpr std::int64_t start = 1'767'225'600'000'000'000; // 2026-01-01 UTC
+    db::store st(path);
+    const std::int64_t id =
+        st.begin_run(test::synthetic_run_row("00000000-0000-4000-8000-000000000311", "watched",
+                                             start, "irqloop run (scripted)", "scripted"));
+    // Windows of 1 s on a 1 GHz synthetic clock whose cycle 0 is the run's start.
+    logger::recorder rec(test::synthetic_recorder_config(1'000'000'000, start), &st, id);
+    logger::watch_request r;
+    r.db = path;
+    r.top = 0;
+    logger::watch_state state;
+    std::uint64_t seq = 0, t = 0;
+
+    // 2.5 s at 1000/s: windows 0 and 1 committed (2000 stimuli at 2 s), the third still open.
+    rec.add(scripted_samples(seq, t, 2500, 1'000'000));
+    auto o = logger::execute_watch(r, state);
+    REQUIRE(o.run != nullptr);
+    CHECK(o.run->summary.stimuli == 2000);
+    CHECK(o.rate == 1000.0); // the first view: 2000 stimuli over the 2 s since the start
+    // No commit since: the stored counts have not moved, and the rate is kept, not 0.
+    o = logger::execute_watch(r, state);
+    CHECK(o.rate == 1000.0);
+
+    // Then 4000/s from 2.5 s to 4.5 s: window 2 stores 500 + 2000 stimuli, window 3 4000, both
+    // committed (at 3 s and 4 s); window 4 is open.
+    rec.add(scripted_samples(seq, t, 8000, 250'000));
+    o = logger::execute_watch(r, state);
+    REQUIRE(o.run != nullptr);
+    CHECK(o.run->summary.stimuli == 8500);
+    CHECK(o.run->summary.end_unix_ns == start + 4'000'000'000);
+    // (8500 - 2000) stimuli over the 2 s between the commits at 2 s and 4 s.
+    CHECK(o.rate == 3250.0);
+    o = logger::execute_watch(r, state);
+    CHECK(o.rate == 3250.0);
 }
