@@ -342,6 +342,7 @@ std::string run_help(const po::options_description& desc)
          "SIGINT/SIGTERM/SIGHUP stop the run cleanly within --timeout + 1s; what was "
          "measured stays\nin --db. Exit status: 0 ok, 1 runtime failure, 2 refused, 128 + "
          "signal (docs/commands/exit-status.md).\n"
+         "SIGUSR1 during the run stores a 'mark' event (the stimulus count, the sender).\n"
          "Before the first stimulus the run performs irqloop doctor's checks, stores them "
          "as\n"
          "preflight.* metadata and prints the WARN/FAIL lines; --strict-rt refuses a FAIL.\n"

@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <pthread.h>
 #include <random>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -40,6 +42,13 @@ std::string seconds_text(std::int64_t ns)
 sampler_thread::sampler_thread(sampler& smp, base::rt_session& rt, sampler_end& end)
     : thread_([this, &smp, &rt, &end] {
           base::name_this_thread("irqloop-sampler");
+          // No signal handler runs on the measuring thread: a mark (SIGUSR1) or a stop
+          // signal goes to another thread of the process, which the kernel then picks.
+          sigset_t block;
+          sigemptyset(&block);
+          for (int sig : {SIGUSR1, SIGINT, SIGTERM, SIGHUP})
+              sigaddset(&block, sig);
+          pthread_sigmask(SIG_BLOCK, &block, nullptr);
           rt.apply_to_this_thread();
           started_.store(true);
           started_.notify_one();

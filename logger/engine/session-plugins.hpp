@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -131,6 +132,28 @@ private:
     std::optional<std::chrono::steady_clock::time_point> start_;
     std::chrono::steady_clock::time_point last_print_;
     std::uint64_t last_stimuli_ = 0;
+};
+
+/** @brief Marks (issue 31): each SIGUSR1 during the run is a `mark` event, at the stimulus
+ *  count and wall time it was taken (within one 20 ms tick), with its sender's pid. The
+ *  handler is this object's, for its life; the sampler's thread blocks SIGUSR1 so that a mark
+ *  never interrupts a measurement. */
+class run_marks final : public run_plugin
+{
+public:
+    explicit run_marks(session& s);
+    ~run_marks() override;
+    run_marks(const run_marks&) = delete;
+    run_marks& operator=(const run_marks&) = delete;
+    void on_tick() override;
+    void on_end(run_outcome& out) override;
+
+private:
+    void take(const char* when);
+    session& s_;
+    struct sigaction old_ {
+    };
+    std::uint64_t seen_ = 0, numbered_ = 0;
 };
 
 /** @brief The plug-ins @p s's options ask for, in their order. */

@@ -119,6 +119,7 @@ std::vector<std::unique_ptr<run_plugin>> engine_plugins(session& s)
     if (!s.opt.recording.metrics_file.empty())
         v.push_back(std::make_unique<metrics_writer>(s));
     v.push_back(std::make_unique<ring_counters>(s));
+    v.push_back(std::make_unique<run_marks>(s));
     if (s.opt.progress != progress_mode::none)
         v.push_back(std::make_unique<progress_line>(s));
     return v;
