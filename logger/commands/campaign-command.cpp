@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -26,8 +27,10 @@ namespace
 {
 
 // Gate the phase's newest run with @p label: the lines, the outcome stored with the run.
-// Returns false when a limit failed.
-bool gate_phase(const std::string& db, const std::string& label, const gate_limits& gates)
+// Returns false when a limit failed; @p refused takes the refusal of a --p-exceed (p-exceed
+// key) whose tail fit's checks do not allow the claim.
+bool gate_phase(const std::string& db, const std::string& label, const gate_limits& gates,
+                std::optional<error>& refused)
 {
     db::catalog cat({db});
     db::run_selector sel;
@@ -37,9 +40,19 @@ bool gate_phase(const std::string& db, const std::string& label, const gate_limi
     const auto g = evaluate_gates(cat, *r, gates);
     std::fputs(format_gate_lines(g).c_str(), stdout);
     std::printf("campaign: phase '%s' (run %lld) gates: %s\n", message_text(label).c_str(),
-                static_cast<long long>(r->id), g.pass() ? "PASS" : "FAIL");
+                static_cast<long long>(r->id),
+                g.refused() ? "NOT CLAIMED"
+                : g.pass()  ? "PASS"
+                            : "FAIL");
     std::fflush(stdout);
     store_gate_outcome(db, r->id, g);
+    if (!refused) {
+        try {
+            throw_if_refused(g, "phase '" + label + "' (run " + std::to_string(r->id) + ")");
+        } catch (const error& e) {
+            refused = e;
+        }
+    }
     return g.pass();
 }
 
@@ -118,12 +131,14 @@ void take_key(campaign_request& req, const std::string& key, const std::string& 
                     "phases share the campaign's db; set it at the top");
     if (k.rfind("fail-", 0) == 0)
         throw error("campaign: " + file, "key '" + k + "' in [" + section + "]",
-                    "a phase's gates take check's keys: max, p, lost, overflows");
+                    "a phase's gates take check's keys: max, p, p-exceed, lost, overflows");
     auto& gt = phases.back().gate_text;
     if (k == "max")
         gt.max = value;
     else if (k == "p")
         gt.p.push_back(value);
+    else if (k == "p-exceed")
+        gt.p_exceed.push_back(value);
     else if (k == "lost")
         gt.lost = value;
     else if (k == "overflows")
@@ -169,11 +184,11 @@ const char* const campaign_about =
     "'irqloop run'\noptions without the dashes (duration, samples, hw, load-cmd, "
     "target, "
     "threshold, ...).\nThe section name is the phase's --label unless it sets label.\n"
-    "Gates: a phase's max, p (repeatable), lost and overflows keys are irqloop check's\n"
-    "limits, applied to the phase's run when it ends (or is found complete); the "
-    "outcome\n"
-    "is stored with the run and shown in the compare table, and the campaign exits 3\n"
-    "when a limit of any phase failed (the phases after it still run).\n"
+    "Gates: a phase's max, p, p-exceed (both repeatable), lost and overflows keys are\n"
+    "irqloop check's limits, applied to the phase's run when it ends (or is found\n"
+    "complete); the outcome is stored with the run and shown in the compare table, and\n"
+    "the campaign exits 3 when a limit of any phase failed (the phases after it still\n"
+    "run), 2 when a phase's p-exceed has a tail fit whose checks do not allow the claim.\n"
     "Every phase is parsed and checked (its keys, their values, the hw spec's keys)\n"
     "before the first one runs: a bad one is refused with exit status 2, naming the\n"
     "phase, and no file is made or touched.\n"
@@ -223,7 +238,7 @@ campaign_outcome execute_campaign(campaign_request& req)
         if (complete_in(db, label, id)) {
             std::printf("campaign: phase %zu/%zu '%s': complete (run %lld), skipped\n", i + 1,
                         phases.size(), message_text(label).c_str(), static_cast<long long>(id));
-            if (!p.gates.empty() && !gate_phase(db, label, p.gates))
+            if (!p.gates.empty() && !gate_phase(db, label, p.gates, out.refused))
                 out.failed.push_back(label);
             continue;
         }
@@ -239,7 +254,7 @@ campaign_outcome execute_campaign(campaign_request& req)
             out.status = rc;
             return out;
         }
-        if (!p.gates.empty() && !gate_phase(db, label, p.gates))
+        if (!p.gates.empty() && !gate_phase(db, label, p.gates, out.refused))
             out.failed.push_back(label);
     }
     return out;
@@ -256,7 +271,12 @@ int present_campaign(const campaign_outcome& o, const campaign_request& req)
     table.sel.dbs = {req.db};
     table.by_label = true;
     const int rc = present_compare(execute_compare(table), table);
-    if (rc != 0 || o.failed.empty())
+    if (rc != 0)
+        return rc;
+    // A phase's --p-exceed that its tail fit cannot claim: no verdict, refused (2).
+    if (o.refused)
+        throw *o.refused;
+    if (o.failed.empty())
         return rc;
     std::string names;
     for (const auto& l : o.failed)

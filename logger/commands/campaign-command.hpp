@@ -2,9 +2,11 @@
 #pragma once
 // `irqloop campaign FILE.ini` as parse -> execute -> present (command.hpp).
 #include "command.hpp"
+#include "error.hpp"
 #include "gates.hpp"
 #include "run-request.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@ namespace irqloop::logger
 struct campaign_phase final {
     std::string section;
     run_keys keys;             ///< run options, in file order
-    gate_limit_args gate_text; ///< max, p, lost, overflows
+    gate_limit_args gate_text; ///< max, p, p-exceed, lost, overflows
     gate_limits gates;
     std::string label; ///< the section's name unless it sets label
     run_request request;
@@ -29,6 +31,7 @@ struct campaign_request final {
 struct campaign_outcome final {
     int status = 0;                  ///< a phase's non-zero exit status ends the campaign
     std::vector<std::string> failed; ///< labels of the phases whose gates failed
+    std::optional<error> refused;    ///< the first phase's p-exceed its tail fit cannot claim
 };
 
 /**

@@ -20,13 +20,14 @@ namespace po = boost::program_options;
 
 constexpr command_help check_help = {
     "irqloop check [--db F] [--run ID | --label L | --last] [--max 100us] "
-    "[--p 99.99=50us ...] [--lost 0] [--overflows 0]",
+    "[--p 99.99=50us ...] [--p-exceed 100us=1e-9 ...] [--lost 0] [--overflows 0]",
     "Hold the selected runs (default: every measurement run) to limits: one line per\n"
     "limit with the value, the limit and PASS or FAIL. Durations need a unit (100us).\n"
     "A run that did not end complete, or has no sample, fails whatever its limits, as\n"
     "the CI exports fail it. Exit status: 0 when every run passed; else the first failed\n"
     "run's: 1 when it did not end complete, 4 when it has no sample, 3 when a limit\n"
-    "failed; 2 for bad options or a selection that matches nothing.\n"
+    "failed; 2 for bad options, a selection that matches nothing, or a --p-exceed whose\n"
+    "tail fit's checks do not allow the claim (irqloop tail shows them).\n"
     "Docs: docs/commands/check.md"};
 
 } // namespace
@@ -41,7 +42,8 @@ parsed<check_request> parse_check(int argc, char** argv)
     return parse_reading(argc, argv, desc, check_help, r, [&] {
         r.limits = parse_gate_limits(lt);
         if (r.limits.empty())
-            throw error("check", "no limit given", "give --max, --p, --lost or --overflows");
+            throw error("check", "no limit given",
+                        "give --max, --p, --p-exceed, --lost or --overflows");
     });
 }
 
@@ -49,8 +51,11 @@ check_outcome execute_check(const check_request& r)
 {
     check_outcome o;
     o.cat = std::make_unique<db::catalog>(r.sel.dbs);
-    for (const auto* run : o.cat->select(r.sel.sel))
+    for (const auto* run : o.cat->select(r.sel.sel)) {
         o.runs.push_back({run, evaluate_gates(*o.cat, *run, r.limits)});
+        // A probability the run's tail fit cannot claim is no verdict at all: refused (2).
+        throw_if_refused(o.runs.back().gates, "run " + std::to_string(run->id));
+    }
     return o;
 }
 

@@ -10,6 +10,8 @@
 #include <pugixml.hpp>
 #endif
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -45,6 +47,15 @@ std::string lava_id(std::string_view s)
     for (unsigned char c : s)
         o += std::isalnum(c) || c == '-' || c == '_' || c == '.' ? char(c) : '_';
     return o.empty() ? "_" : o;
+}
+
+// A probability as LAVA's decimal grammar takes it (no exponent): 4 significant digits.
+std::string ci_lava_probability(double p)
+{
+    const int digits = p > 0 ? std::clamp(3 - int(std::floor(std::log10(p))), 0, 40) : 0;
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", digits, p);
+    return b;
 }
 
 std::string line_text(const gate_line& l)
@@ -179,10 +190,12 @@ void add_testcases(pugi::xml_node suite, const gated_run& g)
         if (l.pass)
             continue;
         auto f = tc.append_child("failure");
-        f.append_attribute("type") = "limit";
+        f.append_attribute("type") = l.refused ? "not-claimed" : "limit";
         f.append_attribute("message") =
-            (l.name + " " + gate_value_text(l) + (l.latency && l.has_value ? " us" : "") +
-             " is above the limit " + gate_limit_text(l) + (l.latency ? " us" : ""))
+            (l.refused
+                 ? l.name + " " + l.note
+                 : l.name + " " + gate_value_text(l) + (l.latency && l.has_value ? " us" : "") +
+                       " is above the limit " + gate_limit_text(l) + (l.latency ? " us" : ""))
                 .c_str();
         std::string body =
             line_text(l) + (l.note.empty() ? "" : " (" + l.note + ")") + "\n" + about;
@@ -279,8 +292,13 @@ void write_lava(const std::vector<gated_run>& runs, std::ostream& out)
             line("complete", "fail", "", "");
         // Limits: the measurement is the value, the result the gate's.
         for (const auto& l : g.gates.lines)
-            line("gate." + l.key, l.pass ? "pass" : "fail", l.has_value ? gate_value_text(l) : "",
-                 l.latency ? "us" : "count");
+            line("gate." + l.key, l.pass ? "pass" : "fail",
+                 !l.has_value    ? ""
+                 : l.probability ? ci_lava_probability(l.value)
+                                 : gate_value_text(l),
+                 l.latency       ? "us"
+                 : l.probability ? "probability"
+                                 : "count");
         if (!g.gates.lines.empty() || !g.unfinished.empty())
             line("gate", g.pass() ? "pass" : "fail", "", "");
     }

@@ -7,6 +7,8 @@
 #include "session-core.hpp"
 #include "store.hpp"
 #include "table.hpp"
+#include "tail-command.hpp"
+#include "tail-fit.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -62,9 +64,66 @@ std::int64_t bucket_percentile(const db::run_record& r, double p, Buckets for_ea
 
 // A percentile that is not stored: from the run's histogram, or nothing (a run without one).
 using other_percentile = std::function<std::optional<std::int64_t>(double)>;
+// The run's stored tail (histogram, exceedances, windows), or nothing (a run without a store).
+using gate_tail_source = std::function<analysis::tail_data()>;
 
-gate_outcome evaluate(const other_percentile& other, const db::run_record& r,
-                      const gate_limits& lim)
+// "100us", "12.5us", "0.75us": X in us, the shortest decimal that reads back as it.
+std::string gate_x_text(std::int64_t x_ns)
+{
+    return percentile_name(double(x_ns) / 1000).substr(1) + "us";
+}
+
+// A probability as stored and shown: 4 significant digits ("3.217e-10").
+std::string gate_prob_text(double p)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", p);
+    return b;
+}
+
+// P(latency > X) <= P for each limit, from one tail fit of the run.
+void evaluate_p_exceed(const gate_tail_source& tail, const gate_limits& lim, gate_outcome& g)
+{
+    if (lim.p_exceed.empty())
+        return;
+    if (!tail)
+        throw error("gate --p-exceed", "a run without a database keeps no tail to fit",
+                    "drop --no-db");
+    const analysis::tail_data d = tail();
+    const analysis::tail_options opt; // as `irqloop tail` fits it: 95 % intervals
+    const analysis::tail_fit fit = analysis::fit_tail(d, opt);
+    // Every check that does not allow the claim, with its figures; empty when each one does.
+    std::string failed;
+    for (const auto& c : fit.checks)
+        if (c.assessed && !c.passed)
+            failed += (failed.empty() ? "the tail fit's " : "; its ") + c.name +
+                      " check failed: " + c.detail;
+    for (const auto& [x, p] : lim.p_exceed) {
+        gate_line l;
+        l.name = "P(>" + gate_x_text(x) + ")";
+        l.key = "p_exceed_" + gate_x_text(x);
+        l.probability = true;
+        l.limit = p;
+        if (!failed.empty() || !fit.fitted) {
+            l.refused = true;
+            l.has_value = false;
+            l.note = "not claimed: " + (failed.empty() ? "the tail fit failed" : failed);
+        } else {
+            const auto e = analysis::p_exceed(d, fit, double(x), opt.confidence);
+            l.value = e.ci.hi;
+            l.pass = !e.ci.hi_open && e.ci.hi <= p;
+            char b[200];
+            std::snprintf(b, sizeof b, "upper end of the 95 %% interval %s .. %s%s, estimate %s",
+                          gate_prob_text(e.ci.lo).c_str(), gate_prob_text(e.ci.hi).c_str(),
+                          e.ci.hi_open ? " (open: not bounded)" : "", gate_prob_text(e.p).c_str());
+            l.note = b;
+        }
+        g.lines.push_back(std::move(l));
+    }
+}
+
+gate_outcome evaluate(const other_percentile& other, const gate_tail_source& tail,
+                      const db::run_record& r, const gate_limits& lim)
 {
     gate_outcome g;
     const auto& s = r.summary;
@@ -118,6 +177,19 @@ gate_outcome evaluate(const other_percentile& other, const db::run_record& r,
         }
         g.lines.push_back(std::move(l));
     }
+    if (r.has_stats)
+        evaluate_p_exceed(tail, lim, g);
+    else
+        for (const auto& [x, p] : lim.p_exceed) {
+            gate_line l;
+            l.name = "P(>" + gate_x_text(x) + ")";
+            l.key = "p_exceed_" + gate_x_text(x);
+            l.probability = true;
+            l.limit = p;
+            l.has_value = false;
+            l.note = "no samples in the statistics";
+            g.lines.push_back(std::move(l));
+        }
     if (lim.lost)
         g.lines.push_back(count_line("lost", s.lost, *lim.lost));
     if (lim.overflows)
@@ -152,6 +224,25 @@ std::size_t gate_outcome::failed() const noexcept
         std::count_if(lines.begin(), lines.end(), [](const gate_line& l) { return !l.pass; }));
 }
 
+const gate_line* gate_outcome::refused() const noexcept
+{
+    for (const auto& l : lines)
+        if (l.refused)
+            return &l;
+    return nullptr;
+}
+
+void throw_if_refused(const gate_outcome& g, const std::string& run_name)
+{
+    const auto* l = g.refused();
+    if (!l)
+        return;
+    throw error("gate " + l->name + " on " + run_name, l->note,
+                "irqloop tail shows the fit and its checks; a gate on what was measured "
+                "is --max or --p",
+                exit_usage);
+}
+
 gate_outcome evaluate_gates(db::catalog& cat, const db::run_record& run, const gate_limits& limits)
 {
     return evaluate(
@@ -161,12 +252,12 @@ gate_outcome evaluate_gates(db::catalog& cat, const db::run_record& run, const g
                     record(b.lo_ns, b.count);
             });
         },
-        run, limits);
+        [&] { return read_tail_data(cat, run); }, run, limits);
 }
 
 gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits)
 {
-    return evaluate({}, run, limits);
+    return evaluate({}, {}, run, limits);
 }
 
 gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits,
@@ -179,7 +270,7 @@ gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits
                     [&](std::int64_t lo, std::int64_t, std::uint64_t n) { record(lo, n); });
             });
         },
-        run, limits);
+        {}, run, limits);
 }
 
 void gate_plugin::on_finish(run_outcome& out, const histogram& h)
@@ -193,7 +284,26 @@ void gate_plugin::on_finish(run_outcome& out, const histogram& h)
     rec.has_stats = out.summary.samples > 0;
     rec.meta.metadata.emplace_back("logger.keep_disturbed",
                                    session_->opt.recording.keep_disturbed ? "yes" : "no");
-    outcome_ = evaluate_gates(rec, limits_, h);
+    gate_limits other = limits_;
+    other.p_exceed.clear();
+    outcome_ = evaluate_gates(rec, other, h);
+    if (!limits_.p_exceed.empty()) {
+        // The tail fit reads the run as stored (its recording is closed): the same lines as
+        // `irqloop check --p-exceed` gives on it, placed after the percentiles.
+        db::catalog cat({db_path_});
+        const db::run_record* stored = nullptr;
+        for (const auto& r : cat.runs())
+            if (r.id == out.run_id)
+                stored = &r;
+        gate_limits tail_only;
+        tail_only.p_exceed = limits_.p_exceed;
+        auto t = stored ? evaluate_gates(cat, *stored, tail_only)
+                        : evaluate_gates(rec, tail_only); // not reached: the run is stored
+        auto at = outcome_->lines.begin();
+        while (at != outcome_->lines.end() && at->key != "lost" && at->key != "overflows")
+            ++at;
+        outcome_->lines.insert(at, t.lines.begin(), t.lines.end());
+    }
     // The verdicts for the metrics file's last write: each limit, then the run as a whole,
     // which also fails when the run cannot pass (as the CI formats and check say).
     for (const auto& l : outcome_->lines)
@@ -234,11 +344,15 @@ std::string gate_value_text(const gate_line& l)
 {
     if (!l.has_value)
         return "n/a";
+    if (l.probability)
+        return gate_prob_text(l.value);
     return l.latency ? us3(l.value) : std::to_string(std::uint64_t(l.value));
 }
 
 std::string gate_limit_text(const gate_line& l)
 {
+    if (l.probability)
+        return gate_prob_text(l.limit);
     return l.latency ? us3(l.limit) : std::to_string(std::uint64_t(l.limit));
 }
 
@@ -247,10 +361,11 @@ std::string format_gate_lines(const gate_outcome& g)
     std::string out;
     for (const auto& l : g.lines) {
         const char* unit = l.latency ? " us" : "   ";
+        const char* verdict = l.refused ? "NOT CLAIMED" : l.pass ? "PASS" : "FAIL";
         char b[256];
         std::snprintf(b, sizeof b, "  gate %-10s %12s%s  limit %12s%s  %s", l.name.c_str(),
                       gate_value_text(l).c_str(), l.has_value ? unit : "   ",
-                      gate_limit_text(l).c_str(), unit, l.pass ? "PASS" : "FAIL");
+                      gate_limit_text(l).c_str(), unit, verdict);
         out += b;
         if (!l.note.empty())
             out += "  (" + l.note + ")";
@@ -286,6 +401,10 @@ std::optional<gate_outcome> stored_gates(const db::run_record& run)
         const bool latency = l.key.size() > 3 && l.key.compare(l.key.size() - 3, 3, "_us") == 0;
         l.name = latency ? l.key.substr(0, l.key.size() - 3) : l.key;
         l.latency = latency;
+        if (l.key.rfind("p_exceed_", 0) == 0) {
+            l.probability = true;
+            l.name = "P(>" + l.key.substr(9) + ")";
+        }
         std::istringstream in(v);
         std::string value, limit, result;
         if (!(in >> value >> limit >> result))
@@ -300,6 +419,7 @@ std::optional<gate_outcome> stored_gates(const db::run_record& run)
         }
         l.pass = result == "pass";
         std::getline(in >> std::ws, l.note);
+        l.refused = l.probability && l.note.rfind("not claimed", 0) == 0;
         g.lines.push_back(std::move(l));
     }
     if (!has)
@@ -312,6 +432,8 @@ std::optional<gate_outcome> stored_gates(const db::run_record& run)
             return 1000.0;
         if (l.name == "overflows")
             return 1001.0;
+        if (l.probability)
+            return 500.0;
         return 1.0 + (l.name.size() > 1 ? std::atof(l.name.c_str() + 1) : 0.0);
     };
     std::stable_sort(g.lines.begin(), g.lines.end(),
@@ -335,6 +457,11 @@ void add_gate_limit_options(boost::program_options::options_description& desc, g
         "100us");
     add("p", po::value(&t.p)->composing(),
         "fail when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable");
+    add("p-exceed", po::value(&t.p_exceed)->composing(),
+        "fail when the upper end of the 95 % interval of P(latency > X) per sample, from the "
+        "tail fit (irqloop tail), is above P: X=P, e.g. 100us=1e-9; repeatable. When the "
+        "fit's checks do not allow the claim it is 'not claimed': check exits 2, junit and "
+        "lava report it failed");
     add("lost", po::value(&t.lost), "fail when more stimuli than this were lost (e.g. 0)");
     add("overflows", po::value(&t.overflows),
         "fail when the sample ring overflowed more often than this (e.g. 0)");
@@ -348,6 +475,8 @@ gate_limits parse_gate_limits(const gate_limit_args& t, const std::string& where
         lim.max_ns = parse_gate_duration(t.max, pre + "max");
     for (const auto& p : t.p)
         lim.percentiles.push_back(parse_percentile_limit(p, pre + "p"));
+    for (const auto& p : t.p_exceed)
+        lim.p_exceed.push_back(parse_p_exceed_limit(p, pre + "p-exceed"));
     if (!t.lost.empty())
         lim.lost = parse_count(t.lost, pre + "lost");
     if (!t.overflows.empty())
@@ -369,6 +498,24 @@ std::pair<double, std::int64_t> parse_percentile_limit(const std::string& text,
         throw error("bad value for " + what, "percentile '" + ptext + "' is outside (0, 100)",
                     "e.g. 99.99=50us; for the largest value use --max");
     return {p, parse_gate_duration(text.substr(eq + 1), what)};
+}
+
+std::pair<std::int64_t, double> parse_p_exceed_limit(const std::string& text,
+                                                     const std::string& what)
+{
+    const auto eq = text.find('=');
+    if (eq == std::string::npos)
+        throw error("bad value for " + what, "'" + text + "' is not X=P", "e.g. 100us=1e-9");
+    const std::string xtext = text.substr(0, eq), ptext = text.substr(eq + 1);
+    const std::int64_t x = parse_gate_duration(xtext, what);
+    if (x <= 0)
+        throw error("bad value for " + what, "latency '" + xtext + "' is not above 0",
+                    "e.g. 100us=1e-9");
+    const double p = parse_number(ptext, what);
+    if (!(p > 0 && p < 1))
+        throw error("bad value for " + what, "probability '" + ptext + "' is outside (0, 1)",
+                    "a probability per sample, e.g. 100us=1e-9");
+    return {x, p};
 }
 
 std::string percentile_name(double p)

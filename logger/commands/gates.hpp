@@ -30,6 +30,11 @@
  *   --keep-disturbed), as report shows it: p50, p99, p99.9, p99.99 and p99.9999 as stored,
  *   any other from the stored histogram by the same rank rule (the bucket's top, clamped to
  *   min and max: never below the true sample).
+ * - p-exceed X=P: the upper end of the 95 % profile-likelihood interval of P(latency > X) per
+ *   sample, from the tail fit `irqloop tail` shows (analysis/tail-fit.hpp), fails when above
+ *   P. A fit whose checks do not allow the claim (too few exceedances, a step change across
+ *   the run's windows, exceedances in bursts) is neither a pass nor a fail: the line is
+ *   refused ("not claimed", gate_line::refused) and the commands exit 2 (throw_if_refused()).
  * - lost, overflows: counts, failing when above the limit.
  * - A run without samples in its statistics has no max or percentile: those limits FAIL
  *   ("n/a"), never pass.
@@ -45,17 +50,23 @@ constexpr int exit_gate_failed = exit_limit;
 struct gate_limits final {
     std::optional<std::int64_t> max_ns;
     std::vector<std::pair<double, std::int64_t>> percentiles; ///< {p, limit ns}, as given
+    std::vector<std::pair<std::int64_t, double>> p_exceed;    ///< {X ns, P per sample}, as given
     std::optional<std::uint64_t> lost;
     std::optional<std::uint64_t> overflows;
 
-    bool empty() const noexcept { return !max_ns && percentiles.empty() && !lost && !overflows; }
+    bool empty() const noexcept
+    {
+        return !max_ns && percentiles.empty() && p_exceed.empty() && !lost && !overflows;
+    }
 };
 
 /** @brief One limit checked against one run. */
 struct gate_line final {
-    std::string key;      ///< max_us, p99.99_us, lost, overflows (metadata gate.<key>)
-    std::string name;     ///< max, p99.99, lost, overflows
-    bool latency = false; ///< value and limit in ns (shown in us), else counts
+    std::string key;          ///< max_us, p99.99_us, p_exceed_100us, lost, overflows (gate.<key>)
+    std::string name;         ///< max, p99.99, P(>100us), lost, overflows
+    bool latency = false;     ///< value and limit in ns (shown in us)...
+    bool probability = false; ///< ...or probabilities per sample, else counts
+    bool refused = false;     ///< the tail fit's checks do not allow the claim (note says why)
     bool has_value = true;
     double value = 0; ///< ns or a count
     double limit = 0;
@@ -69,7 +80,16 @@ struct gate_outcome final {
 
     bool pass() const noexcept;
     std::size_t failed() const noexcept;
+    /** @brief The first line whose claim the data do not allow, or null. */
+    const gate_line* refused() const noexcept;
 };
+
+/**
+ * @brief Throw the refusal of @p g's first refused line (exit_usage, 2): "gate P(>100us) on
+ *        run 3: not claimed: the fit's independence check failed: ... (hint)". Nothing when
+ *        no line was refused.
+ */
+void throw_if_refused(const gate_outcome& g, const std::string& run_name);
 
 /**
  * @brief Check @p run against @p limits. Percentiles other than the five stored read the
@@ -98,7 +118,11 @@ gate_outcome evaluate_gates(const db::run_record& run, const gate_limits& limits
 class gate_plugin final : public run_plugin
 {
 public:
-    explicit gate_plugin(gate_limits limits) : limits_(std::move(limits)) {}
+    /** @brief @p db_path: the run's store, read back for a P(latency > X) limit's tail fit. */
+    explicit gate_plugin(gate_limits limits, std::string db_path = {})
+        : limits_(std::move(limits)), db_path_(std::move(db_path))
+    {
+    }
     void on_start(session& s) override { session_ = &s; }
     void on_finish(run_outcome& out, const histogram& h) override;
     /** @brief The outcome, once the run has finished (not for a failed run). */
@@ -106,6 +130,7 @@ public:
 
 private:
     gate_limits limits_;
+    std::string db_path_;
     session* session_ = nullptr;
     std::optional<gate_outcome> outcome_;
 };
@@ -150,10 +175,11 @@ void store_gate_outcome(const std::string& db_path, std::int64_t run_id, const g
 struct gate_limit_args final {
     std::string max;
     std::vector<std::string> p;
+    std::vector<std::string> p_exceed;
     std::string lost, overflows;
 };
 
-/** @brief Register --max, --p (repeatable), --lost, --overflows on @p desc. */
+/** @brief Register --max, --p, --p-exceed (both repeatable), --lost, --overflows on @p desc. */
 void add_gate_limit_options(boost::program_options::options_description& desc, gate_limit_args& t);
 
 /** @brief Parse check's spelling of the limits; @p where names the source in messages. */
@@ -165,6 +191,13 @@ gate_limits parse_gate_limits(const gate_limit_args& t, const std::string& where
  */
 std::pair<double, std::int64_t> parse_percentile_limit(const std::string& text,
                                                        const std::string& what);
+
+/**
+ * @brief Parse one exceedance limit "100us=1e-9": X a duration with its unit, P a probability
+ *        per sample in (0, 1). @p what names the option in messages.
+ */
+std::pair<std::int64_t, double> parse_p_exceed_limit(const std::string& text,
+                                                     const std::string& what);
 
 /** @brief A duration limit: a unit is required ("100us"), except for "0". */
 std::int64_t parse_gate_duration(const std::string& text, const std::string& what);
