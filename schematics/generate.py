@@ -299,6 +299,19 @@ def logger_side_labels(s, out, inp, trig, r1b, r2b, r3b):
         s.label(net, (end[0] + 12.7, end[1]), 180)
 
 
+def pi_ground_and_unused(s, flags, lib, pi):
+    """The Pi's GND (pin 9, stacked with the other grounds) and a no-connect on every pin
+    the sheet does not wire (5V on pin 2 included)."""
+    g = s.pin(pi, 9)
+    flagged(s, flags, g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
+    s.label("GND", (g[0], g[1] + 5.08), 180)
+    s.no_connect(s.pin(pi, 2))
+    wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
+    for number in lib.get("Connector:Raspberry_Pi_2_3")[1]:
+        if number not in wired:
+            s.no_connect(s.pin(pi, number))
+
+
 def target_header(s, flags, shifted):
     """The target's GPIO header J2 (VIO, STIM, RESP, TRIG, GND), each pin to its net label; VIO
     is flagged where level shifters take it (@p shifted), otherwise left open."""
@@ -409,14 +422,7 @@ def gpiod(lib, shifted):
         s.label("+3V3", (v3[0], v3[1] - 7.62), 90)
     else:
         s.no_connect(v3)
-    g = s.pin(pi, 9)
-    flagged(s, flags, g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
-    s.label("GND", (g[0], g[1] + 5.08), 180)
-    s.no_connect(s.pin(pi, 2))
-    wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
-    for number in lib.get("Connector:Raspberry_Pi_2_3")[1]:
-        if number not in wired:
-            s.no_connect(s.pin(pi, number))
+    pi_ground_and_unused(s, flags, lib, pi)
 
     # The far end: the target's header.
     target_header(s, flags, shifted)
@@ -498,14 +504,7 @@ def analyzer(lib):
     s.wire(trig, r3a)
     logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
     s.no_connect(s.pin(pi, 1))
-    g = s.pin(pi, 9)
-    flagged(s, flags, g, (g[0], g[1] + 5.08), (g[0] + 5.08, g[1] + 2.54))
-    s.label("GND", (g[0], g[1] + 5.08), 180)
-    s.no_connect(s.pin(pi, 2))
-    wired = {"1", "17", "2", "4", "11", "13", "15"} | {str(n) for n in (6, 9, 14, 20, 25, 30, 34, 39)}
-    for number in lib.get("Connector:Raspberry_Pi_2_3")[1]:
-        if number not in wired:
-            s.no_connect(s.pin(pi, number))
+    pi_ground_and_unused(s, flags, lib, pi)
     target_header(s, flags, False)
 
     # The analyzer's header: D0-D7 on pins 1-8, GND on 9, pin 10 unused; each clip to its net.

@@ -8,6 +8,7 @@
 #include "export-vcd.hpp"
 #include "read.hpp"
 #include "run-process.hpp"
+#include "sim-raw-run.hpp"
 #include "temp-dir.hpp"
 
 #include <catch2/catch_test_macros.hpp>
@@ -22,34 +23,13 @@
 using namespace irqloop;
 using namespace irqloop::analysis;
 using irqloop::test::run_irqloop;
+using irqloop::test::read_bytes;
 using irqloop::test::run_shell;
+using irqloop::test::seeded_raw_run;
 using irqloop::test::temp_dir;
 
 namespace
 {
-
-std::string export_vcd_text(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-// A short sim run with --raw: 400 stimuli 100 us apart (40 ms: 4e7 samples at the VCD's 1 GHz
-// for sigrok-cli, a second or two).
-std::vector<db::sample_row> export_vcd_sim_run(const std::string& path)
-{
-    const auto run = run_irqloop({"run", "--hw", "sim:model=normal,mean=8us,sd=1us,seed=29",
-                                  "--samples", "400", "--interval", "100us", "--jitter", "10us",
-                                  "--raw", "--label", "vcd", "--progress", "none", "--db", path});
-    INFO(run.out << run.err);
-    REQUIRE(run.status == 0);
-    db::catalog cat({path});
-    std::vector<db::sample_row> raw;
-    for (const auto& r : cat.runs())
-        cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s); });
-    REQUIRE(raw.size() == 400);
-    return raw;
-}
 
 // The file's time 0 on the logger's clock, from its $comment.
 std::int64_t export_vcd_origin(const std::string& text)
@@ -109,7 +89,7 @@ TEST_CASE("export --format vcd: a sim run's worst 3 samples open in sigrok-cli w
 {
     temp_dir dir;
     const auto db_path = dir / "sim.db";
-    const auto raw = export_vcd_sim_run(db_path);
+    const auto raw = seeded_raw_run(db_path, 400, "vcd", 29);
     // The worst 3 as irqloop ranks them: the run's stored worst list, through the JSON export.
     const auto js = run_irqloop({"export", "--db", db_path, "--run", "1", "--what", "worst"});
     REQUIRE(js.status == 0);
@@ -125,7 +105,7 @@ TEST_CASE("export --format vcd: a sim run's worst 3 samples open in sigrok-cli w
     INFO(out.out << out.err);
     REQUIRE(out.status == 0);
     CHECK(out.out.empty());
-    const auto text = export_vcd_text(vcd);
+    const auto text = read_bytes(vcd);
     const auto origin = export_vcd_origin(text);
     CHECK(text.find("samples seq " + std::to_string(worst[0]) + ", seq " +
                     std::to_string(worst[1]) + ", seq " + std::to_string(worst[2]) +
@@ -273,7 +253,7 @@ TEST_CASE("export --format vcd: bad input exits 2 with what, why and a hint befo
 {
     temp_dir dir;
     const auto db_path = dir / "sim.db";
-    export_vcd_sim_run(db_path);
+    seeded_raw_run(db_path, 400, "vcd", 29);
     // A run without raw samples (run 2), and a version-6 run whose raw samples have no times.
     const auto plain = run_irqloop({"run", "--hw", "sim:seed=3", "--samples", "50", "--interval",
                                     "100us", "--progress", "none", "--db", db_path});

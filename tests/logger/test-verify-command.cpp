@@ -6,6 +6,7 @@
 #include "capture.hpp"
 #include "read.hpp"
 #include "run-process.hpp"
+#include "sim-raw-run.hpp"
 #include "store.hpp"
 #include "temp-dir.hpp"
 #include "verify-store.hpp"
@@ -22,36 +23,13 @@
 using namespace irqloop;
 using namespace irqloop::analysis;
 using irqloop::test::run_irqloop;
+using irqloop::test::read_bytes;
 using irqloop::test::run_shell;
+using irqloop::test::seeded_raw_run;
 using irqloop::test::temp_dir;
 
 namespace
 {
-
-std::string verify_bytes(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-// A sim run (the computed far end stores each drawn delay), --raw: 1000 stimuli, 100 us apart.
-std::vector<db::sample_row> verify_sim_run(const std::string& path, const std::string& label,
-                                           int seed = 11)
-{
-    const auto spec = "sim:model=normal,mean=8us,sd=1us,seed=" + std::to_string(seed);
-    const auto run =
-        run_irqloop({"run", "--hw", spec, "--samples", "1000", "--interval", "100us", "--jitter",
-                     "10us", "--raw", "--label", label, "--progress", "none", "--db", path});
-    INFO(run.out << run.err);
-    REQUIRE(run.status == 0);
-    db::catalog cat({path});
-    std::vector<db::sample_row> raw;
-    for (const auto& r : cat.runs())
-        if (r.meta.label == label)
-            cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s); });
-    REQUIRE(raw.size() == 1000);
-    return raw;
-}
 
 // The capture an analyzer at @p rate_hz would make of the run: STIM toggles at each stimulus
 // (its stored time), RESP at each drawn answer (time + truth); 1 ms of lead; floored to the
@@ -112,7 +90,7 @@ TEST_CASE("verify: a sim run's truth as a capture at 24 MHz and 100 MHz, through
         SKIP("SKIPPED: sigrok-cli is not on PATH (apt-get install sigrok-cli)");
     temp_dir dir;
     const auto db_path = dir / "sim.db";
-    const auto raw = verify_sim_run(db_path, "sim");
+    const auto raw = seeded_raw_run(db_path, 1000, "sim", 11);
     std::size_t answered = 0;
     for (const auto& s : raw)
         answered += (s.flags & db::flag_lost) ? 0 : 1;
@@ -209,7 +187,7 @@ TEST_CASE("verify: RESP 2 us late on 10 samples of a sim run: exactly those 10 a
 {
     temp_dir dir;
     const auto db_path = dir / "sim.db";
-    const auto raw = verify_sim_run(db_path, "shift");
+    const auto raw = seeded_raw_run(db_path, 1000, "shift", 11);
     std::set<std::uint64_t> shifted;
     // Only a sample whose upper bound lies less than 2 us above its truth can show a 2 us late
     // answer as outside: one the logger's descheduling disturbed has a bracket wide enough to
@@ -269,8 +247,8 @@ TEST_CASE("verify: no such channel, a capture cut short (VCD or .sr) and a captu
 {
     temp_dir dir;
     const auto db_path = dir / "sim.db";
-    const auto raw = verify_sim_run(db_path, "a");
-    const auto other = verify_sim_run(dir / "other.db", "b", 12);
+    const auto raw = seeded_raw_run(db_path, 1000, "a", 11);
+    const auto other = seeded_raw_run(dir / "other.db", 1000, "b", 12);
     const auto good = dir / "good.vcd";
     const auto good10 = dir / "good10.vcd"; // at 10 ns: sigrok-cli's .sr of it is 100 MHz
     {
@@ -304,7 +282,7 @@ TEST_CASE("verify: no such channel, a capture cut short (VCD or .sr) and a captu
     if (verify_have_sigrok()) {
         REQUIRE(run_shell("sigrok-cli -I vcd -i '" + good10 + "' -o '" + dir / "good.sr" + "'")
                     .status == 0);
-        const auto sr = verify_bytes(dir / "good.sr");
+        const auto sr = read_bytes(dir / "good.sr");
         std::ofstream(dir / "cut.sr", std::ios::binary) << sr.substr(0, sr.size() / 2);
         cases.push_back(
             {{"--capture", dir / "cut.sr"},
@@ -312,7 +290,7 @@ TEST_CASE("verify: no such channel, a capture cut short (VCD or .sr) and a captu
     } else {
         WARN("SKIPPED: the cut .sr case: sigrok-cli is not on PATH (apt-get install sigrok-cli)");
     }
-    const auto before = verify_bytes(db_path);
+    const auto before = read_bytes(db_path);
     for (const auto& c : cases) {
         std::vector<std::string> args = {"verify", "--db", db_path, "--run", "1"};
         args.insert(args.end(), c.args.begin(), c.args.end());
@@ -321,7 +299,7 @@ TEST_CASE("verify: no such channel, a capture cut short (VCD or .sr) and a captu
         CHECK(out.status == 2);
         CHECK(out.err.find(c.message) != std::string::npos);
         CHECK(out.out.empty());
-        CHECK((verify_bytes(db_path) == before));
+        CHECK((read_bytes(db_path) == before));
     }
     CHECK_FALSE(std::filesystem::exists(dir / "irqloop.db"));
 }
@@ -340,12 +318,12 @@ TEST_CASE("verify: a version-6 file is upgraded to 7 (raw samples keep their row
         SQLite::Database d(path, SQLite::OPEN_READONLY);
         REQUIRE(d.execAndGet("PRAGMA user_version").getInt() == 6);
     }
-    const auto before = verify_bytes(path);
+    const auto before = read_bytes(path);
     const auto refused = run_irqloop({"verify", "--db", path, "--run", "1", "--capture", path});
     CHECK(refused.status == 2);
     CHECK(refused.err.find("its raw samples have no stimulus times (recorded before schema "
                            "version 7)") != std::string::npos);
-    CHECK((verify_bytes(path) == before)); // a refusal does not even upgrade it
+    CHECK((read_bytes(path) == before)); // a refusal does not even upgrade it
     {
         db::store s(path);
     }

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace irqloop::test
@@ -23,6 +25,12 @@ temp_dir::~temp_dir()
 {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_bytes(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 } // namespace irqloop::test

@@ -29,4 +29,7 @@ private:
     std::string path_;
 };
 
+/** @brief The whole file at @p path as bytes; empty when it cannot be read. */
+std::string read_bytes(const std::string& path);
+
 } // namespace irqloop::test
