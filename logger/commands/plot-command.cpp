@@ -123,8 +123,53 @@ std::string preamble(const plot_request& o, const std::string& title)
     return s.str();
 }
 
+/// The default histogram's bins per power of two: the histogram's own log-linear layout
+/// (histogram.hpp: 1024 per octave), 64 of its buckets to a bin, so every stored bucket lies in
+/// one bin and the body of a run is drawn in its own detail whatever its tail's length.
+constexpr int plot_bins_per_octave_log2 = 4;
+
+/** @brief The log-linear bin holding @p ns: [lo, hi), 16 per power of two, 1 ns below 16 ns. */
+std::pair<std::int64_t, std::int64_t> log_linear_bin(std::int64_t ns)
+{
+    if (ns < (std::int64_t{1} << plot_bins_per_octave_log2))
+        return {std::max<std::int64_t>(ns, 0), std::max<std::int64_t>(ns, 0) + 1};
+    const int k = 63 - __builtin_clzll(static_cast<unsigned long long>(ns));
+    const std::int64_t w = std::int64_t{1} << (k - plot_bins_per_octave_log2);
+    const std::int64_t lo = ns / w * w;
+    return {lo, lo + w};
+}
+
+/** @brief @p buckets in log-linear bins from the first to the last non-empty one, empty bins
+ *  between them kept (a step drops to the floor there). */
+std::vector<bin> rebin_log_linear(const std::vector<db::bucket_row>& buckets)
+{
+    std::vector<bin> out;
+    if (buckets.empty())
+        return out;
+    std::int64_t first = INT64_MAX, last = 0;
+    for (const auto& b : buckets) {
+        first = std::min(first, log_linear_bin(b.lo_ns).first);
+        last = std::max(last, log_linear_bin(b.lo_ns).first);
+    }
+    for (std::int64_t lo = first;;) {
+        const auto [l, h] = log_linear_bin(lo);
+        out.push_back({l, h, 0});
+        if (l >= last || h <= l)
+            break;
+        lo = h;
+    }
+    for (const auto& b : buckets) {
+        const std::int64_t lo = log_linear_bin(b.lo_ns).first;
+        const auto it = std::lower_bound(out.begin(), out.end(), lo,
+                                         [](const bin& x, std::int64_t v) { return x.lo_ns < v; });
+        if (it != out.end() && it->lo_ns == lo)
+            it->count += b.count;
+    }
+    return out;
+}
+
 std::string histogram_script(db::catalog& cat, const std::vector<const db::run_record*>& runs,
-                             const plot_request& o)
+                             const plot_request& o, plot_outcome& data)
 {
     std::vector<std::vector<db::bucket_row>> h;
     std::int64_t lo = INT64_MAX, hi = 0;
@@ -138,25 +183,38 @@ std::string histogram_script(db::catalog& cat, const std::vector<const db::run_r
     if (hi == 0)
         throw error("plot histogram", "the selected runs have no samples yet",
                     "plot a run that recorded at least one interval");
-    const std::int64_t w = o.bin_ns ? o.bin_ns : nice_bin_width(lo, hi, 400);
+    const std::int64_t w = o.bin_ns;
     constexpr std::int64_t max_bins = 100'000;
-    if ((hi - lo) / w > max_bins)
+    if (w && (hi - lo) / w > max_bins)
         throw error("bad value for --bin",
                     "'" + width_text(w) + "' gives " + std::to_string((hi - lo) / w) +
                         " bins over the runs' range, above the limit of 100K",
                     "use a width of at least " + width_text((hi - lo) / max_bins + 1) +
                         ", or leave --bin out");
+    std::vector<std::vector<bin>> bins;
+    for (const auto& x : h)
+        bins.push_back(w ? rebin_linear(x, w) : rebin_log_linear(x));
+    data.data_header = "run_id\tlo_ns\thi_ns\tcount";
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        for (const auto& b : bins[i])
+            data.data_rows.push_back(std::to_string(runs[i]->id) + '\t' + std::to_string(b.lo_ns) +
+                                     '\t' + std::to_string(b.hi_ns) + '\t' +
+                                     std::to_string(b.count));
     std::ostringstream s;
     s << preamble(o, "latency histogram");
     const char* u = unit_name(o.unit);
     s << "set xlabel 'latency (" << u << ")'\n"
-      << "set ylabel 'samples per " << width_text(w) << " bin'\n"
+      << "set ylabel '"
+      << (w ? "samples per " + width_text(w) + " bin"
+            : std::string("samples per bin (16 per power of two: log-linear "
+                          "buckets)"))
+      << "'\n"
       << "set logscale y\nset format y '10^{%L}'\nset yrange [0.8:*]\n";
     plot_runs(s, runs, "histeps", [&](std::size_t i) {
         // A zero count has no place on a log axis: 0.1 sits below the range, so the step
         // drops to the floor of the plot as OSADL's plots do.
-        for (const auto& b : rebin_linear(h[i], w))
-            s << num(in_unit(double(b.lo_ns) + double(w) / 2, o.unit)) << ' '
+        for (const auto& b : bins[i])
+            s << num(in_unit((double(b.lo_ns) + double(b.hi_ns)) / 2, o.unit)) << ' '
               << (b.count ? std::to_string(b.count) : std::string("0.1")) << '\n';
     });
     return s.str();
@@ -485,12 +543,14 @@ void add_plot_options(po::options_description& desc, plot_request& r, plot_args&
     add("size", po::value(&a.size)->default_value(a.size), "picture size in pixels, WIDTHxHEIGHT");
     add("unit", po::value(&a.unit)->default_value(a.unit), "latency unit of the axes: ns or us");
     add("bin", po::value(&a.bin),
-        "histogram bin width, e.g. 1us (default: a 1-2-5 width giving <= 400 bins)");
+        "histogram bin width, e.g. 1us (default: the histogram's log-linear buckets, 16 bins per "
+        "power of two, so the body keeps its detail beside a long tail)");
     add("title", po::value(&r.title), "plot title (default: says what is plotted)");
     add("linear", po::bool_switch(&r.linear), "timeline: linear latency axis instead of log");
     add("logx", po::bool_switch(&r.logx), "histogram, cdf: log latency axis (long tails)");
     add("data", po::value(&r.data_path),
-        "heatmap, long-term: also write the rows drawn, tab-separated with a header, to this "
+        "histogram, heatmap, long-term: also write the rows drawn, tab-separated with a header, "
+        "to this "
         "file ('-': stdout)");
     add("script", po::bool_switch(&r.print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
@@ -512,9 +572,11 @@ void check_plot(plot_request& r, const plot_args& a)
         r.output = "irqloop-plot.svg";
     plot_format_of(r.output);
     r.kind = parse_kind(a.kind);
-    if (!r.data_path.empty() && r.kind != plot_kind::heatmap && r.kind != plot_kind::long_term)
-        throw error("bad --data", "only the heatmap and long-term plots write their data",
-                    "use --kind heatmap or long-term, or export --format csv");
+    if (!r.data_path.empty() && r.kind != plot_kind::heatmap && r.kind != plot_kind::long_term &&
+        r.kind != plot_kind::histogram)
+        throw error("bad --data",
+                    "only the histogram, heatmap and long-term plots write their data",
+                    "use --kind histogram, heatmap or long-term, or export --format csv");
     parse_size(a.size, r);
     r.unit = parse_latency_unit(a.unit);
     if (!a.bin.empty()) {
@@ -539,7 +601,7 @@ plot_outcome execute_plot(const plot_request& r)
     o.runs = runs.size();
     switch (r.kind) {
     case plot_kind::histogram:
-        o.body = histogram_script(cat, runs, r);
+        o.body = histogram_script(cat, runs, r, o);
         break;
     case plot_kind::cdf:
         o.body = cdf_script(cat, runs, r);

@@ -202,3 +202,51 @@ TEST_CASE("histogram rebinning keeps every sample and uses 1-2-5 widths", "[repo
     CHECK(tail.front().fraction_above == 1.0);
     CHECK(tail.back().fraction_above == 1.0 / 1201);
 }
+
+TEST_CASE("plot's default histogram bins follow the data: the demo model's 5-12 us body has at "
+          "least 10 non-empty bins, read back from --data",
+          "[report]")
+{
+    temp_dir dir;
+    const std::string db = dir.file("demo.db"), data = dir.file("hist.tsv");
+    // The model of the demo (bash .ci/demo, docs/commands/report.md's truth example), with a
+    // 10 ms tail of its own: a 1-2-5 width over the whole range would put the body in one bin.
+    const auto run =
+        run_shell(irqloop::test::shell_program(IRQLOOP_BIN) +
+                  " run -q --hw 'sim:model=normal,mean=8us,sd=1us,spike_p=1e-3,spike_min=60us,"
+                  "spike_max=10ms' -n 20000 -i 20us --priority 0 --no-dma-latency --db " +
+                  db + " 2>&1");
+    INFO(run.out);
+    REQUIRE(run.status == 0);
+    const auto c = run_cmd(plot_command, {"plot", "--db", db, "--kind", "histogram", "--script",
+                                          "-o", dir.file("h.svg"), "--data", data});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    std::ifstream in(data);
+    std::string line;
+    REQUIRE(std::getline(in, line));
+    CHECK(line == "run_id\tlo_ns\thi_ns\tcount");
+    int body = 0;
+    std::uint64_t total = 0;
+    std::int64_t last_hi = -1;
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        long long id = 0, lo = 0, hi = 0;
+        unsigned long long n = 0;
+        REQUIRE(f >> id >> lo >> hi >> n);
+        CHECK(lo < hi);
+        CHECK((last_hi < 0 || lo == last_hi)); // contiguous bins
+        last_hi = hi;
+        total += n;
+        if (lo >= 5000 && hi <= 12'000 && n > 0)
+            ++body;
+    }
+    CHECK(body >= 10);
+    // Every stored sample is in a bin.
+    const auto rep = run_cmd(report_command, {"report", "--db", db, "--format", "csv"});
+    REQUIRE(rep.status == 0);
+    const auto p = rep.out.find("\nsamples,");
+    REQUIRE(p != std::string::npos);
+    CHECK(total == std::stoull(rep.out.substr(p + 9)));
+    INFO("bins in the body: " << body);
+}
