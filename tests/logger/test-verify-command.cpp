@@ -22,8 +22,8 @@
 
 using namespace irqloop;
 using namespace irqloop::analysis;
-using irqloop::test::run_irqloop;
 using irqloop::test::read_bytes;
+using irqloop::test::run_irqloop;
 using irqloop::test::run_shell;
 using irqloop::test::seeded_raw_run;
 using irqloop::test::temp_dir;
