@@ -676,3 +676,204 @@ tail_level p_exceed(const tail_data& data, const tail_fit& fit, double x_ns, dou
 }
 
 } // namespace irqloop::analysis
+
+namespace irqloop::analysis
+{
+namespace
+{
+
+// The GEV log-likelihood of block maxima @p x (the Gumbel limit for |xi| < 1e-9).
+double gev_loglik(const std::vector<double>& x, double mu, double sigma, double xi) noexcept
+{
+    if (!(sigma > 0))
+        return tail_ll_floor;
+    const double ls = std::log(sigma);
+    double ll = 0;
+    if (std::abs(xi) < 1e-9) {
+        for (double v : x) {
+            const double z = (v - mu) / sigma;
+            ll += -ls - z - std::exp(-z);
+        }
+    } else {
+        const double c = 1 + 1 / xi;
+        for (double v : x) {
+            const double t = 1 + xi * (v - mu) / sigma;
+            if (!(t > 0))
+                return tail_ll_floor;
+            const double lt = std::log(t);
+            ll += -ls - c * lt - std::exp(-lt / xi);
+        }
+    }
+    return std::isfinite(ll) ? ll : tail_ll_floor;
+}
+
+// Where to look for the location and scale: the Gumbel fit by moments.
+struct gev_start final {
+    double mu = 0, sigma = 1, lo = 0, hi = 0;
+};
+
+gev_start gev_moments(const std::vector<double>& x)
+{
+    const double n = double(x.size());
+    const double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+    double ss = 0;
+    for (double v : x)
+        ss += (v - mean) * (v - mean);
+    const double sd = std::max(std::sqrt(ss / std::max(n - 1, 1.0)), 1e-9 * std::abs(mean) + 1e-9);
+    gev_start g;
+    g.sigma = sd * std::sqrt(6.0) / 3.141592653589793;
+    g.mu = mean - 0.5772156649015329 * g.sigma;
+    g.lo = *std::min_element(x.begin(), x.end());
+    g.hi = *std::max_element(x.begin(), x.end());
+    return g;
+}
+
+// The best location for a fixed scale and shape; the support constraint 1 + xi (x - mu) /
+// sigma > 0 for every x bounds it on one side.
+std::pair<double, double> gev_best_mu(const std::vector<double>& x, const gev_start& g,
+                                      double sigma, double xi)
+{
+    double lo = g.mu - 6 * g.sigma - 6 * sigma, hi = g.mu + 6 * g.sigma + 6 * sigma;
+    if (xi > 1e-9)
+        hi = std::min(hi, g.lo + sigma / xi);
+    else if (xi < -1e-9)
+        lo = std::max(lo, g.hi + sigma / xi);
+    if (!(hi > lo))
+        return {lo, tail_ll_floor};
+    auto f = [&](double mu) { return gev_loglik(x, mu, sigma, xi); };
+    auto [mu, ll] = tail_maximize(f, lo, hi, 16, 30);
+    return {mu, ll};
+}
+
+// The largest log-likelihood over location and scale for a fixed shape.
+double gev_profile_xi(const std::vector<double>& x, const gev_start& g, double xi,
+                      double* mu_out = nullptr, double* sigma_out = nullptr)
+{
+    auto f = [&](double t) { return gev_best_mu(x, g, std::exp(t), xi).second; };
+    const double l0 = std::log(g.sigma);
+    auto [t, ll] = tail_maximize(f, l0 - 5, l0 + 4, 12, 30);
+    if (mu_out)
+        *mu_out = gev_best_mu(x, g, std::exp(t), xi).first;
+    if (sigma_out)
+        *sigma_out = std::exp(t);
+    return ll;
+}
+
+// y = -log G at the level: block_samples * -log(1 - p), the block's probability in the
+// GEV's reduced variable.
+double gev_reduced(double p, double block_samples) noexcept
+{
+    return -block_samples * std::log1p(-p);
+}
+
+// (y^-xi - 1) / xi, its limit -log y at xi = 0.
+double gev_growth(double y, double xi) noexcept
+{
+    const double ly = std::log(y);
+    return std::abs(xi) < 1e-9 ? -ly : std::expm1(-xi * ly) / xi;
+}
+
+} // namespace
+
+double gev_params::block_level(double q) const noexcept
+{
+    return mu_ns + sigma_ns * gev_growth(-std::log1p(-q), xi);
+}
+
+double gev_params::return_level(double p) const noexcept
+{
+    return mu_ns + sigma_ns * gev_growth(gev_reduced(p, block_samples), xi);
+}
+
+std::vector<double> block_maxima(const tail_data& data, double& block_samples)
+{
+    std::vector<double> out;
+    block_samples = 0;
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t i = 0; i < data.window_samples.size() && i < data.window_max_ns.size(); ++i)
+        if (data.window_samples[i] > 0)
+            sizes.push_back(data.window_samples[i]);
+    if (sizes.size() < 2)
+        return out;
+    std::nth_element(sizes.begin(), sizes.begin() + std::ptrdiff_t(sizes.size() / 2), sizes.end());
+    const double half_median = double(sizes[sizes.size() / 2]) / 2;
+    double sum = 0;
+    for (std::size_t i = 0; i < data.window_samples.size() && i < data.window_max_ns.size(); ++i)
+        if (data.window_samples[i] > 0 && double(data.window_samples[i]) >= half_median) {
+            out.push_back(data.window_max_ns[i]);
+            sum += double(data.window_samples[i]);
+        }
+    block_samples = out.empty() ? 0 : sum / double(out.size());
+    return out;
+}
+
+gev_fit fit_gev(const std::vector<double>& maxima, double block_samples, double confidence,
+                std::size_t min_blocks)
+{
+    gev_fit fit;
+    fit.blocks = maxima.size();
+    fit.params.block_samples = block_samples;
+    if (maxima.size() < std::max<std::size_t>(min_blocks, 3)) {
+        fit.detail = tail_fmt("%.0f window maxima (at least %.0f needed): no block-maxima "
+                              "estimate",
+                              double(maxima.size()), double(std::max<std::size_t>(min_blocks, 3)));
+        return fit;
+    }
+    const gev_start g = gev_moments(maxima);
+    if (!(g.hi > g.lo)) {
+        fit.detail = "every window has the same max: no block-maxima estimate";
+        return fit;
+    }
+    auto prof = [&](double xi) { return gev_profile_xi(maxima, g, xi); };
+    auto [xi, ll] = tail_maximize(prof, tail_xi_lo, tail_xi_hi, 14, 30);
+    fit.params.xi = xi;
+    fit.log_likelihood = gev_profile_xi(maxima, g, xi, &fit.params.mu_ns, &fit.params.sigma_ns);
+    fit.fitted = fit.log_likelihood > tail_ll_floor;
+    if (!fit.fitted) {
+        fit.detail = "the likelihood has no maximum: no block-maxima estimate";
+        return fit;
+    }
+    const double c = tail_half_chi2(confidence);
+    const double step = 0.05;
+    fit.xi_ci = tail_profile_interval(
+        prof, xi, fit.log_likelihood, c, tail_xi_lo, tail_xi_hi,
+        [&](int j) { return xi - step * std::ldexp(1.0, j); },
+        [&](int j) { return xi + step * std::ldexp(1.0, j); });
+    fit.detail = tail_fmt("%.0f window maxima of %.0f samples each on average",
+                          double(maxima.size()), block_samples);
+    return fit;
+}
+
+tail_level gev_return_level(const std::vector<double>& maxima, const gev_fit& fit, double p,
+                            double confidence)
+{
+    tail_level out;
+    out.p = p;
+    if (!fit.fitted)
+        return out;
+    const double x = fit.params.return_level(p);
+    out.level_ns = x;
+    const double y = gev_reduced(p, fit.params.block_samples);
+    // The profile of "the level is v": the location follows from (v, sigma, xi), the scale and
+    // the shape are maximized.
+    auto prof = [&](double v) {
+        auto in_xi = [&](double xi) {
+            const double gr = gev_growth(y, xi);
+            auto f = [&](double t) {
+                const double sg = std::exp(t);
+                return gev_loglik(maxima, v - sg * gr, sg, xi);
+            };
+            const double l0 = std::log(fit.params.sigma_ns);
+            return tail_maximize(f, l0 - 4, l0 + 3, 12, 30).second;
+        };
+        return tail_maximize(in_xi, tail_xi_lo, tail_xi_hi, 14, 30).second;
+    };
+    const double span = std::max(x - fit.params.mu_ns, fit.params.sigma_ns);
+    out.ci = tail_profile_interval(
+        prof, x, fit.log_likelihood, tail_half_chi2(confidence, fit.params.xi), -tail_inf, tail_inf,
+        [&](int j) { return x - span * 0.05 * std::ldexp(1.0, j); },
+        [&](int j) { return x + span * 0.05 * std::ldexp(1.0, j); });
+    return out;
+}
+
+} // namespace irqloop::analysis

@@ -44,6 +44,7 @@ struct tail_data final {
     double exact_above_ns = 0;                 ///< every sample above this is in exact...
     bool exact_complete = false;               ///< ...when true (none was dropped over the cap)
     std::vector<std::uint64_t> window_samples; ///< samples per window, by window index
+    std::vector<double> window_max_ns;         ///< each window's max (block maxima), same index
 };
 
 /** @brief A generalized Pareto tail above threshold u: P(X > x) = zeta (1 + xi
@@ -136,6 +137,56 @@ tail_level return_level(const tail_data& data, const tail_fit& fit, double p,
 /** @brief P(X > x) per sample with its profile interval (lo/hi are probabilities). */
 tail_level p_exceed(const tail_data& data, const tail_fit& fit, double x_ns,
                     double confidence = 0.95);
+
+/**
+ * @brief A generalized extreme-value distribution of the maximum of a block of @p
+ * block_samples samples: P(M <= x) = exp(-(1 + xi (x - mu) / sigma)^(-1/xi)).
+ */
+struct gev_params final {
+    double mu_ns = 0;    ///< location
+    double sigma_ns = 0; ///< scale, > 0
+    double xi = 0;       ///< shape, as the GPD's: > 0 heavy, < 0 bounded
+    double block_samples = 1;
+
+    /** @brief The level a block's max exceeds with probability @p q. */
+    double block_level(double q) const noexcept;
+    /**
+     * @brief The level exceeded with probability @p p per sample: the block's level at
+     * P(M <= x) = (1 - p)^block_samples (the samples taken as independent).
+     */
+    double return_level(double p) const noexcept;
+};
+
+/** @brief The outcome of fit_gev(): a second, independent estimate from the window maxima. */
+struct gev_fit final {
+    bool fitted = false;
+    gev_params params;
+    std::size_t blocks = 0;
+    double log_likelihood = 0;
+    tail_interval xi_ci;
+    std::string detail; ///< why there is no fit, or which windows were used
+};
+
+/**
+ * @brief The block maxima of @p data: the maxima of its windows, leaving out a window with
+ * fewer than half the median window's samples (a run's last, partial window), and their mean
+ * block size in samples. Empty when fewer than 2 windows have samples.
+ */
+std::vector<double> block_maxima(const tail_data& data, double& block_samples);
+
+/**
+ * @brief A GEV fit by maximum likelihood to @p maxima (blocks of @p block_samples samples),
+ * with the shape's profile-likelihood interval. At least @p min_blocks maxima are needed.
+ */
+gev_fit fit_gev(const std::vector<double>& maxima, double block_samples, double confidence = 0.95,
+                std::size_t min_blocks = 10);
+
+/**
+ * @brief The level exceeded with probability @p p per sample under the GEV fit, with its
+ * profile-likelihood interval. With block_samples 1, @p p is the block's own probability.
+ */
+tail_level gev_return_level(const std::vector<double>& maxima, const gev_fit& fit, double p,
+                            double confidence = 0.95);
 
 /**
  * @brief Ferro and Segers' intervals estimator of the extremal index from the stimulus numbers

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 namespace irqloop::logger
 {
@@ -27,9 +29,20 @@ constexpr command_help tail_cmd_help = {
     "given), with profile-likelihood intervals; the levels exceeded once in 1e6 ... 1e12\n"
     "samples, P(latency > X) per sample and per hour, the end point of a bounded tail,\n"
     "the samples still needed to show a percentile from the data alone, and the checks\n"
-    "that say whether the run allows a fit (docs/methodology-tail.md)."};
+    "that say whether the run allows a fit. A generalized extreme-value fit to the\n"
+    "windows' maxima (--stats-interval) is a second, independent estimate; the two\n"
+    "agree when their intervals overlap (docs/methodology-tail.md)."};
 
 constexpr double tail_cmd_levels[] = {1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12};
+// The levels the block-maxima fit is compared at (each costs a profile over two parameters).
+constexpr double tail_cmd_gev_levels[] = {1e-6, 1e-9, 1e-12};
+
+bool tail_cmd_overlap(const analysis::tail_interval& a, const analysis::tail_interval& b)
+{
+    const bool a_below_b = !a.hi_open && !b.lo_open && a.hi < b.lo;
+    const bool b_below_a = !b.hi_open && !a.lo_open && b.hi < a.lo;
+    return !a_below_b && !b_below_a;
+}
 
 std::string tail_us(double ns)
 {
@@ -94,6 +107,7 @@ analysis::tail_data read_tail_data(db::catalog& cat, const db::run_record& run)
     std::vector<std::int64_t> ends;
     for (const auto& w : windows) {
         d.window_samples.push_back(w.samples);
+        d.window_max_ns.push_back(double(w.max_ns));
         ends.push_back(w.end_unix_ns);
     }
     // Disturbed exceedances are kept by their proven lower bound but are not in the
@@ -135,6 +149,13 @@ tail_outcome execute_tail(const tail_request& r)
             for (auto x : xs)
                 res.exceed.push_back(analysis::p_exceed(d, res.fit, double(x), r.confidence));
         }
+        double block = 0;
+        const auto maxima = analysis::block_maxima(d, block);
+        res.gev = analysis::fit_gev(maxima, block, r.confidence);
+        if (res.gev.fitted)
+            for (double p : tail_cmd_gev_levels)
+                res.gev_levels.push_back(
+                    analysis::gev_return_level(maxima, res.gev, p, r.confidence));
         o.runs.push_back(std::move(res));
     }
     return o;
@@ -202,6 +223,43 @@ int present_tail(const tail_outcome& o, const tail_request& r)
                           tail_prob(e.p * per_hour).c_str(), tail_prob(e.ci.lo * per_hour).c_str(),
                           tail_prob(e.ci.hi * per_hour).c_str());
             out << line;
+        }
+        if (!res.gev.fitted) {
+            out << "block maxima: " << res.gev.detail << "\n";
+        } else {
+            const auto& g = res.gev;
+            std::snprintf(line, sizeof line,
+                          "block maxima: generalized extreme value fit to %zu window maxima "
+                          "(%.0f samples each): shape %.3f (%d %% interval %.3f .. %.3f), "
+                          "location %s, scale %s\n",
+                          g.blocks, g.params.block_samples, g.params.xi, pct, g.xi_ci.lo,
+                          g.xi_ci.hi, tail_us(g.params.mu_ns).c_str(),
+                          tail_us(g.params.sigma_ns).c_str());
+            out << line;
+            std::vector<std::string> differ;
+            if (!tail_cmd_overlap(g.xi_ci, f.xi_ci))
+                differ.push_back("the shape");
+            for (const auto& l : res.gev_levels) {
+                const auto it = std::find_if(res.levels.begin(), res.levels.end(),
+                                             [&](const auto& x) { return x.p == l.p; });
+                const bool agree = it == res.levels.end() || tail_cmd_overlap(l.ci, it->ci);
+                if (!agree)
+                    differ.push_back("p = " + tail_prob(l.p));
+                std::snprintf(line, sizeof line, "  p = %-6s %12s   %d %% interval %s%s\n",
+                              tail_prob(l.p).c_str(), tail_us(l.level_ns).c_str(), pct,
+                              tail_interval_us(l.ci).c_str(), agree ? "" : "  (differs)");
+                out << line;
+            }
+            if (differ.empty())
+                out << "agreement: the two estimates agree (their " << pct
+                    << " % intervals of the shape and of each level above overlap)\n";
+            else {
+                out << "agreement: NO: the two estimates differ at ";
+                for (std::size_t i = 0; i < differ.size(); ++i)
+                    out << (i ? ", " : "") << differ[i];
+                out << " (intervals apart): the threshold may be too low or the windows too "
+                       "short for either model to hold\n";
+            }
         }
         out << "samples still needed to show a percentile from the data alone (none above it, "
             << pct << " %):\n";

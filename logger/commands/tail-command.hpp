@@ -25,9 +25,11 @@ struct tail_request final {
 struct tail_run_result final {
     const db::run_record* run = nullptr;
     analysis::tail_fit fit;
-    double rate_per_s = 0;                    ///< samples per second over the run
-    std::vector<analysis::tail_level> levels; ///< 1e-6 ... 1e-12 per sample
-    std::vector<analysis::tail_level> exceed; ///< one per --exceed (or the observed max)
+    double rate_per_s = 0;                        ///< samples per second over the run
+    std::vector<analysis::tail_level> levels;     ///< 1e-6 ... 1e-12 per sample
+    std::vector<analysis::tail_level> exceed;     ///< one per --exceed (or the observed max)
+    analysis::gev_fit gev;                        ///< the second estimate, from the window maxima
+    std::vector<analysis::tail_level> gev_levels; ///< 1e-6, 1e-9, 1e-12 per sample
 };
 
 struct tail_outcome final {

@@ -51,6 +51,10 @@ TEST_CASE("tail: the stored run's fit is the fit of the draws it was made from",
     CHECK(r.out.find("return levels") != std::string::npos);
     CHECK(r.out.find("X = 300.0 us") != std::string::npos);
     CHECK(r.out.find("no finite upper bound") != std::string::npos);
+    // The second estimate, from the 15 windows' maxima, agrees with the first.
+    CHECK(r.out.find("block maxima: generalized extreme value fit to 15 window maxima (20000 "
+                     "samples each)") != std::string::npos);
+    CHECK(r.out.find("agreement: the two estimates agree") != std::string::npos);
     CHECK(r.out.find("NOT CLAIMED") == std::string::npos);
     CHECK(r.out.find("FAIL") == std::string::npos);
 }
