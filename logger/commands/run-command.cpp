@@ -45,7 +45,7 @@ constexpr std::int64_t ms = 1'000'000, sec = 1000 * ms, hour = 3600 * sec, day =
 // What the table takes as text or a switch and finish_request() checks together.
 struct run_switches {
     std::string db = "irqloop.db";
-    std::vector<std::string> on_threshold, fail_p;
+    std::vector<std::string> on_threshold, fail_p, fail_p_exceed;
     bool no_db = false, allow_silent = false, fail_on_lost = false, fail_on_overflow = false;
     base::rt_options rt;
 };
@@ -134,6 +134,7 @@ void add_gate_options(po::options_description& d, run_request& req, run_switches
     d.add_options()
         ("fail-above", into([&g](const std::string& v) { if (!v.empty()) g.max_ns = parse_gate_duration(v, "--fail-above"); }), "gate: exit 3 when the max (the upper bound of the highest-ranking sample) is above this, e.g. 100us")
         ("fail-p", po::value(&sw.fail_p)->composing(), "gate: exit 3 when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable")
+        ("fail-p-exceed", po::value(&sw.fail_p_exceed)->composing(), "gate: exit 3 when the upper end of the 95 % interval of P(latency > X) per sample, from the tail fit of the stored run (irqloop tail), is above P: X=P, e.g. 100us=1e-9; repeatable. Exit 2 when the fit's checks do not allow the claim")
         ("fail-on-lost", po::bool_switch(&sw.fail_on_lost), "gate: exit 3 when a stimulus was lost")
         ("fail-on-overflow", po::bool_switch(&sw.fail_on_overflow), "gate: exit 3 when the sample ring overflowed");
     // clang-format on
@@ -237,6 +238,15 @@ void finish_request(run_request& req, const run_switches& sw, const po::variable
                             "': a run without a database knows only p50, p99, p99.9, "
                             "p99.99 and p99.9999",
                         "use one of those, or drop --no-db");
+    }
+    for (const auto& p : sw.fail_p_exceed) {
+        req.gates.p_exceed.push_back(parse_p_exceed_limit(p, "--fail-p-exceed"));
+        if (sw.no_db)
+            throw error("bad value for --fail-p-exceed",
+                        "'" + p +
+                            "': the tail fit reads the stored run; a run without a "
+                            "database keeps no tail",
+                        "drop --no-db");
     }
     if (sw.fail_on_lost)
         req.gates.lost = 0;
@@ -522,7 +532,7 @@ run_result execute_run_request(run_request& req)
     std::optional<gate_plugin> gates;
     std::vector<run_plugin*> plugins;
     if (!req.gates.empty())
-        plugins.push_back(&gates.emplace(req.gates));
+        plugins.push_back(&gates.emplace(req.gates, opt.recording.db_path));
     run_result res;
     res.run = execute_run(opt, *wire, signals.flag(), plugins);
     res.signal = signals.signal();
@@ -559,6 +569,10 @@ int present_run(const run_result& res, const run_request& req)
                     exit_no_answer);
     if (r.status == db::run_status::interrupted)
         return present_interrupted(res, req, gates_status);
+    // A --fail-p-exceed whose tail fit's checks fail is no verdict: refused (2), stored as
+    // "not claimed" (an interrupted run keeps its own status, above).
+    if (res.gates)
+        throw_if_refused(*res.gates, "run " + std::to_string(r.run_id));
     return gates_status;
 }
 

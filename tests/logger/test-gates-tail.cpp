@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The --p-exceed gate (issue 25): P(latency > X) per sample from the tail fit, held to a limit
-// through every gate path (check, export junit and lava, campaign), just either side of the bound
-// the fit computes; and the three runs whose fit cannot be claimed (too few exceedances, a step
-// change, bursts), refused with exit 2.
+// through every gate path (check, export junit and lava, campaign, run --fail-p-exceed), just
+// either side of the bound the fit computes; and the three runs whose fit cannot be claimed
+// (too few exceedances, a step change, bursts), refused with exit 2.
 #include "gates.hpp"
 #include "read.hpp"
 #include "run-process.hpp"
@@ -281,4 +281,77 @@ TEST_CASE("campaign p-exceed: a phase with too few exceedances is NOT CLAIMED, t
     REQUIRE(stored);
     CHECK(stored->lines.at(0).refused);
     CHECK(!stored->pass());
+}
+
+TEST_CASE("run --fail-p-exceed: a seeded sim run's gate is the fit of the run as stored, and "
+          "too few exceedances exit 2 after it is stored",
+          "[run][cli][gates-run][tail-gates]")
+{
+    test::campaign_file camp("run");
+    const auto& db = camp.db;
+    auto words = [&](std::vector<std::string> extra) {
+        std::vector<std::string> w = {
+            "run",  "--hw", gt_hw, "--samples",  "100k", "--interval",  "10us", "--timeout",
+            "20ms", "--db", db,    "--progress", "none", "--threshold", "30us", "--stats-interval",
+            "100ms"};
+        w.insert(w.end(), extra.begin(), extra.end());
+        return w;
+    };
+    // One run, two limits: a loose one passes, a strict one fails; exit 3; stored as gate.*.
+    auto first = run_irqloop(
+        words({"--label", "a", "--fail-p-exceed", "150us=0.5", "--fail-p-exceed", "300us=1e-15"}));
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 3);
+    CHECK(std::regex_search(first.out, std::regex("\n  gate P\\(>150us\\) +[0-9.e-]+ +limit +"
+                                                  "0\\.5 +PASS  \\(upper end")));
+    CHECK(std::regex_search(first.out, std::regex("\n  gate P\\(>300us\\) +[0-9.e-]+ +limit +"
+                                                  "1e-15 +FAIL  \\(upper end")));
+    CHECK_THAT(first.out, ContainsSubstring("  gates: FAIL (1 of 2 limits failed)\n"));
+    // The run's gate is the fit of the run as stored: check just either side of it.
+    const double b = gt_bound(db, 1, 150'000);
+    INFO("bound " << b);
+    {
+        db::catalog cat({db});
+        const auto stored = logger::stored_gates(cat.runs().front());
+        REQUIRE(stored);
+        REQUIRE(stored->lines.size() == 2);
+        CHECK(std::abs(stored->lines[0].value / b - 1) < 1e-3); // stored with 4 digits
+        CHECK(stored->lines[0].pass);
+        CHECK(!stored->lines[1].pass);
+    }
+    CHECK(run_irqloop({"check", "--db", db, "--p-exceed", "150us=" + gt_prob(b * (1 + 1e-6))})
+              .status == 0);
+    CHECK(run_irqloop({"check", "--db", db, "--p-exceed", "150us=" + gt_prob(b * (1 - 1e-6))})
+              .status == 3);
+    // The same seed again, limits a fifth either side of the first run's bound: the same
+    // delays, measured again (a run's own overhead moves its bound by far less).
+    auto again_over =
+        run_irqloop(words({"--label", "b", "--fail-p-exceed", "150us=" + gt_prob(b * 1.2)}));
+    INFO(again_over.out << again_over.err);
+    CHECK(again_over.status == 0);
+    auto again_under =
+        run_irqloop(words({"--label", "c", "--fail-p-exceed", "150us=" + gt_prob(b / 1.2)}));
+    INFO(again_under.out << again_under.err);
+    CHECK(again_under.status == 3);
+    // --no-db keeps no tail: refused before the first stimulus.
+    auto nodb = run_irqloop({"run", "--no-db", "--samples", "10", "--fail-p-exceed", "1ms=1e-3"});
+    CHECK(nodb.status == 2);
+    CHECK_THAT(nodb.err, ContainsSubstring("--fail-p-exceed"));
+    // Too few exceedances: the run is stored with its gate NOT CLAIMED, then exit 2.
+    auto few =
+        run_irqloop({"run", "--hw",
+                     "sim:model=normal,mean=8us,sd=1us,spike_p=1e-4,spike_min=50us,"
+                     "spike_max=60us,seed=5",
+                     "--samples", "20k", "--interval", "10us", "--timeout", "2ms", "--db", db,
+                     "--label", "few", "--progress", "none", "--fail-p-exceed", "100us=0.5"});
+    INFO(few.out << few.err);
+    CHECK(few.status == 2);
+    CHECK_THAT(few.out, ContainsSubstring("NOT CLAIMED  (not claimed: the tail fit's exceedances "
+                                          "check failed"));
+    CHECK_THAT(few.err, ContainsSubstring("irqloop: gate P(>100us) on run 4: not claimed: the "
+                                          "tail fit's exceedances check failed"));
+    db::catalog cat({db});
+    const auto stored = logger::stored_gates(cat.runs().back());
+    REQUIRE(stored);
+    CHECK(stored->lines.at(0).refused);
 }
