@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 namespace irqloop::logger
 {
@@ -52,9 +53,12 @@ struct moments {
 };
 
 // A run of consecutive lost or disturbed samples, reported as one event.
+// A lost burst says its largest poll gap (a logger stall while it waited); a disturbed burst
+// its widest bracket, the rule that flagged it (docs/methodology.md), and what its samples
+// still prove.
 struct burst {
     std::uint64_t first_seq = 0, count = 0;
-    std::int64_t unix_ns = 0, max_gap_ns = 0;
+    std::int64_t unix_ns = 0, max_gap_ns = 0, max_bracket_ns = 0, max_proves_ns = 0;
 };
 
 // A sample with the figure it ranks by: its latency, or for a disturbed sample outside the
@@ -216,7 +220,10 @@ struct recorder::state {
         if (!b.count)
             return;
         std::string detail = std::to_string(b.count) + " consecutive";
-        if (b.max_gap_ns)
+        if (std::string_view(kind) == "disturbed")
+            detail += ", widest bracket " + std::to_string(b.max_bracket_ns) + " ns, proves up to " +
+                      std::to_string(b.max_proves_ns) + " ns";
+        else if (b.max_gap_ns)
             detail += ", largest poll gap " + std::to_string(b.max_gap_ns) + " ns";
         push_event({b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
         b = burst{};
@@ -244,6 +251,8 @@ struct recorder::state {
         }
         ++b.count;
         b.max_gap_ns = std::max(b.max_gap_ns, r.gap_ns);
+        b.max_bracket_ns = std::max(b.max_bracket_ns, r.bracket_ns);
+        b.max_proves_ns = std::max(b.max_proves_ns, db::rank_ns(r));
     }
 
     void keep_worst(const ranked& r)

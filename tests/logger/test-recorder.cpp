@@ -118,6 +118,11 @@ TEST_CASE("recorder: windows are cut on sample time and hold their own figures",
     };
     CHECK(count_kind("lost") == 1);
     CHECK(count_kind("disturbed") == 1);
+    // A disturbed burst names the rule that flagged it, the bracket, and what it still proves
+    // (issue 31: not the poll gap, which is not the rule).
+    for (const auto& e : ev)
+        if (e.kind == "disturbed")
+            CHECK(e.detail == "1 consecutive, widest bracket 998000 ns, proves up to 1000 ns");
 }
 
 TEST_CASE("recorder: histogram percentiles match the exact ones from the raw samples",
