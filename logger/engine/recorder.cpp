@@ -221,8 +221,8 @@ struct recorder::state {
             return;
         std::string detail = std::to_string(b.count) + " consecutive";
         if (std::string_view(kind) == "disturbed")
-            detail += ", widest bracket " + std::to_string(b.max_bracket_ns) + " ns, proves up to " +
-                      std::to_string(b.max_proves_ns) + " ns";
+            detail += ", widest bracket " + std::to_string(b.max_bracket_ns) +
+                      " ns, proves up to " + std::to_string(b.max_proves_ns) + " ns";
         else if (b.max_gap_ns)
             detail += ", largest poll gap " + std::to_string(b.max_gap_ns) + " ns";
         push_event({b.unix_ns, b.first_seq, kind, static_cast<std::int64_t>(b.count), detail});
