@@ -825,7 +825,8 @@ gev_fit fit_gev(const std::vector<double>& maxima, double block_samples, double 
         return fit;
     }
     auto prof = [&](double xi) { return gev_profile_xi(maxima, g, xi); };
-    auto [xi, ll] = tail_maximize(prof, tail_xi_lo, tail_xi_hi, 14, 30);
+    // A plain copy: clang before 16 refuses a structured binding captured by a lambda (below).
+    const double xi = tail_maximize(prof, tail_xi_lo, tail_xi_hi, 14, 30).first;
     fit.params.xi = xi;
     fit.log_likelihood = gev_profile_xi(maxima, g, xi, &fit.params.mu_ns, &fit.params.sigma_ns);
     fit.fitted = fit.log_likelihood > tail_ll_floor;

@@ -16,6 +16,7 @@
 #include <regex>
 #include <unistd.h>
 
+using namespace irqloop;
 using namespace irqloop::logger;
 using namespace irqloop::logger::report_test;
 using Catch::Matchers::ContainsSubstring;
