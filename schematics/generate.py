@@ -239,6 +239,18 @@ def series(s, ref, at):
     return a, b
 
 
+def series_resistors(s, out, inp, trig, rx):
+    """R1, R2 and R3 in series with STIM, RESP and TRIG (a 3.3 V board, no translator), each
+    wired from its pin; returns the resistors' two ends each, in the order R1, R2, R3."""
+    r1 = series(s, "R1", (rx, out[1]))
+    r3 = series(s, "R3", (rx, trig[1]))
+    r2 = series(s, "R2", (rx, inp[1]))
+    s.wire(out, r1[0])
+    s.wire(inp, r2[0])
+    s.wire(trig, r3[0])
+    return r1, r2, r3
+
+
 def translators(s, out, inp, trig, rx):
     """U1-U3 (SN74LVC1T45) between the logger's 3.3 V lines and R1-R3, with their supplies and
     decoupling. U1 and U3 send stimulus and trigger A -> B (DIR high); U2 brings the response
@@ -407,12 +419,7 @@ def gpiod(lib, shifted):
     if shifted:
         (r1a, r1b), (r2a, r2b), (r3a, r3b) = translators(s, out, inp, trig, rx)
     else:
-        r1a, r1b = series(s, "R1", (rx, out[1]))
-        r3a, r3b = series(s, "R3", (rx, trig[1]))
-        r2a, r2b = series(s, "R2", (rx, inp[1]))
-        s.wire(out, r1a)
-        s.wire(inp, r2a)
-        s.wire(trig, r3a)
+        (r1a, r1b), (r2a, r2b), (r3a, r3b) = series_resistors(s, out, inp, trig, rx)
     logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
 
     # Pi power: 3V3 (pins 1, 17) feeds VCCA; GND (pin 9, stacked with the other grounds).
@@ -496,12 +503,7 @@ def analyzer(lib):
     out, trig, inp = s.pin(pi, 11), s.pin(pi, 15), s.pin(pi, 13)
     flags = []
     rx = 149.86
-    r1a, r1b = series(s, "R1", (rx, out[1]))
-    r3a, r3b = series(s, "R3", (rx, trig[1]))
-    r2a, r2b = series(s, "R2", (rx, inp[1]))
-    s.wire(out, r1a)
-    s.wire(inp, r2a)
-    s.wire(trig, r3a)
+    (r1a, r1b), (r2a, r2b), (r3a, r3b) = series_resistors(s, out, inp, trig, rx)
     logger_side_labels(s, out, inp, trig, r1b, r2b, r3b)
     s.no_connect(s.pin(pi, 1))
     pi_ground_and_unused(s, flags, lib, pi)
