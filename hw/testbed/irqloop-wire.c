@@ -448,12 +448,20 @@ static int wire_irq_set_type(struct irq_data *d, unsigned int type)
 {
 	struct gpio_chip *gc = irq_data_get_irq_chip_data(d);
 	struct wire_chip *w = gpiochip_get_data(gc);
+	unsigned long flags;
 
 	/* A wire has edges only: level triggers would need a resampling loop. */
 	if (type & ~IRQ_TYPE_EDGE_BOTH)
 		return -EINVAL;
+	/*
+	 * Under the lock the edge path takes: a wire hrtimer landing an edge on
+	 * this line reads irq_type and sets latched in one critical section, so a
+	 * type change never pairs an old type with a new latch state.
+	 */
+	raw_spin_lock_irqsave(&w->lock, flags);
 	w->irq_type[irqd_to_hwirq(d)] = type;
 	clear_bit(irqd_to_hwirq(d), w->latched);
+	raw_spin_unlock_irqrestore(&w->lock, flags);
 	return 0;
 }
 

@@ -49,6 +49,7 @@
 #include <linux/property.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -105,7 +106,15 @@ static const struct irqloop_known_chip irqloop_known_chips[] = {
 	{ "basic-mmio-gpio", true, false },	/* gpio-mmio: bgpio raw spinlock */
 	{ "gpio-dwapb", true, false },		/* bgpio set(), chained parent */
 	{ "omap_gpio", true, true },		/* raw lock; bank IRQ request_irq() */
-	{ "amd_gpio", true, true },		/* raw lock; shared request_irq() */
+	/*
+	 * raw lock. Its shared parent interrupt is forced into a thread unless it
+	 * was requested with IRQF_ONESHOT: up to 6.7 it asks IRQF_SHARED (thread),
+	 * 6.8 added IRQF_ONESHOT (never force-threaded: hard), and 6.9 (and later
+	 * 6.8 stable releases) replaced it with IRQF_COND_ONESHOT (thread again).
+	 * A 6.8 stable kernel may hold either: the first edge's context says.
+	 */
+	{ "amd_gpio", true, LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0) ||
+			    LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0) },
 	{ "mvebu-gpio", false, false },		/* regmap with a spinlock_t */
 	{ "irqloop-wire", true, false },	/* the testbed chip: raw spinlock */
 };
@@ -567,6 +576,16 @@ static void irqloop_gpio_stop(void)
 	cancel_work_sync(&resp.seen_work);
 }
 
+/* Whether pin control applied a state to @dev (a device-tree node with pinctrl-0). */
+static bool irqloop_has_pinctrl(struct device *dev)
+{
+#ifdef CONFIG_PINCTRL
+	return dev->pins != NULL;
+#else
+	return false;
+#endif
+}
+
 /* The trigger input: pulled down, so that a floating line cannot fire. */
 static int irqloop_trigger_start(bool params)
 {
@@ -577,15 +596,45 @@ static int irqloop_trigger_start(bool params)
 		return ret;
 	ret = gpiod_set_config(resp.trigger.desc,
 			       PIN_CONF_PACKED(PIN_CONFIG_BIAS_PULL_DOWN, 1));
-	if (ret == -ENOTSUPP || ret == -EOPNOTSUPP)
+	if ((ret == -ENOTSUPP || ret == -EOPNOTSUPP) && irqloop_has_pinctrl(resp.dev))
+		/*
+		 * gpio-omap behind pinctrl-single (BeagleBone), among others,
+		 * cannot bias from gpiolib: the node's pinctrl state sets the pad,
+		 * and the overlays in dts/ pull it down there.
+		 */
+		pr_info("%s=%s: '%s' leaves bias to the device tree's pinctrl state of %s (the overlays pull the pad down)\n",
+			resp.trigger.con_id, resp.trigger.spec,
+			resp.trigger.controller, dev_name(resp.dev));
+	else if (ret == -ENOTSUPP || ret == -EOPNOTSUPP)
 		pr_warn("%s=%s: '%s' cannot pull the line down: wire a pull-down resistor, or a floating trigger may fire\n",
 			resp.trigger.con_id, resp.trigger.spec,
 			resp.trigger.controller);
 	else if (ret)
 		pr_warn("%s=%s: pull-down failed (error %d)\n",
 			resp.trigger.con_id, resp.trigger.spec, ret);
-	return irqloop_request_irq(&resp.trigger, irqloop_trigger_irq,
-				   IRQF_TRIGGER_RISING, false);
+	/*
+	 * tracing_off() and a counter: no lock, fine in any context. A line of a
+	 * sleeping chip (I2C/SPI expander) has a nested threaded interrupt, which
+	 * refuses a hard handler; request_any_context_irq() picks what the line
+	 * allows.
+	 */
+	resp.trigger.irq = gpiod_to_irq(resp.trigger.desc);
+	if (resp.trigger.irq <= 0) {
+		pr_err("%s=%s: line has no interrupt (error %d)\n",
+		       resp.trigger.con_id, resp.trigger.spec, resp.trigger.irq);
+		resp.trigger.irq = 0;
+		return -EINVAL;
+	}
+	ret = request_any_context_irq(resp.trigger.irq, irqloop_trigger_irq,
+				      IRQF_TRIGGER_RISING, IRQLOOP_NAME, &resp);
+	if (ret < 0) {
+		pr_err("%s=%s: cannot request interrupt %d (error %d)\n",
+		       resp.trigger.con_id, resp.trigger.spec, resp.trigger.irq,
+		       ret);
+		resp.trigger.irq = 0;
+		return ret;
+	}
+	return 0;
 }
 
 static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
@@ -593,15 +642,14 @@ static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
 	int ret;
 
 	if (gpio_mode) {
+		/*
+		 * Both lines held, as-is, and every refusal decided before
+		 * anything is driven: a refused load leaves the wires as it
+		 * found them.
+		 */
 		ret = irqloop_get_line(&resp.out, GPIOD_ASIS, params);
 		if (ret)
 			goto fail;
-		ret = gpiod_direction_output(resp.out.desc, 0);
-		if (ret) {
-			pr_err("%s=%s: cannot drive the line as an output (error %d)\n",
-			       resp.out.con_id, resp.out.spec, ret);
-			goto fail;
-		}
 		ret = irqloop_get_line(&resp.in, GPIOD_IN, params);
 		if (ret)
 			goto fail;
@@ -612,6 +660,12 @@ static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
 			ret = irqloop_rt_check(&resp.in);
 		if (ret)
 			goto fail;
+		ret = gpiod_direction_output(resp.out.desc, 0);
+		if (ret) {
+			pr_err("%s=%s: cannot drive the line as an output (error %d)\n",
+			       resp.out.con_id, resp.out.spec, ret);
+			goto fail;
+		}
 		resp.ctx = irqloop_predict_context();
 		resp.out_level = 0;
 		resp.in_level = resp.cansleep ?
@@ -747,9 +801,18 @@ static int irqloop_probe(struct platform_device *pdev)
 
 	mutex_lock(&irqloop_lock);
 	if (irqloop_bound) {
+		/*
+		 * Told once, in our words; for our own device the load fails
+		 * with it (init reads probe_err), so parameters are never
+		 * dropped in silence.
+		 */
+		pr_err("%s: one irqloop responder at a time: %s is already bound (unbind it, or remove its device-tree node)\n",
+		       dev_name(dev), dev_name(resp.dev));
 		mutex_unlock(&irqloop_lock);
-		dev_err(dev, "one irqloop responder at a time: %s is already bound\n",
-			dev_name(resp.dev));
+		if (params) {
+			resp.probe_err = -EBUSY;
+			return -ENODEV;
+		}
 		return -EBUSY;
 	}
 	resp.dev = dev;
@@ -830,6 +893,12 @@ static struct platform_driver irqloop_driver = {
 		.name = IRQLOOP_NAME,
 		.of_match_table = irqloop_of_match,
 		.dev_groups = irqloop_groups,
+		/*
+		 * Init reads the parameter device's probe result right after
+		 * registering it: the probe must have run by then, whatever
+		 * async_probe (module or kernel parameter) asks.
+		 */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 };
 
@@ -978,8 +1047,13 @@ static int __init irqloop_init(void)
 		return 0;
 	}
 	ret = irqloop_add_param_device();
-	if (!ret && !irqloop_bound)
-		ret = resp.probe_err ? resp.probe_err : -ENODEV;
+	/* Our own device must be the one bound, not a device-tree node's. */
+	if (!ret) {
+		mutex_lock(&irqloop_lock);
+		if (!irqloop_bound || resp.dev != &resp.pdev->dev)
+			ret = resp.probe_err ? resp.probe_err : -ENODEV;
+		mutex_unlock(&irqloop_lock);
+	}
 	if (ret) {
 		irqloop_del_param_device();
 		platform_driver_unregister(&irqloop_driver);

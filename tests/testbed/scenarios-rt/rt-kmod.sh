@@ -11,7 +11,7 @@
 # The guest's init fails the scenario on any "BUG: scheduling while atomic", "sleeping function
 # called" or lockdep report in dmesg.
 . /testbed/guest-lib.sh
-tb_need irqloop irqloop-responder sqlite3 gpioinfo gpioset
+tb_need irqloop irqloop-responder sqlite3 gpioinfo gpioset gpioget
 [ "$TB_RT" = 1 ] || tb_fail "this scenario belongs to the PREEMPT_RT boot"
 uname -v
 uname -v | grep -q PREEMPT_RT || tb_fail "the guest kernel is not PREEMPT_RT"
@@ -19,12 +19,23 @@ tb_kmod_setup
 n=${TB_RT_SAMPLES:-5000}
 db=$TB_TMP/rt.db
 
-echo "--- set() not raw-safe: refused in hard mode"
+echo "--- set() not raw-safe: refused in hard mode, touching nothing"
 tb_wire_reload spin_lock=1
 spin=irqloop-wire-spin
+# The response wire left high (wire1a, line 2, read at its far end wire1b): a refused load must
+# leave it so. The refusal used to come after out= was already driven low.
+gpioset -c "$TB_CHIP" wire1a=1 &
+holder=$!
+tb_wait_consumer "$TB_CHIP" wire1a gpioset "gpioset did not take wire1a"
+kill $holder
+wait $holder 2>/dev/null
+[ "$(gpioget -c "$TB_CHIP" --numeric wire1b)" = 1 ] || tb_fail "cannot take the response wire high"
 tb_kmod_refused "Operation not permitted" \
 	"out=$spin:2: PREEMPT_RT: '$spin' is not known to take only raw spinlocks in get()/set()" \
 	in=$spin:1 out=$spin:2
+level=$(gpioget -c "$TB_CHIP" --numeric wire1b)
+[ "$level" = 1 ] || tb_fail "the refused load drove out= (the response wire reads $level)"
+tb_pass "the refused load left out= high, as it found it"
 insmod "$ko" in=$spin:1 out=$spin:2 threaded=1 || tb_fail "threaded=1 refused on $spin"
 cat $sys/context
 rmmod irqloop_responder
