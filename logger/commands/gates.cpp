@@ -81,6 +81,17 @@ std::string gate_prob_text(double p)
     return b;
 }
 
+// The line of one P(latency > X) <= P limit, before it is judged: its name, stored key and limit.
+gate_line p_exceed_line(std::int64_t x_ns, double p)
+{
+    gate_line l;
+    l.name = "P(>" + gate_x_text(x_ns) + ")";
+    l.key = "p_exceed_" + gate_x_text(x_ns);
+    l.probability = true;
+    l.limit = p;
+    return l;
+}
+
 // P(latency > X) <= P for each limit, from one tail fit of the run.
 void evaluate_p_exceed(const gate_tail_source& tail, const gate_limits& lim, gate_outcome& g)
 {
@@ -99,11 +110,7 @@ void evaluate_p_exceed(const gate_tail_source& tail, const gate_limits& lim, gat
             failed += (failed.empty() ? "the tail fit's " : "; its ") + c.name +
                       " check failed: " + c.detail;
     for (const auto& [x, p] : lim.p_exceed) {
-        gate_line l;
-        l.name = "P(>" + gate_x_text(x) + ")";
-        l.key = "p_exceed_" + gate_x_text(x);
-        l.probability = true;
-        l.limit = p;
+        gate_line l = p_exceed_line(x, p);
         if (!failed.empty() || !fit.fitted) {
             l.refused = true;
             l.has_value = false;
@@ -181,11 +188,7 @@ gate_outcome evaluate(const other_percentile& other, const gate_tail_source& tai
         evaluate_p_exceed(tail, lim, g);
     else
         for (const auto& [x, p] : lim.p_exceed) {
-            gate_line l;
-            l.name = "P(>" + gate_x_text(x) + ")";
-            l.key = "p_exceed_" + gate_x_text(x);
-            l.probability = true;
-            l.limit = p;
+            gate_line l = p_exceed_line(x, p);
             l.has_value = false;
             l.note = "no samples in the statistics";
             g.lines.push_back(std::move(l));

@@ -193,6 +193,17 @@ TEST_CASE("gates: a run without samples fails its latency limits as n/a", "[gate
     REQUIRE(g.lines.size() == 2);
     CHECK(g.failed() == 2);
     CHECK_THAT(logger::format_gate_lines(g), ContainsSubstring("n/a"));
+    // A P(>X) limit on it: named and keyed as on a fitted run, failed with no value.
+    const auto p = one.gates({.p_exceed = {{12'500, 1e-9}}});
+    REQUIRE(p.lines.size() == 1);
+    CHECK(p.lines[0].name == "P(>12.5us)");
+    CHECK(p.lines[0].key == "p_exceed_12.5us");
+    CHECK(p.lines[0].probability);
+    CHECK(p.lines[0].limit == 1e-9);
+    CHECK(!p.lines[0].has_value);
+    CHECK(!p.lines[0].refused);
+    CHECK(p.lines[0].note == "no samples in the statistics");
+    CHECK(p.failed() == 1);
 }
 
 TEST_CASE("gates: a percentile that is not stored comes from the histogram by the same rule",
