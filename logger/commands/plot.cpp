@@ -129,17 +129,20 @@ std::string log_bar(std::uint64_t count, std::uint64_t max_count, std::size_t wi
     return std::string(std::clamp<std::size_t>(std::size_t(std::lround(len)), 1, width), '#');
 }
 
-std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets)
+std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets, std::uint64_t lost,
+                                   std::int64_t timeout_ns)
 {
-    std::uint64_t total = 0;
+    std::uint64_t answered = 0;
     for (const auto& b : buckets)
-        total += b.count;
+        answered += b.count;
+    const std::uint64_t total = answered + lost;
     std::vector<tail_point> out;
-    if (total == 0)
+    if (answered == 0)
         return out;
     std::uint64_t above = total;
     // The first point sits at the lowest bucket's start with everything above it: the curve
-    // then starts at 1 and steps down at each bucket's upper bound.
+    // then starts at 1 and steps down at each bucket's upper bound. The lost answers lie above
+    // every bucket: the curve ends on their share, flat up to the timeout.
     out.push_back({double(buckets.front().lo_ns), 1.0});
     for (const auto& b : buckets) {
         above -= b.count;
@@ -147,6 +150,8 @@ std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets)
             break;
         out.push_back({double(b.hi_ns), double(above) / double(total)});
     }
+    if (lost)
+        out.push_back({double(timeout_ns), double(lost) / double(total)});
     return out;
 }
 

@@ -62,9 +62,12 @@ struct tail_point final {
 /**
  * @brief The complementary CDF from stored buckets: one point per bucket at its upper bound,
  *        with the fraction of samples at or above it; the last (0) point is dropped, as a log
- *        axis cannot show it.
+ *        axis cannot show it. @p lost answers (none before @p timeout_ns) count among the
+ *        samples, above every bucket: the fractions are of the stimuli answered or lost, and
+ *        the curve ends at the timeout on the lost share instead of dropping to 0.
  */
-std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets);
+std::vector<tail_point> tail_curve(const std::vector<db::bucket_row>& buckets,
+                                   std::uint64_t lost = 0, std::int64_t timeout_ns = 0);
 
 /** @brief Output type, from the file name: ".svg" or ".png". */
 enum class plot_format { svg, png };

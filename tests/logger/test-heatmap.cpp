@@ -63,6 +63,7 @@ std::int64_t burst_run(db::store& st, const std::string& uuid, const std::string
 
 struct data_row {
     std::int64_t run_id, idx, start, end, lo, hi, count;
+    double x0, x1; ///< the column's span on the picture's x axis, in seconds
 };
 
 std::vector<data_row> read_heatmap_data(const std::string& path)
@@ -70,12 +71,12 @@ std::vector<data_row> read_heatmap_data(const std::string& path)
     std::ifstream in(path);
     std::string line;
     REQUIRE(std::getline(in, line));
-    CHECK(line == "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount");
+    CHECK(line == "run_id\tidx\tstart_unix_ns\tend_unix_ns\tlo_ns\thi_ns\tcount\tx0_s\tx1_s");
     std::vector<data_row> out;
     while (std::getline(in, line)) {
         std::istringstream f(line);
         data_row r{};
-        f >> r.run_id >> r.idx >> r.start >> r.end >> r.lo >> r.hi >> r.count;
+        f >> r.run_id >> r.idx >> r.start >> r.end >> r.lo >> r.hi >> r.count >> r.x0 >> r.x1;
         REQUIRE(f);
         out.push_back(r);
     }
@@ -263,7 +264,8 @@ TEST_CASE("long-term: every window's max over the runs of one label, in time ord
     std::ifstream in(data);
     std::string line;
     REQUIRE(std::getline(in, line));
-    CHECK(line == "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples");
+    CHECK(line == "run_id\tlabel\tidx\tstart_unix_ns\tend_unix_ns\tmax_ns\tsamples\t"
+                  "max_bracket_ns\tlost\ttimeout_ns\tx_s");
     int n = 0, bursts = 0;
     std::int64_t last_start = 0;
     while (std::getline(in, line)) {
@@ -285,4 +287,85 @@ TEST_CASE("long-term: every window's max over the runs of one label, in time ord
     }
     CHECK(n == 3 * int(windows));
     CHECK(bursts == 3);
+}
+
+TEST_CASE("timeline, heatmap and long-term: two runs 30 minutes apart are drawn side by side, not "
+          "on one wall-clock axis",
+          "[report]")
+{
+    temp_dir dir;
+    const auto path = dir.file("apart.db");
+    constexpr std::int64_t apart_ns = 1800'000'000'000; // 30 min: scripted start times
+    {
+        db::store st(path);
+        burst_run(st, "00000000-0000-4000-8000-00000000c001", "first", t_anchor);
+        burst_run(st, "00000000-0000-4000-8000-00000000c002", "second", t_anchor + apart_ns);
+    }
+    const auto read_rows = [](const std::string& file) {
+        std::ifstream in(file);
+        std::vector<std::vector<std::string>> rows;
+        for (std::string line; std::getline(in, line);) {
+            rows.emplace_back();
+            std::istringstream f(line);
+            for (std::string cell; std::getline(f, cell, '\t');)
+                rows.back().push_back(cell);
+        }
+        return rows;
+    };
+    const auto script = [&](std::vector<std::string> args, const std::string& data) {
+        args.insert(args.begin(), {"plot", "--db", path, "--script", "-o", dir.file("a.svg")});
+        args.insert(args.end(), {"--data", data});
+        auto c = run_cmd(plot_command, std::move(args));
+        INFO(c.err);
+        REQUIRE(c.status == 0);
+        return c.out;
+    };
+
+    SECTION("timeline: each run from its own start, overlaid")
+    {
+        const auto s = script({"--kind", "timeline"}, dir.file("t.tsv"));
+        CHECK(s.find("set xdata time") == std::string::npos);
+        const auto rows = read_rows(dir.file("t.tsv"));
+        REQUIRE(rows.size() == 1 + 2 * windows);
+        CHECK(rows[0][4] == "x_s");
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const double x = std::stod(rows[i][4]);
+            CHECK(x > 0);
+            CHECK(x < 10); // seconds since its run's start: both runs on [0, 10 s]
+        }
+        CHECK(rows[1][4] == rows[1 + windows][4]);
+    }
+    SECTION("heatmap and long-term: the second run's stretch right after the first's")
+    {
+        const auto h = script({"--kind", "heatmap"}, dir.file("h.tsv"));
+        CHECK(h.find("set xdata time") == std::string::npos);
+        double first_end = 0, second_start = 1e300, last = 0;
+        for (const auto& r : read_heatmap_data(dir.file("h.tsv"))) {
+            if (r.run_id == 1)
+                first_end = std::max(first_end, r.x1);
+            else
+                second_start = std::min(second_start, r.x0);
+            last = std::max(last, r.x1);
+        }
+        CHECK(second_start > first_end);
+        CHECK(second_start < first_end + 1.0); // a gap of 3 % of the runs, not 30 minutes
+        CHECK(last < 21);
+        // Each stretch says which run it is and when it started.
+        CHECK(h.find("'first, from 2026-") != std::string::npos);
+        CHECK(h.find("'second, from 2026-") != std::string::npos);
+
+        const auto l = script({"--kind", "long-term"}, dir.file("l.tsv"));
+        const auto rows = read_rows(dir.file("l.tsv"));
+        REQUIRE(rows.size() == 1 + 2 * windows);
+        REQUIRE(rows[0][10] == "x_s");
+        double max_x = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i)
+            max_x = std::max(max_x, std::stod(rows[i][10]));
+        CHECK(max_x < 21);
+        // One tick per run at its start, and the two labels differ (not "12-05 01:47" twice).
+        const auto p = l.find("set xtics (");
+        REQUIRE(p != std::string::npos);
+        const std::string tics = l.substr(p, l.find('\n', p) - p);
+        CHECK(tics == "set xtics (\"09-21\\n14:13:20\" 0, \"09-21\\n14:43:20\" 10.6)");
+    }
 }

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <unistd.h>
 
 using namespace irqloop;
@@ -271,5 +273,191 @@ TEST_CASE("a run with lost answers: every max agrees, every table with a max sho
         const auto csv = run_line("export --format csv --what summary").out;
         CHECK_THAT(csv, ContainsSubstring(std::to_string(s.max_ns)));
         CHECK_THAT(csv, ContainsSubstring("," + std::to_string(s.lost) + ","));
+    }
+}
+
+namespace
+{
+
+/** @brief plot @p args --script on the lossy run: the script, and what --data wrote. */
+std::pair<std::string, std::vector<std::vector<std::string>>>
+lossy_plot(std::vector<std::string> args)
+{
+    args.insert(args.begin(), {"plot", "--db", "lossy.db", "--script", "-o", "p.svg"});
+    args.insert(args.end(), {"--data", "plot.tsv"});
+    return in_lossy_dir([&] {
+        const auto c = run_cmd(plot_command, args);
+        INFO(c.err);
+        REQUIRE(c.status == 0);
+        std::ifstream in("plot.tsv");
+        std::vector<std::vector<std::string>> rows;
+        for (std::string line; std::getline(in, line);) {
+            rows.emplace_back();
+            std::istringstream f(line);
+            for (std::string cell; std::getline(f, cell, '\t');)
+                rows.back().push_back(cell);
+            if (!line.empty() && line.back() == '\t')
+                rows.back().push_back("");
+        }
+        return std::make_pair(c.out, rows);
+    });
+}
+
+/** @brief The lines of the script's inline data block $@p name. */
+std::vector<std::string> script_block(const std::string& script, const std::string& name)
+{
+    const auto p = script.find("\n$" + name + " << EOD\n");
+    REQUIRE(p != std::string::npos);
+    std::istringstream in(script.substr(script.find('\n', p + 1) + 1));
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l) && l != "EOD";)
+        out.push_back(l);
+    return out;
+}
+
+/** @brief Column @p k (from 0) of a data block line, as a number. */
+double column(const std::string& line, std::size_t k)
+{
+    std::istringstream f(line);
+    double v = 0;
+    for (std::size_t i = 0; i <= k; ++i)
+        REQUIRE(f >> v);
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("the pictures follow the one rule on a run with lost, disturbed and throttled samples",
+          "[report]")
+{
+    const auto run = stored_run();
+    const auto& s = run.summary;
+    const std::string ge = "\xe2\x89\xa5 ";            // ≥
+    const double answered_us = double(s.max_ns) / 1e3; // what the answered max proves: clean
+    REQUIRE(s.max_bracket_ns == 0);
+    const double timeout_us = double(run.meta.timeout_ns) / 1e3;
+    const auto report = run_line("report --timeline-rows 0");
+    REQUIRE(report.status == 0);
+
+    SECTION("gnuplot draws every kind of it")
+    {
+        skip_without_gnuplot_and_xmllint();
+        for (const char* kind : {"histogram", "timeline", "cdf", "heatmap", "long-term"}) {
+            INFO(kind);
+            const auto c = in_lossy_dir([&] {
+                return run_cmd(plot_command, {"plot", "--db", "lossy.db", "--kind", kind, "-o",
+                                              std::string(kind) + ".svg"});
+            });
+            INFO(c.err);
+            CHECK(c.status == 0);
+        }
+    }
+
+    SECTION("timeline: the max line at what each window proves, the throttled max as its bracket, "
+            "a marker at the timeout for each window that lost answers")
+    {
+        const auto [script, rows] = lossy_plot({"--kind", "timeline"});
+        REQUIRE(rows.size() == 4);
+        CHECK(rows[0][11] == "figure");
+        std::uint64_t lost = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            // Each window's max as drawn is the one report's timeline prints.
+            INFO(rows[i][11]);
+            CHECK(rows[i][11].rfind(ge + "10000.000 (", 0) == 0);
+            CHECK_THAT(report.out, ContainsSubstring("  " + rows[i][11] + "  "));
+            lost += std::stoull(rows[i][9]);
+        }
+        CHECK(lost == s.lost);
+        // The max line: its highest point is report's "max answered", never an upper bound.
+        double line_max = 0;
+        for (const auto& l : script_block(script, "iv0"))
+            line_max = std::max(line_max, column(l, 1));
+        CHECK(line_max == Catch::Approx(answered_us).margin(5e-4));
+        // The throttled window: drawn at the 9.752 ms it proves, its bracket up to 59.737 ms.
+        const auto dist = script_block(script, "dist0");
+        REQUIRE(dist.size() == 1);
+        CHECK(column(dist[0], 1) == Catch::Approx(9752.035).margin(5e-4));
+        CHECK(column(dist[0], 3) == Catch::Approx(59736.769).margin(5e-4));
+        // The samples above the threshold: clean ones at their latency, the throttled one at
+        // what it proves; none above the answered max.
+        double clean_max = 0;
+        for (const auto& l : script_block(script, "ex0"))
+            clean_max = std::max(clean_max, column(l, 1));
+        CHECK(clean_max == Catch::Approx(answered_us).margin(5e-4));
+        bool throttled = false;
+        for (const auto& l : script_block(script, "exd0")) {
+            CHECK(column(l, 1) <= answered_us);
+            throttled |= column(l, 3) == Catch::Approx(59736.769).margin(5e-4);
+        }
+        CHECK(throttled);
+        // Lost answers: one marker per window at the timeout, labelled as report labels it, so
+        // the highest max drawn is report's "≥ 10000.000".
+        const auto markers = script_block(script, "lost0");
+        REQUIRE(markers.size() == 3);
+        for (const auto& l : markers) {
+            CHECK(column(l, 1) == timeout_us);
+            CHECK_THAT(l, ContainsSubstring("\"" + ge + "10000.000 ("));
+        }
+        CHECK_THAT(report.out, ContainsSubstring("max (us)              " + ge + "10000.000 (" +
+                                                 std::to_string(s.lost) + " lost)"));
+        CHECK_THAT(script, ContainsSubstring("lost answers: " + ge + "timeout (" +
+                                             std::to_string(s.lost) + " lost)"));
+    }
+    SECTION("histogram and cdf: the lost answers at the timeout, both axes showing body and tail")
+    {
+        const auto [script, rows] = lossy_plot({"--kind", "histogram"});
+        REQUIRE(!rows.empty());
+        CHECK(rows[0] == std::vector<std::string>{"run_id", "lo_ns", "hi_ns", "count", "what"});
+        std::uint64_t answered = 0, lost = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            REQUIRE(rows[i].size() == 5);
+            if (rows[i][4] == "lost") {
+                CHECK(rows[i][1] == std::to_string(run.meta.timeout_ns));
+                CHECK(rows[i][2].empty()); // no upper end
+                lost += std::stoull(rows[i][3]);
+            } else {
+                CHECK(rows[i][4] == "answered");
+                answered += std::stoull(rows[i][3]);
+            }
+        }
+        CHECK(lost == s.lost);
+        CHECK(answered == s.samples);
+        CHECK_THAT(script, ContainsSubstring("lost (" + std::to_string(s.lost) + ")"));
+        // 5 us to 10 ms: a log latency axis, so the body is not a line at 0.
+        CHECK_THAT(script, ContainsSubstring("set logscale x\n"));
+        const auto linear = lossy_plot({"--kind", "histogram", "--linear"}).first;
+        CHECK_THAT(linear, !ContainsSubstring("set logscale x"));
+
+        const auto cdf = in_lossy_dir([] {
+            return run_cmd(plot_command, split_ws("plot --db lossy.db --kind "
+                                                  "cdf --script -o c.svg"));
+        });
+        REQUIRE(cdf.status == 0);
+        const auto curve = script_block(cdf.out, "run0");
+        // The curve ends at the timeout on the lost share of the stimuli, not at 0.
+        CHECK(column(curve.back(), 0) == timeout_us);
+        CHECK(column(curve.back(), 1) ==
+              Catch::Approx(double(s.lost) / double(s.samples + s.lost)).epsilon(1e-6));
+        CHECK_THAT(cdf.out, ContainsSubstring("lost (" + std::to_string(s.lost) + ")"));
+        CHECK_THAT(cdf.out, ContainsSubstring("set logscale x\n"));
+    }
+    SECTION("heatmap and long-term: the windows that lost answers marked at the timeout")
+    {
+        const auto heat = lossy_plot({"--kind", "heatmap"}).first;
+        CHECK(script_block(heat, "lost").size() == 3);
+        CHECK_THAT(heat, ContainsSubstring(ge + "timeout (" + std::to_string(s.lost) + " lost)"));
+        const auto [script, rows] = lossy_plot({"--kind", "long-term"});
+        REQUIRE(rows.size() == 4);
+        CHECK(rows[0][8] == "lost");
+        std::uint64_t lost = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i)
+            lost += std::stoull(rows[i][8]);
+        CHECK(lost == s.lost);
+        double line_max = 0;
+        for (const auto& l : script_block(script, "max0"))
+            line_max = std::max(line_max, column(l, 1));
+        CHECK(line_max == Catch::Approx(answered_us).margin(5e-4));
+        CHECK(script_block(script, "lost0").size() == 3);
+        CHECK(script_block(script, "dist0").size() == 1);
     }
 }
