@@ -66,7 +66,7 @@ const analysis::capture_channel& channel(const analysis::capture& c, const std::
                     " D0 (its channels: " + (names.empty() ? "none" : names) + ")");
 }
 
-std::string ns_text(std::int64_t ns)
+std::string verify_ns_text(std::int64_t ns)
 {
     char b[48];
     std::snprintf(b, sizeof b, "%lld ns", static_cast<long long>(ns));
@@ -174,9 +174,9 @@ std::string format_verification(const analysis::verification& v)
       << ", lost by irqloop only " << f.lost_only_irqloop << ", missed by the analyzer only "
       << f.lost_only_analyzer << ", after the capture's end " << f.not_compared << '\n';
     if (f.both_answered)
-        o << "  irqloop - analyzer: min " << ns_text(f.diff_min_ns) << ", median "
-          << ns_text(f.diff_median_ns) << ", p99 " << ns_text(f.diff_p99_ns) << ", max "
-          << ns_text(f.diff_max_ns) << '\n';
+        o << "  irqloop - analyzer: min " << verify_ns_text(f.diff_min_ns) << ", median "
+          << verify_ns_text(f.diff_median_ns) << ", p99 " << verify_ns_text(f.diff_p99_ns)
+          << ", max " << verify_ns_text(f.diff_max_ns) << '\n';
     o << "  outside their bracket (beyond one analyzer sample): " << f.outside.size() << '\n';
     const std::size_t shown = std::min<std::size_t>(f.outside.size(), 20);
     for (std::size_t k = 0; k < shown; ++k) {
