@@ -4,6 +4,7 @@
 
 #include "error.hpp"
 #include "output-file.hpp"
+#include "plot-tail.hpp"
 #include "plot.hpp"
 #include "selection.hpp"
 #include "table.hpp"
@@ -850,7 +851,8 @@ constexpr kind_name kind_names[] = {{"histogram", plot_kind::histogram},
                                     {"timeline", plot_kind::timeline},
                                     {"cdf", plot_kind::cdf},
                                     {"heatmap", plot_kind::heatmap},
-                                    {"long-term", plot_kind::long_term}};
+                                    {"long-term", plot_kind::long_term},
+                                    {"tail", plot_kind::tail}};
 
 plot_kind parse_kind(const std::string& text)
 {
@@ -858,7 +860,7 @@ plot_kind parse_kind(const std::string& text)
         if (text == k.name)
             return k.kind;
     throw error("bad --kind", "unknown plot kind '" + text + "'",
-                "use histogram, timeline, cdf, heatmap or long-term");
+                "use histogram, timeline, cdf, heatmap, long-term or tail");
 }
 
 /** @brief The text fields of the option table, checked and converted by parse_plot(). */
@@ -878,8 +880,10 @@ void add_plot_options(po::options_description& desc, plot_request& r, plot_args&
         "histogram (log y, runs overlaid), timeline (interval max/avg and exceedances over the "
         "seconds since each run's start), cdf (fraction of samples above each latency, log y), "
         "heatmap (per-window histograms: time on x, runs side by side, latency on log y, "
-        "samples as colour) or long-term (every window's max over all selected runs side by "
-        "side, e.g. --label L over weeks; one series per label). Lost answers are drawn at the "
+        "samples as colour), long-term (every window's max over all selected runs side by "
+        "side, e.g. --label L over weeks; one series per label) or tail (one run's tail fit, as "
+        "irqloop tail makes it: mean residual life, QQ against the fitted GPD, return levels "
+        "with their 95 % band over the measured tail). Lost answers are drawn at the "
         "timeout, a disturbed max at what it proves with its bracket");
     add("output,o", po::value(&r.output), "output file, *.svg or *.png (required)");
     add("size", po::value(&a.size)->default_value(a.size), "picture size in pixels, WIDTHxHEIGHT");
@@ -894,14 +898,15 @@ void add_plot_options(po::options_description& desc, plot_request& r, plot_args&
     add("logx", po::bool_switch(&r.logx),
         "histogram, cdf: log latency axis, whatever the data's span");
     add("data", po::value(&r.data_path),
-        "histogram, timeline, heatmap, long-term: also write the rows drawn, tab-separated with a "
+        "histogram, timeline, heatmap, long-term, tail: also write the rows drawn, tab-separated "
+        "with a "
         "header, to this file ('-': stdout)");
     add("script", po::bool_switch(&r.print_script),
         "print the gnuplot script to stdout instead of running gnuplot");
 }
 
 constexpr command_help plot_help = {
-    "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term [--db F] "
+    "irqloop plot --kind histogram|timeline|cdf|heatmap|long-term|tail [--db F] "
     "[--runs ID... | --labels L...] -o out.svg|out.png [--data FILE]",
     "Draw the selected runs (default: every measurement run) with gnuplot. The script\n"
     "and its data go to gnuplot on a pipe: nothing but the picture is written.\n"
@@ -959,6 +964,9 @@ plot_outcome execute_plot(const plot_request& r)
         break;
     case plot_kind::timeline:
         o.body = timeline_script(cat, runs, r, o);
+        break;
+    case plot_kind::tail:
+        o.body = tail_plot_script(cat, runs, r, o);
         break;
     }
     return o;

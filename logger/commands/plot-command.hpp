@@ -13,7 +13,7 @@
 namespace irqloop::logger
 {
 
-enum class plot_kind { histogram, timeline, cdf, heatmap, long_term };
+enum class plot_kind { histogram, timeline, cdf, heatmap, long_term, tail };
 
 struct plot_request final {
     selection_options sel; ///< dbs already defaulted (db_paths_or_default)

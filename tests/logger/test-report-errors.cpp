@@ -232,8 +232,9 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
                                       "opersys, tbm or rt_eval)\n"},
              {"compare --by host",
               "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
-             {"plot --kind pie -o x.svg", "irqloop: bad --kind: unknown plot kind 'pie' (use "
-                                          "histogram, timeline, cdf, heatmap or long-term)\n"},
+             {"plot --kind pie -o x.svg",
+              "irqloop: bad --kind: unknown plot kind 'pie' (use "
+              "histogram, timeline, cdf, heatmap, long-term or tail)\n"},
              {"export --format xml",
               "irqloop: bad --format: unknown export format 'xml' (use json, csv, "
               "cyclictest-hist, rt-tests-json, prometheus, junit, lava, osadl-rtdataset, "
