@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace irqloop::logger
@@ -255,6 +257,55 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
 }
 
 /**
+ * @brief The notes naming what the run's stored facts say stopped the logger around its stored
+ * disturbed samples (every worst one kept, and every one above the threshold): one for RT
+ * throttling, one for SMIs, none when nothing matches (disturbed_cause(): a match, not a proof).
+ */
+std::vector<std::string> cause_notes(db::catalog& cat, const db::run_record& r,
+                                     const std::vector<db::interval_row>& intervals)
+{
+    std::map<std::uint64_t, db::sample_row> stored; // by seq: a sample in both lists once
+    for (const auto& s : cat.worst(r))
+        if (s.flags & db::flag_disturbed)
+            stored.emplace(s.seq, s);
+    for (const auto& s : cat.exceedances(r))
+        if (s.flags & db::flag_disturbed)
+            stored.emplace(s.seq, s);
+    std::vector<std::uint64_t> throttled;
+    std::uint64_t smi = 0;
+    for (const auto& [seq, s] : stored) {
+        const std::string c = disturbed_cause(r, s, intervals);
+        if (c.find("RT throttling") != std::string::npos)
+            throttled.push_back(seq);
+        if (c.find("SMI") != std::string::npos)
+            ++smi;
+    }
+    std::vector<std::string> out;
+    if (!throttled.empty()) {
+        const auto t = stored_rt_throttling(r);
+        std::string seqs;
+        for (std::size_t i = 0; i < throttled.size() && i < 5; ++i)
+            seqs += (i ? ", " : "") + std::to_string(throttled[i]);
+        if (throttled.size() > 5)
+            seqs += ", ...";
+        char pause[32];
+        std::snprintf(pause, sizeof pause, "%.3f ms", double(t->pause_ns()) / 1e6);
+        out.push_back("note: RT throttling: " + format_count(throttled.size()) +
+                      " stored disturbed sample" + (throttled.size() == 1 ? "" : "s") + " (seq " +
+                      seqs + ") ha" + (throttled.size() == 1 ? "s" : "ve") +
+                      " a bracket within 10 % of its pause, " + pause + " (sched_rt_runtime_us " +
+                      std::to_string(t->runtime_us) + " of " + std::to_string(t->period_us) +
+                      ", preflight FAIL): the logger was stopped that long around "
+                      "the answer, which proves only its lower bound.");
+    }
+    if (smi)
+        out.push_back("note: SMIs: " + format_count(smi) + " stored disturbed sample" +
+                      (smi == 1 ? " lies" : "s lie") +
+                      " in windows that counted SMIs (MSR 0x34; see the timeline's SMI column).");
+    return out;
+}
+
+/**
  * Truth and measured side by side, for a run whose wire knew the truth (the sim board's
  * computed far end: schema version 6, intervals.truth_max_ns). Prints nothing, and returns
  * false, for any other run, so their reports stay as they were.
@@ -431,7 +482,8 @@ void print_timeline(const db::run_record& r, const std::vector<db::interval_row>
 }
 
 void print_worst(const db::run_record& r, const std::vector<db::sample_row>& w,
-                 const report_request& o, std::ostream& out)
+                 const std::vector<db::interval_row>& intervals, const report_request& o,
+                 std::ostream& out)
 {
     if (w.empty()) {
         print_note(out, o.format, "(no samples)");
@@ -439,7 +491,7 @@ void print_worst(const db::run_record& r, const std::vector<db::sample_row>& w,
     }
     std::vector<worst_entry> rows;
     for (const auto& s : w)
-        rows.push_back({&r, s});
+        rows.push_back({&r, s, disturbed_cause(r, s, intervals)});
     print_worst_table(rows, worst_columns::sample_only, o.unit, o.format, out);
 }
 
@@ -493,6 +545,7 @@ report_run read_run(db::catalog& cat, const db::run_record& r, const report_requ
                     [](const db::interval_row& w) { return w.truth_max_ns.has_value(); }))
         rr.truth_worst = cat.worst(r);
     rr.events = cat.event_totals(r);
+    rr.cause_notes = cause_notes(cat, r, rr.intervals);
     return rr;
 }
 
@@ -521,6 +574,8 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     gap();
     print_heading(out, o.format, r.partial() ? "summary (partial)" : "summary");
     print_summary(r, rr.floor, o, out);
+    for (const auto& n : rr.cause_notes)
+        print_note(out, o.format, n);
     gap();
     if (print_truth(rr, o, out))
         gap();
@@ -531,7 +586,7 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     print_timeline(r, rr.intervals, o, out);
     gap();
     print_heading(out, o.format, "worst " + std::to_string(o.top));
-    print_worst(r, rr.worst, o, out);
+    print_worst(r, rr.worst, rr.intervals, o, out);
     gap();
     print_heading(out, o.format, "events");
     print_events(rr.events, o, out);

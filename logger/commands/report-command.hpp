@@ -34,6 +34,9 @@ struct report_run final {
     std::vector<db::sample_row> worst;       ///< the top --top, worst first
     std::vector<db::sample_row> truth_worst; ///< every stored worst one, for a run with a truth
     std::vector<db::event_total> events;
+    /// The causes the run's stored facts name for its stored disturbed samples (the worst list
+    /// and those above the threshold): one note each, RT throttling and SMIs (disturbed_cause()).
+    std::vector<std::string> cause_notes;
     std::vector<analysis::verification> verifications; ///< irqloop verify's, oldest first
 };
 

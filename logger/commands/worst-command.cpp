@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 namespace irqloop::logger
 {
@@ -61,6 +62,15 @@ worst_outcome execute_worst(const worst_request& r)
     });
     if (o.hits.size() > r.top)
         o.hits.resize(r.top);
+    // What the runs' stored facts say of each disturbed sample listed.
+    std::map<const db::run_record*, std::vector<db::interval_row>> windows;
+    for (auto& h : o.hits)
+        if (h.sample.flags & db::flag_disturbed) {
+            auto it = windows.find(h.run);
+            if (it == windows.end())
+                it = windows.emplace(h.run, o.cat->intervals(*h.run)).first;
+            h.cause = disturbed_cause(*h.run, h.sample, it->second);
+        }
     return o;
 }
 

@@ -4,6 +4,7 @@
 #include "error.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace irqloop::logger
 {
@@ -14,6 +15,48 @@ std::string latency_with_bracket(const db::sample_row& s, latency_unit unit)
     if ((s.flags & db::flag_disturbed) && s.bracket_ns > 0)
         v += " (bracket " + format_latency(double(s.bracket_ns), unit) + ")";
     return v;
+}
+
+std::optional<rt_throttling_pause> stored_rt_throttling(const db::run_record& r)
+{
+    for (const auto& [k, v] : r.meta.metadata) {
+        if (k != "preflight.sched.rt_throttling")
+            continue;
+        long long runtime = 0, period = 0;
+        char tail = 0;
+        // preflight.cpp: "FAIL on: 950000 us of every 1000000 us".
+        if (std::sscanf(v.c_str(), "FAIL on: %lld us of every %lld us%c", &runtime, &period,
+                        &tail) == 2 &&
+            runtime >= 0 && period > runtime)
+            return rt_throttling_pause{runtime, period};
+    }
+    return std::nullopt;
+}
+
+std::string disturbed_cause(const db::run_record& r, const db::sample_row& s,
+                            const std::vector<db::interval_row>& intervals)
+{
+    if (!(s.flags & db::flag_disturbed))
+        return {};
+    std::string out;
+    if (const auto t = stored_rt_throttling(r)) {
+        const std::int64_t pause = t->pause_ns();
+        if (s.bracket_ns >= pause - pause / 10 && s.bracket_ns <= pause + pause / 10) {
+            char b[64];
+            std::snprintf(b, sizeof b, "%.3f ms", double(s.bracket_ns) / 1e6);
+            out = std::string("bracket ") + b + " matches RT throttling (sched_rt_runtime_us " +
+                  std::to_string(t->runtime_us) + " of " + std::to_string(t->period_us) +
+                  ", preflight FAIL)";
+        }
+    }
+    for (const auto& w : intervals)
+        if (s.unix_ns >= w.start_unix_ns && s.unix_ns < w.end_unix_ns) {
+            if (w.smi_count && *w.smi_count > 0)
+                out += (out.empty() ? "" : "; ") + format_count(*w.smi_count) + " SMI" +
+                       (*w.smi_count == 1 ? "" : "s") + " counted in its window";
+            break;
+        }
+    return out;
 }
 
 std::string run_max_line(const db::run_record& r, latency_unit unit)
@@ -64,7 +107,7 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     if (file)
         t.add_column("file", table::align::left, table::content::stored);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& [r, s] = rows[i];
+        const auto& [r, s, cause] = rows[i];
         std::string flags;
         if (s.flags & db::flag_disturbed) {
             // Ranked by what it proves, its lower bound: said on its line, and why an upper
@@ -74,6 +117,10 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
                      (r && s.latency_ns > r->meta.timeout_ns ? " (above the timeout by its bracket)"
                                                              : "") +
                      " ";
+        }
+        if (!cause.empty()) {
+            flags.pop_back();
+            flags += "; " + cause + " ";
         }
         if (s.flags & db::flag_warmup)
             flags += "warmup ";

@@ -4,7 +4,9 @@
 #include "read.hpp"
 #include "table.hpp"
 
+#include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace irqloop::logger
@@ -14,7 +16,30 @@ namespace irqloop::logger
 struct worst_entry final {
     const db::run_record* run = nullptr;
     db::sample_row sample;
+    std::string cause; ///< a disturbed sample's known cause (disturbed_cause()), or empty
 };
+
+/**
+ * @brief What the run's stored facts say stopped the logger around a disturbed sample, or empty
+ * when they say nothing (a clean sample, no matching fact). The rule (docs/methodology.md,
+ * "Causes"), which names a match, never a proof:
+ * - RT throttling: the run's preflight stored sched.rt_throttling FAIL "on: R us of every P us"
+ *   and the sample's bracket lies within 10 % of the pause P - R: "bracket 49.985 ms matches RT
+ *   throttling (sched_rt_runtime_us 950000 of 1000000, preflight FAIL)";
+ * - SMI: the window holding the sample (by its time, in @p intervals) counted SMIs (MSR 0x34):
+ *   "2 SMIs counted in its window".
+ * Both can apply; they are joined with "; ".
+ */
+std::string disturbed_cause(const db::run_record& r, const db::sample_row& s,
+                            const std::vector<db::interval_row>& intervals);
+
+/** @brief The pause RT throttling stops a SCHED_FIFO thread for, from the run's stored preflight
+ *  (P - R of "FAIL on: R us of every P us"), with R and P; none when not stored as on. */
+struct rt_throttling_pause final {
+    std::int64_t runtime_us = 0, period_us = 0;
+    std::int64_t pause_ns() const noexcept { return (period_us - runtime_us) * 1000; }
+};
+std::optional<rt_throttling_pause> stored_rt_throttling(const db::run_record& r);
 
 /** @brief Which columns beyond the sample's own: report shows one run, worst many. */
 enum class worst_columns {

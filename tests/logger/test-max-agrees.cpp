@@ -30,8 +30,9 @@ namespace
  * @brief The run: 30,000 stimuli 1 ms apart in three 10 s windows, timeout 10 ms; 1 % lost,
  * 0.3 % disturbed by short stalls, rare answers up to 9.996 ms, and one sample (seq 21417)
  * the logger was stopped around for RT throttling's 50 ms: its upper bound 59.737 ms is above
- * the timeout, its bracket 49.985 ms, so it proves 9.752 ms. The lost answers prove more than
- * any sample: the max is "≥ 10 ms".
+ * the timeout, its bracket 49.985 ms, so it proves 9.752 ms; the run's preflight stored RT
+ * throttling on (950000 us of every 1000000). The lost answers prove more than any sample: the
+ * max is "≥ 10 ms".
  */
 run_spec lossy_spec()
 {
@@ -39,6 +40,9 @@ run_spec lossy_spec()
     s.target = "imx8mp PREEMPT_RT 6.6"; // no --load: an idle run
     s.m = {5200, 1400, 0.002, 20'000, 9'995'701, 0.01, 0.003, 0};
     s.stalled = {{21'417, 59'736'769, 49'984'734}};
+    // What run's preflight stores on a machine with RT throttling on (preflight.cpp).
+    s.extra_metadata = {
+        {"preflight.sched.rt_throttling", "FAIL on: 950000 us of every 1000000 us"}};
     return s;
 }
 
@@ -459,5 +463,85 @@ TEST_CASE("the pictures follow the one rule on a run with lost, disturbed and th
         CHECK(line_max == Catch::Approx(answered_us).margin(5e-4));
         CHECK(script_block(script, "lost0").size() == 3);
         CHECK(script_block(script, "dist0").size() == 1);
+    }
+}
+
+TEST_CASE("a disturbed sample's cause is named where the run's stored facts match it, and only "
+          "there",
+          "[report]")
+{
+    const std::string rt = "bracket 49.985 ms matches RT throttling (sched_rt_runtime_us 950000 of "
+                           "1000000, preflight FAIL)";
+    SECTION("the rule, on its own")
+    {
+        db::run_record r;
+        r.meta.metadata = {
+            {"preflight.sched.rt_throttling", "FAIL on: 950000 us of every 1000000 us"}};
+        db::sample_row s;
+        s.unix_ns = 1500;
+        s.flags = db::flag_disturbed;
+        s.latency_ns = 59'736'769;
+        s.bracket_ns = 49'984'734;
+        CHECK(disturbed_cause(r, s, {}) == rt);
+        // Within 10 % of the 50 ms pause, and not beyond.
+        s.bracket_ns = 45'000'000;
+        CHECK(disturbed_cause(r, s, {}) == "bracket 45.000 ms matches RT throttling "
+                                           "(sched_rt_runtime_us 950000 of 1000000, preflight "
+                                           "FAIL)");
+        s.bracket_ns = 44'999'999;
+        CHECK(disturbed_cause(r, s, {}).empty());
+        s.bracket_ns = 10'000; // a short stall: nothing the run knows of
+        CHECK(disturbed_cause(r, s, {}).empty());
+        // SMIs counted in the sample's window; none counted, or no counter, say nothing.
+        db::interval_row w;
+        w.start_unix_ns = 1000;
+        w.end_unix_ns = 2000;
+        w.smi_count = 2;
+        CHECK(disturbed_cause(r, s, {w}) == "2 SMIs counted in its window");
+        s.bracket_ns = 49'984'734;
+        CHECK(disturbed_cause(r, s, {w}) == rt + "; 2 SMIs counted in its window");
+        w.smi_count = 0;
+        CHECK(disturbed_cause(r, s, {w}) == rt);
+        w.smi_count.reset();
+        CHECK(disturbed_cause(r, s, {w}) == rt);
+        w.smi_count = 1;
+        w.start_unix_ns = 1501; // another window's SMI
+        CHECK(disturbed_cause(r, s, {w}) == rt);
+        // RT throttling off, or not checked: no cause; a clean sample has none.
+        r.meta.metadata = {{"preflight.sched.rt_throttling", "OK off (sched_rt_runtime_us -1)"}};
+        CHECK(disturbed_cause(r, s, {}).empty());
+        r.meta.metadata.clear();
+        CHECK(disturbed_cause(r, s, {}).empty());
+        r.meta.metadata = {
+            {"preflight.sched.rt_throttling", "FAIL on: 950000 us of every 1000000 us"}};
+        s.flags = 0;
+        CHECK(disturbed_cause(r, s, {}).empty());
+    }
+    SECTION("on the throttled sample's line in worst and report, and in report's notes")
+    {
+        const auto w = run_line("worst --top 3");
+        REQUIRE(w.status == 0);
+        std::istringstream lines(w.out);
+        int named = 0;
+        for (std::string l; std::getline(lines, l);) {
+            if (l.find(" 21417 ") != std::string::npos)
+                CHECK_THAT(l, ContainsSubstring("disturbed, proves 9752.035 (above the timeout by "
+                                                "its bracket); " +
+                                                rt));
+            named += l.find("RT throttling") != std::string::npos;
+        }
+        CHECK(named == 1);
+        const auto rep = run_line("report --top 5");
+        REQUIRE(rep.status == 0);
+        CHECK_THAT(rep.out, ContainsSubstring("; " + rt + "\n"));
+        CHECK_THAT(rep.out,
+                   ContainsSubstring("note: RT throttling: 1 stored disturbed sample (seq 21417) "
+                                     "has a bracket within 10 % of its pause, 50.000 ms"));
+        // The 99 other disturbed samples (short stalls) are named nothing.
+        const auto all = run_line("worst --top 50");
+        std::size_t n = 0;
+        for (std::size_t p = 0; (p = all.out.find("RT throttling", p)) != std::string::npos; ++p)
+            ++n;
+        CHECK(n == 1);
     }
 }
