@@ -7,6 +7,7 @@
 #include "histogram.hpp"
 #include "percentiles.hpp"
 #include "stats-pool.hpp"
+#include "tail-command.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -198,6 +199,86 @@ void add_percentile_columns(std::vector<column_def>& defs)
     }
 }
 
+/** @brief "L [lo, hi]" in the unit: an estimate with its interval (compare --tail). */
+std::string compare_tail_cell(double v, const analysis::tail_interval& ci, const context& c)
+{
+    return format_latency(v, c.unit, c.decimals) + " [" + (ci.lo_open ? "\xe2\x89\xa4 " : "") +
+           format_latency(ci.lo, c.unit, c.decimals) + ", " +
+           (ci.hi_open ? std::string("unbounded") : format_latency(ci.hi, c.unit, c.decimals)) +
+           "]";
+}
+
+/** @brief A tail column's cell: @p f of the fit, "not claimed (checks)", or "—" without one. */
+template <class F> column_fn compare_tail_column(F f)
+{
+    return [f](const group& g, const context& c) -> std::string {
+        if (!g.tail)
+            return "\xe2\x80\x94";
+        if (!g.tail->not_claimed.empty())
+            return "not claimed (" + g.tail->not_claimed + ")";
+        return f(*g.tail, c);
+    };
+}
+
+/** @brief The columns of compare --tail: the fitted shape, the 1e-6 and 1e-9 return levels. */
+void add_tail_columns(std::vector<column_def>& defs)
+{
+    defs.push_back({"tail_shape", "shape [95 %]", true,
+                    "compare --tail: the tail fit's shape with its 95 % interval (irqloop tail; "
+                    "> 0 heavy, < 0 bounded)",
+                    compare_tail_column([](const compare_tail& t, const context&) {
+                        char b[96];
+                        std::snprintf(b, sizeof b, "%.3f [%.3f, %.3f]", t.xi, t.xi_ci.lo,
+                                      t.xi_ci.hi);
+                        return std::string(b);
+                    })});
+    defs.push_back({"rl_1e-6", "1e-6 level (%u) [95 %]", true,
+                    "compare --tail: the latency exceeded once in 1e6 samples, with its 95 % "
+                    "interval; \"not claimed (check)\" when a check of the fit fails",
+                    compare_tail_column([](const compare_tail& t, const context& c) {
+                        return compare_tail_cell(t.level_6.level_ns, t.level_6.ci, c);
+                    })});
+    defs.push_back({"rl_1e-9", "1e-9 level (%u) [95 %]", true,
+                    "compare --tail: the latency exceeded once in 1e9 samples, with its 95 % "
+                    "interval",
+                    compare_tail_column([](const compare_tail& t, const context& c) {
+                        return compare_tail_cell(t.level_9.level_ns, t.level_9.ci, c);
+                    })});
+}
+
+/** @brief The tail fit of @p run for compare --tail, lowered by @p floor_ns. */
+compare_tail compare_tail_of(db::catalog& cat, const db::run_record& run, std::int64_t floor_ns)
+{
+    compare_tail t;
+    const auto d = read_tail_data(cat, run);
+    const analysis::tail_options opt; // as `irqloop tail` fits it by default
+    const auto fit = analysis::fit_tail(d, opt);
+    for (const auto& c : fit.checks)
+        if (c.assessed && !c.passed)
+            t.not_claimed += (t.not_claimed.empty() ? "" : ", ") + c.name;
+    if (!fit.fitted || fit.exceedances < opt.min_exceedances) {
+        if (t.not_claimed.empty())
+            t.not_claimed = "no fit";
+        return t;
+    }
+    if (!t.not_claimed.empty())
+        return t;
+    t.xi = fit.params.xi;
+    t.xi_ci = fit.xi_ci;
+    t.level_6 = analysis::return_level(d, fit, 1e-6, opt.confidence);
+    t.level_9 = analysis::return_level(d, fit, 1e-9, opt.confidence);
+    // A location shift moves every level and its interval by the same amount.
+    for (auto* l : {&t.level_6, &t.level_9}) {
+        l->level_ns -= double(floor_ns);
+        l->ci.lo -= double(floor_ns);
+        l->ci.hi -= double(floor_ns);
+    }
+    return t;
+}
+
+/** @brief The keys of the tail columns, which --tail appends. */
+constexpr const char* compare_tail_keys[] = {"tail_shape", "rl_1e-6", "rl_1e-9"};
+
 std::vector<column_def> make_columns()
 {
     using R = const db::run_record&;
@@ -264,6 +345,7 @@ std::vector<column_def> make_columns()
         {"stddev", "stddev (%u)", true, "standard deviation", lat(&db::summary_row::stddev_ns)},
     };
     add_percentile_columns(defs);
+    add_tail_columns(defs);
     return defs;
 }
 
@@ -421,7 +503,7 @@ std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bo
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const group& g) { return g.key == key; });
         if (it == groups.end()) {
-            groups.push_back({key, {}, {}, false, 0, 0, {}});
+            groups.push_back({key, {}, {}, false, 0, 0, {}, {}});
             it = groups.end() - 1;
         }
         it->runs.push_back(r);
@@ -501,10 +583,15 @@ void print_groups(const compare_outcome& o, const compare_request& r, std::ostre
     // The default columns gain the gates' outcome when a run has one stored.
     const std::string defaults =
         std::string(default_columns(r.by_label)) + (o.gated ? ",gate" : "");
-    const auto chosen = parse_columns(!r.columns.empty() ? r.columns
-                                      : *p.columns       ? p.columns
-                                                         : defaults,
-                                      r.unit);
+    std::string spec = !r.columns.empty() ? r.columns : *p.columns ? p.columns : defaults;
+    // --tail adds the tail columns, unless the columns asked for name some of them.
+    bool named = false;
+    for (const char* k : compare_tail_keys)
+        named |= ("," + spec + ",").find("," + std::string(k) + ",") != std::string::npos;
+    if (r.tail && !named)
+        for (const char* k : compare_tail_keys)
+            spec += std::string(",") + k;
+    const auto chosen = parse_columns(spec, r.unit);
     const context c{r.unit, r.decimals};
     table t;
     for (const auto& col : chosen)
@@ -586,6 +673,10 @@ void add_compare_options(po::options_description& desc, compare_request& r, comp
         "subtract from each run's latency figures the share its file's floor run proves (the "
         "smallest latency its samples prove: record it with calibrate --raw)");
     add("format", po::value(&t.fmt)->default_value(t.fmt), "table format: text, markdown or csv");
+    add("tail", po::bool_switch(&r.tail),
+        "add each run's tail fit (irqloop tail): the shape and the latencies exceeded once in "
+        "1e6 and 1e9 samples, with 95 % intervals; \"not claimed (check)\" for a run whose fit "
+        "checks fail (columns tail_shape, rl_1e-6, rl_1e-9; --by run only)");
 }
 
 /** @brief Check the values of @p r and @p t, and settle the unit and decimals in @p r. */
@@ -606,7 +697,15 @@ void check_compare(compare_request& r, const compare_texts& t)
     if (const std::string key = sort_key(r.sort); r.sort != "start" && key != "label")
         sort_value(group{}, key); // throws for a key it cannot sort by
     if (!r.columns.empty())
-        parse_columns(r.columns, r.unit); // throws for an unknown column
+        for (const auto& c : parse_columns(r.columns, r.unit)) // throws for an unknown column
+            for (const char* k : compare_tail_keys)
+                r.tail |= c.def->key == k;
+    if (r.tail && r.by_label)
+        throw error("bad --tail", "a tail fit is one run's, not a label's pooled runs'",
+                    "use --by run");
+    if (r.tail && r.rt_eval())
+        throw error("bad --tail", "the rt_eval preset prints windows, not runs",
+                    "use another preset, or --columns");
 }
 
 } // namespace
@@ -628,6 +727,9 @@ compare_outcome execute_compare(const compare_request& r)
     o.groups = group_runs(o.runs, r.by_label);
     for (auto& g : o.groups) {
         pool(*o.cat, g, r.floor_corrected);
+        if (r.tail)
+            g.tail = compare_tail_of(*o.cat, *g.runs.front(),
+                                     floor_of(*o.cat, *g.runs.front(), r.floor_corrected));
         if (r.rt_eval())
             for (const auto* run : g.runs)
                 g.windows.push_back(o.cat->intervals(*run));

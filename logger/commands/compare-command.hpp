@@ -4,9 +4,11 @@
 #include "command.hpp"
 #include "selection.hpp"
 #include "table.hpp"
+#include "tail-fit.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,9 +26,23 @@ struct compare_request final {
     latency_unit unit = latency_unit::us; ///< --unit, else the preset's
     int decimals = 3;                     ///< --decimals, else the preset's (or the unit's)
     table_format format = table_format::text;
+    bool tail = false; ///< --tail (or a tail column asked for): each run's tail fit, as `tail`'s
 
     /** @brief The per-window table of rt_eval, rather than one row per group. */
     bool rt_eval() const noexcept { return preset == "rt_eval" && columns.empty(); }
+};
+
+/**
+ * @brief compare --tail: a run's tail fit as `irqloop tail` makes it (default options), its
+ * shape and the return levels at 1e-6 and 1e-9 per sample with 95 % profile intervals, lowered
+ * by the floor share under --floor-corrected; or what cannot be claimed.
+ */
+struct compare_tail final {
+    std::string not_claimed; ///< the failed checks' names ("stationarity, independence"), or
+                             ///< empty when the figures are claimed
+    double xi = 0;
+    analysis::tail_interval xi_ci;
+    analysis::tail_level level_6, level_9; ///< 1e-6 and 1e-9 per sample
 };
 
 /** @brief One row: a run, or every run of one label pooled. */
@@ -41,6 +57,8 @@ struct compare_group final {
     std::int64_t lost_bound_ns = 0;
     /// rt_eval only: the stats windows of each run, as runs.
     std::vector<std::vector<db::interval_row>> windows;
+    /// --tail only (--by run): the run's tail fit.
+    std::optional<compare_tail> tail;
 };
 
 /** @brief A run that --floor-corrected corrects, with its floor run and share; floor null: none. */
