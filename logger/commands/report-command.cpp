@@ -546,6 +546,8 @@ report_run read_run(db::catalog& cat, const db::run_record& r, const report_requ
         rr.truth_worst = cat.worst(r);
     rr.events = cat.event_totals(r);
     rr.cause_notes = cause_notes(cat, r, rr.intervals);
+    if (o.tail)
+        rr.tail = fit_tail_run(cat, r, *o.tail);
     return rr;
 }
 
@@ -599,11 +601,15 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
                 print_note(out, o.format, l);
         }
     }
+    if (rr.tail) { // report --tail (print_tail_section, tail-command.cpp)
+        gap();
+        print_tail_section(out, o.format, *rr.tail, o.tail->confidence);
+    }
 }
 
 constexpr command_help report_help = {
     "irqloop report [--db F] [--run ID | --label L | --last] [--unit ns|us] "
-    "[--format text|markdown|csv]",
+    "[--format text|markdown|csv] [--tail [--exceed X ...]]",
     "Print a run's metadata, summary (raw and floor-corrected), a log-scale histogram,\n"
     "the per-interval timeline and the worst samples. Without --run or --label, the\n"
     "most recent measurement run. Running or interrupted runs are marked PARTIAL."};
@@ -626,11 +632,15 @@ parsed<report_request> parse_report(int argc, char** argv)
     add("floor", po::value(&r.floor)->default_value(r.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
     add("list", po::bool_switch(&r.list), "list the runs of the file(s) and stop");
+    bool tail = false;
+    std::vector<std::string> exceed;
+    add_tail_report_options(desc, tail, exceed);
     return parse_reading(argc, argv, desc, report_help, r, [&] {
         r.unit = parse_latency_unit(unit);
         r.format = parse_table_format(fmt);
         r.top = parse_count_in(top, "--top", 1, 1'000'000);
         r.timeline_rows = parse_count_in(timeline_rows, "--timeline-rows", 0, 1'000'000);
+        r.tail = tail_report_request(tail, exceed);
     });
 }
 

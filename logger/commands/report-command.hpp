@@ -4,10 +4,12 @@
 #include "command.hpp"
 #include "selection.hpp"
 #include "table.hpp"
+#include "tail-command.hpp"
 #include "verify-store.hpp"
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +20,11 @@ struct report_request final {
     selection_options sel; ///< no run named: the most recent measurement run
     latency_unit unit = latency_unit::us;
     table_format format = table_format::text;
-    std::size_t top = 10;           ///< worst samples listed
-    std::size_t timeline_rows = 48; ///< 0: one row per interval
-    std::string floor = "auto";     ///< auto, none or a run id
-    bool list = false;              ///< --list: the runs of the file(s), nothing else
+    std::size_t top = 10;             ///< worst samples listed
+    std::size_t timeline_rows = 48;   ///< 0: one row per interval
+    std::string floor = "auto";       ///< auto, none or a run id
+    bool list = false;                ///< --list: the runs of the file(s), nothing else
+    std::optional<tail_request> tail; ///< --tail / --exceed: a tail section, as `irqloop tail`
 };
 
 /** @brief What the report of one run shows, read from its file. */
@@ -38,6 +41,7 @@ struct report_run final {
     /// and those above the threshold): one note each, RT throttling and SMIs (disturbed_cause()).
     std::vector<std::string> cause_notes;
     std::vector<analysis::verification> verifications; ///< irqloop verify's, oldest first
+    std::optional<tail_run_result> tail;               ///< --tail: the run's tail fit
 };
 
 struct report_outcome final {

@@ -5,10 +5,15 @@
 #include "command.hpp"
 #include "read.hpp"
 #include "selection.hpp"
+#include "table.hpp"
 #include "tail-fit.hpp"
+
+#include <boost/program_options/options_description.hpp>
 
 #include <memory>
 #include <optional>
+#include <ostream>
+#include <string>
 #include <vector>
 
 namespace irqloop::logger
@@ -43,6 +48,28 @@ parsed<tail_request> parse_tail(int argc, char** argv);
 tail_outcome execute_tail(const tail_request& r);
 /** @brief Print every run's fit, levels, probabilities and checks; 0. */
 int present_tail(const tail_outcome& o, const tail_request& r);
+
+/** @brief One run's fit, levels, P(>X) and block-maxima fit, as `irqloop tail` makes them. */
+tail_run_result fit_tail_run(db::catalog& cat, const db::run_record& run, const tail_request& r);
+
+/**
+ * @brief What `irqloop tail` prints of one run (report --tail prints it too): with_header, the
+ * run's line (name, samples, rate, max) first.
+ */
+void print_tail_run(std::ostream& out, const tail_run_result& res, double confidence,
+                    bool with_header);
+
+/** @brief report's options --tail and --exceed X (repeatable; implies --tail). */
+void add_tail_report_options(boost::program_options::options_description& desc, bool& tail,
+                             std::vector<std::string>& exceed);
+/** @brief The fit report --tail asks for (tail's defaults, --exceed's X), or none. */
+std::optional<tail_request> tail_report_request(bool tail, const std::vector<std::string>& exceed);
+/**
+ * @brief report --tail's section: a heading, then what `irqloop tail` prints of the run but
+ * its first line (as a code block in markdown, "# " lines in csv).
+ */
+void print_tail_section(std::ostream& out, table_format fmt, const tail_run_result& res,
+                        double confidence);
 
 /** @brief The tail data of one stored run, as analysis::fit_tail() reads it. */
 analysis::tail_data read_tail_data(db::catalog& cat, const db::run_record& run);
