@@ -17,7 +17,9 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace irqloop;
@@ -103,4 +105,79 @@ TEST_CASE("tail: bad arguments are refused with status 2 and a hint", "[tail]")
     r = test::run_irqloop({"tail", "--help"});
     CHECK(r.status == 0);
     CHECK(r.out.find("--exceed") != std::string::npos);
+}
+
+namespace
+{
+
+// One figure and its printed interval after @p key in tail's output ("p = 1e-06 ", "end point:
+// ", "shape "), in us (or the shape's units), or false when not printed so.
+bool tail_e2e_figure(const std::string& out, const std::string& key, double f[3])
+{
+    const auto at = out.find(key);
+    if (at == std::string::npos)
+        return false;
+    const char* s = out.c_str() + at + key.size();
+    return std::sscanf(s, " %lf us 95 %% interval %lf us .. %lf us", &f[0], &f[1], &f[2]) == 3 ||
+           std::sscanf(s, " %lf us (95 %% interval %lf us .. %lf us)", &f[0], &f[1], &f[2]) == 3 ||
+           std::sscanf(s, " %lf (95 %% interval %lf .. %lf", &f[0], &f[1], &f[2]) == 3;
+}
+
+// A real sim run through the whole chain: irqloop run (the sim board, its latency model, the
+// sampler, recorder and store), then irqloop tail on the stored run.
+std::string tail_e2e(const test::temp_dir& dir, const std::string& name, const std::string& model,
+                     const std::string& threshold)
+{
+    const std::string db = dir.file(name + ".db");
+    const auto run = test::run_irqloop(
+        {"run", "-q", "--hw", "sim:" + model, "-n", "150K", "-i", "20us", "--threshold", threshold,
+         "--stats-interval", "200ms", "--priority", "0", "--no-dma-latency", "--db", db});
+    INFO(run.out << run.err);
+    REQUIRE(run.status == 0);
+    const auto t = test::run_irqloop({"tail", "--db", db});
+    REQUIRE(t.status == 0);
+    return t.out;
+}
+
+// The printed interval holds @p truth, allowing for the 0.1 us (0.001) of the print.
+bool tail_e2e_holds(const double f[3], double truth, double print_step)
+{
+    return f[1] - print_step / 2 <= truth && truth <= f[2] + print_step / 2;
+}
+
+} // namespace
+
+TEST_CASE("tail end to end: sim runs of a uniform spike band (shape -1, end point 150 us) and a "
+          "lognormal base (Gumbel domain): the true values inside the printed intervals",
+          "[tail]")
+{
+    test::temp_dir dir;
+    // Spikes uniform in 50-150 us at 6e-3 per sample: P(X > x) = 6e-3 (150 us - x) / 100 us,
+    // a GPD of shape -1 ending at 150 us; the level at 1e-6 is 150 - 100 x 1e-6 / 6e-3 us.
+    const auto uni = tail_e2e(dir, "uniform",
+                              "model=normal,mean=8us,sd=1us,spike_p=6e-3,spike_min=50us,"
+                              "spike_max=150us,seed=3",
+                              "30us");
+    INFO(uni);
+    double f[3];
+    REQUIRE(tail_e2e_figure(uni, "end point:", f));
+    CHECK(tail_e2e_holds(f, 150, 0.1));
+    REQUIRE(tail_e2e_figure(uni, "p = 1e-06 ", f));
+    CHECK(tail_e2e_holds(f, 150 - 100 * 1e-6 / 6e-3, 0.1));
+    REQUIRE(tail_e2e_figure(uni, "fit: generalized Pareto, shape", f));
+    CHECK(tail_e2e_holds(f, -1, 0.001));
+
+    // A lognormal of mean 10 us and sd 3 us: its levels are exp(mu + s z_p), s^2 = ln(1.09),
+    // mu = ln(10 us) - s^2 / 2; a light tail, whose GPD shape tends to 0.
+    const auto logn = tail_e2e(dir, "lognormal", "model=lognormal,mean=10us,sd=3us,seed=4", "18us");
+    INFO(logn);
+    const double s2 = std::log1p(0.09), mu = std::log(10.0) - s2 / 2;
+    for (const auto& [key, z] : std::vector<std::pair<std::string, double>>{
+             {"p = 1e-06 ", 4.753424308822899}, {"p = 1e-09 ", 5.997807015007686}}) {
+        INFO(key);
+        REQUIRE(tail_e2e_figure(logn, key, f));
+        CHECK(tail_e2e_holds(f, std::exp(mu + std::sqrt(s2) * z), 0.1));
+    }
+    REQUIRE(tail_e2e_figure(logn, "fit: generalized Pareto, shape", f));
+    CHECK(tail_e2e_holds(f, 0, 0.001));
 }
