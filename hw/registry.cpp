@@ -47,14 +47,13 @@ const std::vector<backend_entry>& backends()
          "docs/backends/ftdi.md",
          "ftdi:desc=i:0x0403:0x6014,out=ADBUS4,in=ADBUS2,tck=30MHz",
          two_steps<take_ftdi_spec, open_ftdi>, nullptr, nullptr},
-        {"gpiod", "Linux GPIO character device through libgpiod 2",
-         "gpiod:chip=gpiochip0,out=17,in=27",
+        {"gpiod", "Linux GPIO character device through libgpiod 2", "gpiod:out=GPIO17,in=GPIO27",
 #if IRQLOOP_HAVE_GPIOD
          two_steps<take_gpiod_options, open_gpiod_lines>, nullptr,
 #else
          nullptr, "built without libgpiod 2 (install libgpiod-dev from bookworm-backports)",
 #endif
-         "gpiod:chip=gpiochip0,in=17,out=27"},
+         "gpiod:in=GPIO17,out=GPIO27"},
         {"gpiomem",
          "Raspberry Pi GPIO block polled through its registers (/dev/gpiomem, /dev/gpiomem0), "
          "lines claimed through libgpiod; sim=bcm2711|rp1|... for the register simulator; "

@@ -215,6 +215,21 @@ const char* events_text(gpiod_events e)
     return name_of(e, names, "none");
 }
 
+/** No default chip: the same offset is another pin on another board (a Pi 5's gpiochip0). */
+[[noreturn]] void refuse_chipless_offset(const std::string& line, const std::string& what)
+{
+    throw error(what, "offset " + line + " without a chip",
+                "give chip=CHIP or CHIP:" + line +
+                    ", or the line's name (e.g. GPIO17; gpioinfo lists them)");
+}
+
+/** The spec's LINE for @p key, checked before any chip is opened: an offset needs a chip. */
+void check_line_has_chip(const std::string& key, const std::string& text, const std::string& chip)
+{
+    if (chip.empty() && text.find(':') == std::string::npos && parse_offset(text))
+        refuse_chipless_offset(text, "open gpiod line " + key + "=" + text);
+}
+
 } // namespace
 
 std::string gpiod_line_text(const gpiod_line_id& id)
@@ -247,9 +262,11 @@ gpiod_line_id find_gpiod_line(const std::string& text, const std::string& defaul
                 if (auto off = find_offset(*c, line, what))
                     return make_id(*c, *off);
         throw error(what, "no chip has a line named '" + line + "'",
-                    "gpioinfo lists the line names; or give an offset");
+                    "gpioinfo lists the line names; or give CHIP:OFFSET");
     }
-    auto c = find_chip(chip.empty() ? gpiod_defaults::chip : chip, what);
+    if (chip.empty())
+        refuse_chipless_offset(line, what);
+    auto c = find_chip(chip, what);
     auto off = find_offset(c, line, what);
     if (!off)
         throw error(what, "no line named '" + line + "' on " + chip_title(c),
@@ -425,7 +442,7 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
 
 void gpiod_lines::open_trigger(const std::string& line)
 {
-    auto text = line.empty() ? std::to_string(gpiod_defaults::trigger_offset) : line;
+    auto text = line.empty() ? std::string(gpiod_defaults::trigger_line) : line;
     trigger_ = find_gpiod_line(text, out_.chip_name, "open gpiod trigger line " + text);
     trigger_request_ = request_line(trigger_, true, gpiod_events::none, "as-is", "trigger");
 }
@@ -483,8 +500,10 @@ gpiod_options take_gpiod_options(spec& s, role r)
     gpiod_options o;
     o.who = r;
     o.chip = s.take_string("chip", "");
-    o.out = s.take_string("out", std::to_string(gpiod_defaults::out_offset));
-    o.in = s.take_string("in", std::to_string(gpiod_defaults::in_offset));
+    o.out = s.take_string("out", gpiod_defaults::out_line);
+    o.in = s.take_string("in", gpiod_defaults::in_line);
+    check_line_has_chip("out", o.out, o.chip);
+    check_line_has_chip("in", o.in, o.chip);
     o.bias = take_bias(s, o.bias);
     o.active_low = s.take_bool("active_low", false);
     constexpr gpiod_events events[] = {gpiod_events::both, gpiod_events::rising,

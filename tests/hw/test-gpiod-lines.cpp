@@ -117,6 +117,21 @@ TEST_CASE("gpiod refuses a chip that does not exist, naming it, with exit status
                   {"no such chip 'no-such-chip-xyz'", "out=1"});
 }
 
+TEST_CASE("gpiod has no default chip: an offset without one is refused, and the default lines "
+          "are the Pi header's line names, looked up on every chip",
+          "[gpiod]")
+{
+    // Refused before any chip is opened, here and on the testbed alike: the same offset is
+    // another pin on another board (a Pi 5's gpiochip0 is the SoC's own controller).
+    check_refused("gpiod:out=5,in=6", {"out=5", "offset 5 without a chip", "chip=", "GPIO17"});
+    check_refused("gpiod:out=gpiochip0:5,in=6", {"in=6", "offset 6 without a chip"});
+    // The defaults are names: with no chip naming a line GPIO17 (no chip here; the testbed's
+    // irqloop-wire names its lines wire0a...), the refusal names the line, not an offset of
+    // gpiochip0.
+    check_refused("gpiod:", {"out=GPIO17", "no chip has a line named 'GPIO17'"});
+    check_refused("gpiod:out=no-such-name-xyz", {"no chip has a line named 'no-such-name-xyz'"});
+}
+
 TEST_CASE("gpiod refuses bad key values before touching hardware", "[gpiod]")
 {
     check_refused("gpiod:chip=x,out=1,in=2,bias=sideways", {"bias", "pull-up"});

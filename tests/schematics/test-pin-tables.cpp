@@ -443,11 +443,10 @@ std::vector<std::string> check_logger_pins(const table& t, const std::string& he
 
 std::vector<std::string> check_gpiod_defaults(const table& t)
 {
-    const auto gpio = [](unsigned offset) { return "GPIO" + std::to_string(offset); };
     return check_logger_pins(t, "gpiod-defaults.hpp",
-                             {{"STIM", gd::out_header_pin, gpio(gd::out_offset)},
-                              {"RESP", gd::in_header_pin, gpio(gd::in_offset)},
-                              {"TRIG", gd::trigger_header_pin, gpio(gd::trigger_offset)},
+                             {{"STIM", gd::out_header_pin, gd::out_line},
+                              {"RESP", gd::in_header_pin, gd::in_line},
+                              {"TRIG", gd::trigger_header_pin, gd::trigger_line},
                               {"GND", gd::ground_header_pin, "GND"}});
 }
 
@@ -567,15 +566,12 @@ TEST_CASE("gpiod schematics wire the Pi header as their pin table says", "[schem
         INFO(stem << ":\n" << listing(problems));
         CHECK(problems.empty());
 
-        // KiCad's own Raspberry Pi symbol maps header pins to BCM numbers: it must agree
-        // with the defaults' header pin for each offset.
+        // KiCad's own Raspberry Pi symbol names header pins by BCM number: it must agree
+        // with the defaults' header pin for each line name.
         const sheet_nets nets(text);
-        CHECK(nets.pin_name("J1", std::to_string(gd::out_header_pin)) ==
-              "GPIO" + std::to_string(gd::out_offset));
-        CHECK(nets.pin_name("J1", std::to_string(gd::in_header_pin)) ==
-              "GPIO" + std::to_string(gd::in_offset));
-        CHECK(nets.pin_name("J1", std::to_string(gd::trigger_header_pin)) ==
-              "GPIO" + std::to_string(gd::trigger_offset));
+        CHECK(nets.pin_name("J1", std::to_string(gd::out_header_pin)) == gd::out_line);
+        CHECK(nets.pin_name("J1", std::to_string(gd::in_header_pin)) == gd::in_line);
+        CHECK(nets.pin_name("J1", std::to_string(gd::trigger_header_pin)) == gd::trigger_line);
         CHECK(nets.pin_name("J1", std::to_string(gd::ground_header_pin)) == "GND");
     }
 }

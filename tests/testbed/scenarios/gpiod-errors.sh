@@ -17,7 +17,8 @@ echo "--- offset out of range, and a line name no chip has"
 tb_expect_error 2 "offset 99 is out of range: $chip [irqloop-wire] has lines 0..7" \
 	run --hw "gpiod:chip=$chip,out=99,in=3"
 tb_expect_error 2 "offset 8 is out of range" irqloop-responder --hw "gpiod:chip=$chip,out=2,in=8"
-tb_expect_error 2 "no chip has a line named 'nowire'" run --hw gpiod:out=nowire,in=3
+tb_expect_error 2 "no chip has a line named 'nowire'" run --hw gpiod:out=nowire,in=wire1b
+tb_expect_error 2 "offset 3 without a chip" run --hw gpiod:out=wire0a,in=3
 
 echo "--- a line in use by another consumer"
 gpioset -c "$chip" -C someone-else wire1b=0 &
