@@ -8,23 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 
 namespace irqloop::hw
 {
-
-void gpiomem_complete() noexcept
-{
-#if defined(__aarch64__)
-    asm volatile("dsb sy\n\tisb" ::: "memory");
-#elif defined(__arm__)
-    asm volatile("dsb\n\tisb" ::: "memory");
-#else
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
 
 namespace
 {

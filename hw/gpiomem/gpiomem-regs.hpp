@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "gpiomem-barrier.hpp"
 #include "interface.hpp"
 
 #include <cstddef>
@@ -45,14 +46,6 @@ public:
 protected:
     gpiomem_regs() = default;
 };
-
-/**
- * @brief Wait until every earlier memory access of this CPU has completed, and keep later
- * instructions (the cycle-counter read of a timestamp included) from starting before.
- * aarch64: `dsb sy; isb`; 32-bit ARM: `dsb; isb`; elsewhere (the simulator on a PC): a
- * sequentially consistent fence.
- */
-void gpiomem_complete() noexcept;
 
 /**
  * @brief Map @p size bytes of @p device at @p phys (0 for a gpiomem device, which maps its
