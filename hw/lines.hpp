@@ -173,6 +173,14 @@ public:
     virtual edge_event last_edge() const noexcept { return {}; }
 
     /**
+     * @brief True when wait_edge() with a negative timeout blocks in one system call per edge
+     * and returns 0 when a signal interrupts it (gpiod: a blocking read() of the line request,
+     * instead of a poll followed by the read). A waiter that says so may be told to stop only
+     * by a signal to its thread; the others are waited on with a timeout.
+     */
+    virtual bool wait_ends_on_signal() const noexcept { return false; }
+
+    /**
      * @brief Number of edge events the kernel reported as lost (sequence-number gaps, queue
      * overruns). 0 where not known.
      */

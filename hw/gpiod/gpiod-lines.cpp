@@ -409,20 +409,29 @@ int gpiod_lines::wait_edge(std::int64_t timeout_ns) noexcept
 {
     if (!edge_buffer_ || error())
         return -1;
-    int r = gpiod_line_request_wait_edge_events(in_request_.get(), timeout_ns);
-    if (r < 0 && errno == EINTR)
-        return 0; // a signal: let the caller look at its stop flag
-    if (r <= 0) {
-        if (r < 0)
-            fail(errno, "wait_edge");
-        return r;
+    // With a timeout: a poll, then the read. Without one: the read alone, which blocks (the
+    // request's descriptor is blocking) until the kernel queues an event, one system call
+    // per edge on the responder's path.
+    if (timeout_ns >= 0) {
+        int r = gpiod_line_request_wait_edge_events(in_request_.get(), timeout_ns);
+        if (r < 0 && errno == EINTR)
+            return 0; // a signal: let the caller look at its stop flag
+        if (r <= 0) {
+            if (r < 0)
+                fail(errno, "wait_edge");
+            return r;
+        }
     }
     int n =
         gpiod_line_request_read_edge_events(in_request_.get(), edge_buffer_.get(), edge_capacity_);
+    if (n < 0 && errno == EINTR)
+        return 0;
     if (n < 0) {
         fail(errno, "wait_edge");
         return -1;
     }
+    if (n == 0)
+        return 0;
     for (int i = 0; i < n; ++i) {
         auto* ev = gpiod_edge_event_buffer_get_event(edge_buffer_.get(), i);
         // The kernel numbers each line's events from 1; a jump means it dropped some.

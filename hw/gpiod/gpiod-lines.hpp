@@ -135,6 +135,8 @@ public:
      */
     int wait_edge(std::int64_t timeout_ns) noexcept override;
     bool has_edge_events() const noexcept override { return edge_buffer_ != nullptr; }
+    /** @brief wait_edge(-1) is one blocking read() of the request per edge; EINTR returns 0. */
+    bool wait_ends_on_signal() const noexcept override { return true; }
     /** @brief The newest event of the last wait_edge(): its type and hard-IRQ timestamp. */
     edge_event last_edge() const noexcept override { return last_edge_; }
     /** @brief Safe to call from another thread (a reporter) while wait_edge() runs. */

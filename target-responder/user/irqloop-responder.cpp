@@ -19,6 +19,8 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <pthread.h>
+#include <signal.h>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -150,14 +152,17 @@ int poll_loop(hw::polled_wire& w, edge_filter f, bool follow, counters& c, std::
 
 // Event: block until the kernel reports an edge (IRQ, then this thread's wake-up). The edge's
 // type comes from the kernel's event where the backend has it (gpiod), not from re-reading the
-// line; its hard-IRQ timestamp splits each answer into IRQ -> wake-up -> response.
+// line; its hard-IRQ timestamp splits each answer into IRQ -> wake-up -> response. A waiter
+// that ends on a signal (gpiod) blocks without a timeout, one system call per edge; the stop
+// then comes as a signal to this thread (wake_signal). The others wake every 200 ms to look.
 int event_loop(hw::polled_wire& w, hw::edge_waiter& edges, edge_filter f, bool follow, counters& c,
                split& sp, std::uint64_t limit, const std::atomic<bool>& stop)
 {
+    const std::int64_t wait_ns = edges.wait_ends_on_signal() ? -1 : 200'000'000;
     int out = 0;
     w.drive(false);
     while (!stop.load(std::memory_order_relaxed)) {
-        int rc = edges.wait_edge(200'000'000);
+        int rc = edges.wait_edge(wait_ns);
         if (rc < 0)
             return -1;
         if (rc == 0)
@@ -321,10 +326,37 @@ hw::spec wire_spec(const request& r)
     return s;
 }
 
+// SIGUSR2, sent to the responding thread to end a wait without a timeout: its handler does
+// nothing, and it is installed without SA_RESTART, so the blocked read() returns EINTR and the
+// loop looks at its stop flag. Installed for the life of this object.
+class wake_signal final
+{
+public:
+    static constexpr int number = SIGUSR2;
+    wake_signal()
+    {
+        struct sigaction sa = {};
+        sa.sa_handler = [](int) {};
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0;
+        if (::sigaction(number, &sa, &old_) != 0)
+            throw_from_errno(errno, "install the responder's wake signal");
+    }
+    ~wake_signal() { ::sigaction(number, &old_, nullptr); }
+    wake_signal(const wake_signal&) = delete;
+    wake_signal& operator=(const wake_signal&) = delete;
+
+private:
+    struct sigaction old_ = {};
+};
+
 // The report every --report period, and the --duration limit, until @p finished: run on a
-// helper thread, off the responding path.
+// helper thread, off the responding path. Once stop is set (by --duration or a stop signal
+// that this thread caught), @p wake, when given, is signalled on every tick until the
+// responding thread has finished: a single signal could land just before it blocks again.
 void report_loop(const request& r, const counters& c, const split& sp, const hw::edge_waiter* edges,
-                 std::atomic<bool>& stop, const std::atomic<bool>& finished)
+                 std::atomic<bool>& stop, const std::atomic<bool>& finished,
+                 const std::optional<pthread_t>& wake)
 {
     auto start = std::chrono::steady_clock::now();
     auto next = start + std::chrono::nanoseconds(r.report_ns > 0 ? r.report_ns : 1'000'000'000);
@@ -334,6 +366,8 @@ void report_loop(const request& r, const counters& c, const split& sp, const hw:
         auto now = std::chrono::steady_clock::now();
         if (r.duration_ns && now - start >= std::chrono::nanoseconds(r.duration_ns))
             stop.store(true);
+        if (wake && stop.load())
+            ::pthread_kill(*wake, wake_signal::number);
         if (r.report_ns <= 0 || r.quiet || now < next)
             continue;
         std::uint64_t h = c.handled.load(), m = edges ? edges->missed_edges() : 0;
@@ -381,7 +415,8 @@ int responder_main(int argc, char** argv)
         return 0;
     const request& r = *parsed;
     hw::spec spec = wire_spec(r);
-    // SIGINT/SIGTERM end the loops within one wait (200 ms) or 4096 polls; a second one
+    // SIGINT/SIGTERM end the loops within one wait (200 ms; a gpiod wait ends on the signal,
+    // or on the reporter's wake signal within its 10 ms tick) or 4096 polls; a second one
     // gets the default action. Caught from before the wire is opened: whenever one arrives,
     // the program unwinds and closes the wire (a shm segment it created is removed).
     base::stop_signals signals;
@@ -407,9 +442,16 @@ int responder_main(int argc, char** argv)
     counters c;
     split sp;
     std::atomic<bool> finished{false};
+    // Event mode on a waiter without a timeout: the reporter ends the wait with a signal.
+    std::optional<wake_signal> wake_handler;
+    std::optional<pthread_t> wake;
+    if (!r.poll && edges->wait_ends_on_signal()) {
+        wake_handler.emplace();
+        wake = ::pthread_self();
+    }
     std::thread reporter([&] {
         irqloop::base::name_this_thread("irqloop-report");
-        report_loop(r, c, sp, edges, stop, finished);
+        report_loop(r, c, sp, edges, stop, finished, wake);
     });
     // The reporter sleeps and prints: an ordinary thread on any CPU, never at the responding
     // thread's priority on its CPU (it would delay responses, and a spinning poll loop there

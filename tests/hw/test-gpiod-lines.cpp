@@ -13,10 +13,13 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <gpiod.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <initializer_list>
 #include <memory>
+#include <pthread.h>
+#include <signal.h>
 #include <string>
 #include <thread>
 
@@ -276,6 +279,53 @@ TEST_CASE("gpiod responder wakes on each edge of the stimulus and times out with
     CHECK(g.edges_seen() == 50);
     CHECK_FALSE(responder->error());
     CHECK_FALSE(logger->error());
+}
+
+TEST_CASE("gpiod responder without a timeout: each edge in one read, and a signal to the waiting "
+          "thread ends the wait with 0",
+          "[gpiod]")
+{
+    auto chip = need_wire_chip();
+    auto logger = test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=4,in=7", role::logger);
+    auto responder =
+        test::open_as<gpiod_lines>("gpiod:chip=" + chip + ",out=6,in=5", role::responder);
+    REQUIRE(responder->wait_ends_on_signal());
+
+    // Edges queued before the wait are read at once, without a poll.
+    bool level = false;
+    for (int i = 0; i < 20; ++i) {
+        level = !level;
+        logger->drive(level);
+        REQUIRE(responder->wait_edge(-1) == 1);
+        CHECK(responder->last_edge().rising == int{level});
+    }
+    auto& g = dynamic_cast<gpiod_lines&>(*responder);
+    CHECK(g.edges_seen() == 20);
+
+    // No edge: the wait blocks until a signal (no SA_RESTART) reaches this thread.
+    struct sigaction sa = {}, old = {};
+    sa.sa_handler = [](int) {};
+    sigemptyset(&sa.sa_mask);
+    REQUIRE(::sigaction(SIGUSR2, &sa, &old) == 0);
+    const pthread_t self = ::pthread_self();
+    std::atomic<bool> returned{false};
+    std::thread waker([&] {
+        // Keep signalling until the wait has returned: one signal could land before it blocks.
+        while (!returned.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            ::pthread_kill(self, SIGUSR2);
+        }
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = responder->wait_edge(-1);
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    returned.store(true);
+    waker.join();
+    ::sigaction(SIGUSR2, &old, nullptr);
+    CHECK(rc == 0);
+    CHECK(waited >= std::chrono::milliseconds(40));
+    CHECK_FALSE(responder->error());
+    CHECK(g.edges_seen() == 20);
 }
 
 TEST_CASE("gpiod counts the edges the kernel dropped through sequence-number gaps", "[gpiod]")
