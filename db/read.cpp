@@ -413,6 +413,22 @@ std::vector<window_bucket_row> catalog::window_histograms(const run_record& run)
     return out;
 }
 
+std::vector<window_bucket_row> catalog::window_histogram(const run_record& run, std::uint64_t idx)
+{
+    std::vector<window_bucket_row> out;
+    if (impl_->version(run) < 3)
+        return out;
+    impl_->each_row(
+        run, "per-window histograms",
+        "SELECT idx, bucket, count FROM interval_histograms WHERE run_id = ? AND idx = ? "
+        "ORDER BY bucket",
+        [&](const sql::statement& q) {
+            out.push_back(window_bucket_row{u64(q, 0), static_cast<int>(q.int64(1)), u64(q, 2)});
+        },
+        {static_cast<std::int64_t>(idx)});
+    return out;
+}
+
 bool catalog::has_window_histograms(const run_record& run) const
 {
     if (impl_->version(run) < 3)

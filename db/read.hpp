@@ -128,6 +128,9 @@ public:
      * index then bucket. Empty for a run recorded before version 3 (see has_window_histograms).
      */
     std::vector<window_bucket_row> window_histograms(const run_record& run);
+    /** @brief One window's histogram (window_histograms() of window @p idx only): what watch
+     *  reads at each refresh, one window's rows instead of the whole run's. */
+    std::vector<window_bucket_row> window_histogram(const run_record& run, std::uint64_t idx);
     /**
      * @brief Whether the run was recorded with per-window histograms: its file is version 3 or
      * later and its metadata names the bucket scheme (logger.window_histogram). A run without

@@ -5,11 +5,13 @@
 
 #include "cli-main.hpp"
 #include "error.hpp"
+#include "plot.hpp"
 #include "stop-signal.hpp"
 #include "table.hpp"
 #include "units.hpp"
 #include "worst-table.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <chrono>
@@ -73,6 +75,14 @@ void print_running(const watch_outcome& o, const watch_request& r, std::ostream&
                         w->max_bracket_ns, w->lost, run->meta.timeout_ns)
             << "  p99 " << (w->samples ? us(w->p99_ns) : std::string(absent_value)) << "  lost "
             << w->lost << '\n';
+    if (const auto& w = o.window) {
+        const auto lines = window_histogram_lines(o.buckets, w->lost, run->meta.timeout_ns);
+        if (!lines.empty())
+            out << "  window " << w->index
+                << " histogram (us; its buckets, 4 per power of two; log10 bars):\n";
+        for (const auto& l : lines)
+            out << "    " << l << '\n';
+    }
     if (r.top) {
         out << "  worst (us):";
         for (const auto& w : o.worst)
@@ -130,6 +140,42 @@ parsed<watch_request> parse_watch(int argc, char** argv)
     return parsed<watch_request>::of(std::move(r));
 }
 
+std::vector<std::string> window_histogram_lines(const std::vector<db::window_bucket_row>& buckets,
+                                                std::uint64_t lost, std::int64_t timeout_ns,
+                                                std::size_t bar_width)
+{
+    std::vector<std::string> out;
+    std::uint64_t top = lost;
+    for (const auto& b : buckets)
+        top = std::max(top, b.count);
+    if (buckets.empty())
+        return out;
+    const auto line = [&](const std::string& range, std::uint64_t n) {
+        // Padded by display width: "≥" is one column, three bytes.
+        const std::size_t w = display_width(range);
+        char b[32];
+        std::snprintf(b, sizeof b, " %9llu  ", static_cast<unsigned long long>(n));
+        return range + std::string(w < 25 ? 25 - w : 0, ' ') + b + log_bar(n, top, bar_width);
+    };
+    const auto u = [](std::int64_t ns) { return format_latency(double(ns), latency_unit::us); };
+    int last = -1;
+    for (const auto& b : buckets) {
+        if (!b.count)
+            continue;
+        if (last >= 0 && b.bucket > last + 1)
+            out.push_back("...");
+        last = b.bucket;
+        char range[64];
+        std::snprintf(range, sizeof range, "%10s - %10s",
+                      u(db::window_buckets::lo_ns(b.bucket)).c_str(),
+                      u(db::window_buckets::hi_ns(b.bucket)).c_str());
+        out.push_back(line(range, b.count));
+    }
+    if (lost)
+        out.push_back(line("\xe2\x89\xa5 " + u(timeout_ns) + " (lost)", lost));
+    return out;
+}
+
 double watch_rate(watch_state& state, const std::string& uuid, std::uint64_t stimuli,
                   std::int64_t start_unix_ns, std::int64_t commit_unix_ns)
 {
@@ -164,8 +210,10 @@ watch_outcome execute_watch(const watch_request& r, watch_state& state)
     const auto& s = o.run->summary;
     o.rate =
         watch_rate(state, o.run->meta.uuid, s.stimuli, o.run->meta.start_unix_ns, s.end_unix_ns);
-    if (auto iv = o.cat->intervals(*o.run); !iv.empty())
+    if (auto iv = o.cat->intervals(*o.run); !iv.empty()) {
         o.window = iv.back();
+        o.buckets = o.cat->window_histogram(*o.run, o.window->index);
+    }
     if (r.top)
         o.worst = o.cat->worst(*o.run, r.top);
     o.events = o.cat->event_totals(*o.run);

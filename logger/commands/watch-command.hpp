@@ -51,9 +51,20 @@ struct watch_outcome final {
     const db::run_record* ended = nullptr;  ///< with no run: the one on screen before, as it ended
     double rate = 0;                        ///< stimuli per second (watch_rate)
     std::optional<db::interval_row> window; ///< the run's last committed stats window
-    std::vector<db::sample_row> worst;      ///< its top --top
+    std::vector<db::window_bucket_row> buckets; ///< that window's histogram (schema version 3)
+    std::vector<db::sample_row> worst;          ///< its top --top
     std::vector<db::event_total> events;
 };
+
+/**
+ * @brief The live histogram of a window: one line per non-empty bucket of its stored histogram
+ * (log-spaced, 4 per power of two: db::window_buckets), "from - to us  count  bars" with log10
+ * bars (log_bar), a "..." line where empty buckets are skipped, and for a window that lost
+ * answers a last line "≥ timeout us (lost)  N  bars". Empty for a window without buckets.
+ */
+std::vector<std::string> window_histogram_lines(const std::vector<db::window_bucket_row>& buckets,
+                                                std::uint64_t lost, std::int64_t timeout_ns,
+                                                std::size_t bar_width = 40);
 
 parsed<watch_request> parse_watch(int argc, char** argv);
 /** @brief Read one view of the file; @p state carries what the next view needs. */

@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 using namespace irqloop::test;
@@ -116,4 +118,77 @@ TEST_CASE("watch: the rate is the stimuli stored between two commits over the lo
     CHECK(o.rate == 3250.0);
     o = logger::execute_watch(r, state);
     CHECK(o.rate == 3250.0);
+}
+
+TEST_CASE("watch: a live log-scale histogram of the last window, from its stored buckets",
+          "[report][watch]")
+{
+    using namespace irqloop;
+    temp_dir dir;
+    const std::string path = dir / "h.db";
+    constexpr std::int64_t start = 1'767'225'600'000'000'000; // 2026-01-01 UTC
+    db::store st(path);
+    auto row = test::synthetic_run_row("00000000-0000-4000-8000-000000000312", "hist", start,
+                                       "irqloop run (scripted)", "scripted");
+    row.timeout_ns = 10'000'000;
+    const std::int64_t id = st.begin_run(row);
+    logger::recorder rec(test::synthetic_recorder_config(1'000'000'000, start), &st, id);
+    // Window 0: 1000 samples of 8 us. Window 1: 900 of 5 us, 90 of 9 us, 9 of 120 us, one of
+    // 3 ms and 5 lost. Window 2 stays open (the run is running).
+    std::vector<logger::sample> v;
+    std::uint64_t seq = 0;
+    const auto add = [&](std::uint64_t t_ns, std::uint64_t latency_ns, bool lost) {
+        logger::sample s{};
+        s.seq = seq++;
+        s.t0_cycles = t_ns;
+        s.latency_cycles = lost ? 0 : latency_ns;
+        s.flags = lost ? db::flag_lost : 0u;
+        s.bracket_cycles = lost ? 0 : 40;
+        s.max_gap_cycles = 20;
+        v.push_back(s);
+    };
+    for (std::uint64_t i = 0; i < 1000; ++i)
+        add(i * 1'000'000, 8000, false);
+    std::uint64_t t = 1'000'000'000;
+    for (std::uint64_t i = 0; i < 1005; ++i, t += 990'000)
+        add(t, i < 900 ? 5000 : i < 990 ? 9000 : i < 999 ? 120'000 : 3'000'000, i >= 1000);
+    add(2'100'000'000, 8000, false);
+    rec.add(v);
+
+    logger::watch_request r;
+    r.db = path;
+    r.top = 0;
+    logger::watch_state state;
+    const auto o = logger::execute_watch(r, state);
+    REQUIRE(o.run != nullptr);
+    REQUIRE(o.window);
+    CHECK(o.window->index == 1);
+    CHECK(o.window->lost == 5);
+    const auto lines =
+        logger::window_histogram_lines(o.buckets, o.window->lost, o.run->meta.timeout_ns);
+    // The histogram's own buckets (4 per power of two): 5 us in [4.096, 5.120), 9 us in
+    // [8.192, 10.240), 120 us in [114.688, 131.072), 3 ms in [2621.440, 3145.728); log10 bars
+    // of 40 for the largest count.
+    const std::vector<std::string> want = {
+        "     4.096 -      5.120         900  " + std::string(40, '#'),
+        "...",
+        "     8.192 -     10.240          90  " + std::string(30, '#'),
+        "...",
+        "   114.688 -    131.072           9  " + std::string(20, '#'),
+        "...",
+        "  2621.440 -   3145.728           1  " + std::string(10, '#'),
+        "\xe2\x89\xa5 10000.000 (lost)                5  " + std::string(17, '#'),
+    };
+    CHECK(lines == want);
+    // In the view, under its window's line.
+    std::ostringstream out;
+    auto* old = std::cout.rdbuf(out.rdbuf());
+    logger::present_watch(o, r);
+    std::cout.rdbuf(old);
+    CHECK_THAT(out.str(), ContainsSubstring(
+                              "  window 1: samples 1000  max \xe2\x89\xa5 10000.000 (5 lost) us"));
+    CHECK_THAT(out.str(),
+               ContainsSubstring("  window 1 histogram (us; its buckets, 4 per power of two; "
+                                 "log10 bars):\n    " +
+                                 want[0] + "\n"));
 }
