@@ -36,7 +36,12 @@
  *    line without bias toggle every N ns, as a floating pin picks up noise;
  *  - spin_lock=1 takes a spinlock_t (a sleeping lock on PREEMPT_RT) in set()
  *    and names the chip irqloop-wire-spin: a chip whose set() is not
- *    raw-safe, for the kernel responder's PREEMPT_RT refusal.
+ *    raw-safe, for the kernel responder's PREEMPT_RT refusal;
+ *  - rp1=mainline or rp1=rpi labels the chip pinctrl-rp1, under a parent
+ *    device of its own, as the Pi 5's two RP1 drivers: mainline's writes
+ *    through an MMIO regmap (a spinlock_t), which this variant imitates with
+ *    a regmap of its own on the parent, set() going through it; the Raspberry
+ *    Pi kernel's writes the registers directly (no regmap, raw-safe).
  */
 #include <linux/bitmap.h>
 #include <linux/gpio/driver.h>
@@ -46,6 +51,8 @@
 #include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/pinctrl/pinconf-generic.h>
+#include <linux/platform_device.h>
+#include <linux/regmap.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -85,6 +92,10 @@ static bool param_spin_lock;
 module_param_named(spin_lock, param_spin_lock, bool, 0444);
 MODULE_PARM_DESC(spin_lock, "take a spinlock_t in set() (not raw-safe on PREEMPT_RT); label irqloop-wire-spin");
 
+static char *param_rp1;
+module_param_named(rp1, param_rp1, charp, 0444);
+MODULE_PARM_DESC(rp1, "mainline: label pinctrl-rp1, set() through a regmap on a parent device; rpi: label pinctrl-rp1, direct");
+
 static unsigned long merged;
 module_param(merged, ulong, 0444);
 MODULE_PARM_DESC(merged, "changes merged because a wire had WIRE_QUEUE changes in flight (read-only)");
@@ -119,6 +130,8 @@ struct wire_chip {
 	struct wire_pair pair[WIRE_MAX_PAIRS];
 	struct hrtimer noise;
 	int parent_irq;		/* threaded_parent=1 only */
+	struct platform_device *rp1_dev;	/* rp1= only: the chip's parent */
+	struct regmap *regmap;		/* rp1=mainline only */
 	bool dying;
 	const char *names[WIRE_LINES];
 };
@@ -327,9 +340,86 @@ static void wire_set_void(struct gpio_chip *gc, unsigned int offset, int value)
 	/* spin_lock=1: a spinlock_t, which sleeps on PREEMPT_RT, as some drivers' set() does. */
 	if (param_spin_lock)
 		spin_lock_irqsave(&w->set_lock, flags);
-	wire_set_locked(w, offset, value);
+	if (w->regmap)
+		regmap_write(w->regmap, offset, value);	/* its spinlock_t, then below */
+	else
+		wire_set_locked(w, offset, value);
 	if (param_spin_lock)
 		spin_unlock_irqrestore(&w->set_lock, flags);
+}
+
+/* rp1=mainline: the regmap's register write is a line's level. */
+static int wire_regmap_write(void *context, unsigned int reg, unsigned int val)
+{
+	wire_set_locked(context, reg, val);
+	return 0;
+}
+
+static int wire_regmap_read(void *context, unsigned int reg, unsigned int *val)
+{
+	struct wire_chip *w = context;
+
+	*val = test_bit(reg, w->level);
+	return 0;
+}
+
+static const struct regmap_config wire_regmap_config = {
+	.name = "irqloop-wire-rp1",
+	.reg_bits = 32,
+	.val_bits = 32,
+	.max_register = WIRE_LINES - 1,
+	.reg_read = wire_regmap_read,
+	.reg_write = wire_regmap_write,
+	.fast_io = true,	/* a spinlock_t, as an MMIO regmap's */
+	.cache_type = REGCACHE_NONE,
+};
+
+/* rp1=: a parent device for the chip, and for mainline a regmap on it. */
+static int wire_rp1_setup(struct wire_chip *w)
+{
+	bool mainline;
+
+	if (!param_rp1)
+		return 0;
+	if (!strcmp(param_rp1, "mainline"))
+		mainline = true;
+	else if (!strcmp(param_rp1, "rpi"))
+		mainline = false;
+	else {
+		pr_err("irqloop-wire: rp1=%s: expected mainline or rpi\n", param_rp1);
+		return -EINVAL;
+	}
+	w->rp1_dev = platform_device_register_simple("irqloop-wire-rp1", -1, NULL, 0);
+	if (IS_ERR(w->rp1_dev)) {
+		int ret = PTR_ERR(w->rp1_dev);
+
+		w->rp1_dev = NULL;
+		return ret;
+	}
+	w->gc.parent = &w->rp1_dev->dev;
+	w->gc.label = "pinctrl-rp1";
+	if (mainline) {
+		w->regmap = regmap_init(&w->rp1_dev->dev, NULL, w, &wire_regmap_config);
+		if (IS_ERR(w->regmap)) {
+			int ret = PTR_ERR(w->regmap);
+
+			w->regmap = NULL;
+			platform_device_unregister(w->rp1_dev);
+			w->rp1_dev = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void wire_rp1_free(struct wire_chip *w)
+{
+	if (w->regmap)
+		regmap_exit(w->regmap);
+	w->regmap = NULL;
+	if (w->rp1_dev)
+		platform_device_unregister(w->rp1_dev);
+	w->rp1_dev = NULL;
 }
 
 static int wire_set_int(struct gpio_chip *gc, unsigned int offset, int value)
@@ -583,11 +673,17 @@ static int __init wire_init(void)
 	bitmap_fill(w->is_input, 2 * pairs);
 
 	wire_chip_setup(w);
+	ret = wire_rp1_setup(w);
+	if (ret) {
+		wire_free(w);
+		return ret;
+	}
 	if (threaded_parent) {
 		ret = wire_parent_setup(w);
 		if (ret) {
 			pr_err("irqloop-wire: cannot set up the threaded parent interrupt (error %d)\n",
 			       ret);
+			wire_rp1_free(w);
 			wire_free(w);
 			return ret;
 		}
@@ -595,6 +691,7 @@ static int __init wire_init(void)
 	ret = gpiochip_add_data(&w->gc, w);
 	if (ret) {
 		wire_parent_free(w);
+		wire_rp1_free(w);
 		wire_free(w);
 		return ret;
 	}
@@ -627,6 +724,7 @@ static void __exit wire_exit(void)
 
 	gpiochip_remove(&w->gc);
 	wire_parent_free(w);
+	wire_rp1_free(w);
 	wire_free(w);
 }
 

@@ -47,6 +47,7 @@
 #include <linux/pinctrl/pinconf-generic.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/regmap.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -101,8 +102,13 @@ struct irqloop_known_chip {
 
 static const struct irqloop_known_chip irqloop_known_chips[] = {
 	{ "pinctrl-bcm2835", true, false },	/* Pi 1-4: direct GPSET/GPCLR writes */
-	/* Pi 5 RP1: mainline's set() is a regmap_field_write(), spinlock_t. */
-	{ "pinctrl-rp1", false, false },
+	/*
+	 * Pi 5 RP1: the Raspberry Pi kernel's driver writes the SET/CLR aliases
+	 * with writel(): raw-safe. Mainline's driver of the same name goes
+	 * through an MMIO regmap (a spinlock_t), also from its interrupt chip:
+	 * told apart by its regmap and refused on RT (irqloop_rp1_check()).
+	 */
+	{ "pinctrl-rp1", true, false },
 	{ "basic-mmio-gpio", true, false },	/* gpio-mmio: bgpio raw spinlock */
 	{ "gpio-dwapb", true, false },		/* bgpio set(), chained parent */
 	{ "omap_gpio", true, true },		/* raw lock; bank IRQ request_irq() */
@@ -494,6 +500,25 @@ static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags,
 }
 
 /*
+ * Mainline pinctrl-rp1 on PREEMPT_RT: its regmap's spinlock_t is taken in
+ * set(), and in the irq_chip's ack/mask/unmask, which its chained handler
+ * calls in hard interrupt context. Its GPIO interrupts cannot work on RT,
+ * threaded=1 or not, and force=1 cannot make them: refused, whatever the
+ * mode. The Raspberry Pi kernel's driver has no regmap.
+ */
+static int irqloop_rp1_check(const struct irqloop_line *l)
+{
+	struct device *ctrl = irqloop_line_controller(l->desc);
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || strcmp(l->controller, "pinctrl-rp1") ||
+	    !ctrl || !dev_get_regmap(ctrl, NULL))
+		return 0;
+	pr_err("%s=%s: PREEMPT_RT: mainline pinctrl-rp1 writes through a regmap whose spinlock_t its interrupt chip takes in hard interrupt context: its GPIO interrupts do not work on PREEMPT_RT, threaded=1 or not (the Raspberry Pi kernel's pinctrl-rp1 writes directly and is accepted)\n",
+	       l->con_id, l->spec);
+	return -EPERM;
+}
+
+/*
  * Hard-IRQ mode on PREEMPT_RT: our handler runs with IRQF_NO_THREAD, so the
  * controller's get() and set() must not take a lock that sleeps there
  * (spinlock_t is an rtmutex on RT). can_sleep=false does not promise that.
@@ -655,7 +680,11 @@ static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
 			goto fail;
 		resp.cansleep = gpiod_cansleep(resp.out.desc) ||
 				gpiod_cansleep(resp.in.desc);
-		ret = irqloop_rt_check(&resp.out);
+		ret = irqloop_rp1_check(&resp.in);
+		if (!ret)
+			ret = irqloop_rp1_check(&resp.out);
+		if (!ret)
+			ret = irqloop_rt_check(&resp.out);
 		if (!ret && strcmp(resp.in.controller, resp.out.controller))
 			ret = irqloop_rt_check(&resp.in);
 		if (ret)

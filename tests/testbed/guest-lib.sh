@@ -150,7 +150,8 @@ tb_wire_reload()
 	rmmod irqloop_responder 2>/dev/null
 	rmmod irqloop_wire || tb_fail "cannot unload irqloop-wire"
 	insmod "$TB_KMOD_DIR/irqloop-wire.ko" "$@" || tb_fail "cannot load irqloop-wire $*"
-	TB_CHIP=$(gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[irqloop-wire[a-z-]*\].*/\1/p')
+	# rp1=... labels the chip pinctrl-rp1, as the Pi 5's controller.
+	TB_CHIP=$(gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[\(irqloop-wire[a-z-]*\|pinctrl-rp1\)\].*/\1/p')
 	[ -n "$TB_CHIP" ] || tb_fail "irqloop-wire $* registered no chip"
-	echo "irqloop-wire $*: $(gpiodetect | grep irqloop-wire)"
+	echo "irqloop-wire $*: $(gpiodetect | grep -E 'irqloop-wire|pinctrl-rp1')"
 }

@@ -6,6 +6,8 @@
 #    irqloop-wire-spin; a sleeping lock on RT) is refused in hard-IRQ mode with the reason,
 #    loads with threaded=1, and loads with force=1 (with a warning; never fed an edge, see
 #    below);
+#  - the Pi 5's RP1 (irqloop-wire rp1=mainline|rpi): mainline's regmap driver refused in every
+#    mode with the reason, the Raspberry Pi kernel's direct driver accepted in hard mode;
 #  - on the raw-safe chip, hard mode, threaded=1 and the userspace event responder are
 #    measured on the same wires; hard is the lowest median. TCG timings: ordering only.
 # The guest's init fails the scenario on any "BUG: scheduling while atomic", "sleeping function
@@ -55,6 +57,24 @@ dmesg | grep -q "irqloop_responder: out=$spin:2: force=1: hard IRQ on PREEMPT_RT
 	tb_fail "no force=1 warning"
 [ "$ctx" = hard ] || tb_fail "force=1: context '$ctx', expected hard"
 tb_pass "force=1 loads in hard mode, with a warning"
+
+echo "--- the Pi 5's RP1: mainline's driver (a regmap) refused in every mode, the Raspberry Pi kernel's accepted"
+# irqloop-wire rp1=mainline: label pinctrl-rp1, set() through a regmap on its parent device, as
+# mainline's pinctrl-rp1; rp1=rpi: the same label, direct writes, as the Raspberry Pi kernel's.
+tb_wire_reload rp1=mainline
+rp1=pinctrl-rp1
+why="in=$rp1:1: PREEMPT_RT: mainline pinctrl-rp1 writes through a regmap"
+tb_kmod_refused "Operation not permitted" "$why" in=$rp1:1 out=$rp1:2
+tb_kmod_refused "Operation not permitted" "$why" in=$rp1:1 out=$rp1:2 threaded=1
+tb_kmod_refused "Operation not permitted" "$why" in=$rp1:1 out=$rp1:2 force=1
+tb_wire_reload rp1=rpi
+dmesg -c >/dev/null
+insmod "$ko" in=$rp1:1 out=$rp1:2 || tb_fail "hard mode refused on the Raspberry Pi kernel's pinctrl-rp1"
+ctx=$(cat $sys/context)
+rmmod irqloop_responder
+dmesg | grep irqloop_responder
+[ "$ctx" = hard ] || tb_fail "rp1=rpi: context '$ctx', expected hard"
+tb_pass "the Raspberry Pi kernel's pinctrl-rp1 (no regmap) loads in hard mode"
 tb_wire_reload
 
 # measure LABEL CONTEXT: a run of N samples against the module loaded with the rest.
