@@ -165,6 +165,14 @@ struct summary_table final {
         t.add_row(std::move(row));
     }
     void count(const char* name, std::string v) { t.add_row({name, std::move(v)}); }
+    /** @brief The WARM MAX row: format_warm_max, raw and less the floor's share. */
+    void warm_max(const db::run_record& r, const warm_lost& w)
+    {
+        std::vector<std::string> row{"warm max" + u, format_warm_max(r, w, o.unit)};
+        if (floor)
+            row.push_back(format_warm_max(r, w, o.unit, std::int64_t(std::llround(share))));
+        t.add_row(std::move(row));
+    }
     /** @brief The max row: format_max, raw and less the floor's share (the timeout too). */
     void max(const max_figure& m)
     {
@@ -206,8 +214,8 @@ void print_summary_notes(const db::run_record& r, const db::run_record* floor, d
                    format_latency(double(floor->summary.min_ns), o.unit) + " " + u + "): " + rule);
 }
 
-void print_summary(const db::run_record& r, const db::run_record* floor, const report_request& o,
-                   std::ostream& out)
+void print_summary(const db::run_record& r, const db::run_record* floor, const warm_lost& warm,
+                   const report_request& o, std::ostream& out)
 {
     const auto& s = r.summary;
     // The one floor rule (analysis::floor_correction_ns): what the floor's samples prove; for a
@@ -235,8 +243,7 @@ void print_summary(const db::run_record& r, const db::run_record* floor, const r
     // where the answers' tail ends.
     if (run_max(r).bounded_by_timeout() && r.has_stats)
         t.latency("max answered", opt(s.max_ns), true, bracket(s.max_ns, s.max_bracket_ns));
-    t.latency("warm max", s.has_warm_max ? opt(s.warm_max_ns) : std::nullopt, true,
-              s.has_warm_max ? bracket(s.warm_max_ns, s.warm_max_bracket_ns) : std::string());
+    t.warm_max(r, warm);
     t.latency("stddev", opt(s.stddev_ns), false);
     for (const auto& p : db::stored_percentiles)
         t.latency(p.label, opt(s.*p.field));
@@ -546,6 +553,10 @@ report_run read_run(db::catalog& cat, const db::run_record& r, const report_requ
         rr.truth_worst = cat.worst(r);
     rr.events = cat.event_totals(r);
     rr.cause_notes = cause_notes(cat, r, rr.intervals);
+    if (r.summary.lost)
+        rr.warm = lost_after_warmup(r, cat.events(r));
+    else
+        rr.warm.known = true;
     if (o.tail)
         rr.tail = fit_tail_run(cat, r, *o.tail);
     return rr;
@@ -575,7 +586,7 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     print_metadata(rr, o, out);
     gap();
     print_heading(out, o.format, r.partial() ? "summary (partial)" : "summary");
-    print_summary(r, rr.floor, o, out);
+    print_summary(r, rr.floor, rr.warm, o, out);
     for (const auto& n : rr.cause_notes)
         print_note(out, o.format, n);
     gap();

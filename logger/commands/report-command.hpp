@@ -6,6 +6,7 @@
 #include "table.hpp"
 #include "tail-command.hpp"
 #include "verify-store.hpp"
+#include "worst-table.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -40,6 +41,7 @@ struct report_run final {
     /// The causes the run's stored facts name for its stored disturbed samples (the worst list
     /// and those above the threshold): one note each, RT throttling and SMIs (disturbed_cause()).
     std::vector<std::string> cause_notes;
+    warm_lost warm; ///< the lost answers after the warm-up, for WARM MAX (format_warm_max())
     std::vector<analysis::verification> verifications; ///< irqloop verify's, oldest first
     std::optional<tail_run_result> tail;               ///< --tail: the run's tail fit
 };

@@ -67,8 +67,8 @@ void print_running(const watch_outcome& o, const watch_request& r, std::ostream&
     out << "  max so far "
         << max_text(run->has_stats ? std::optional<std::int64_t>(s.max_ns) : std::nullopt,
                     s.max_bracket_ns, s.lost, run->meta.timeout_ns)
-        << "  warm max " << (s.has_warm_max ? us(s.warm_max_ns) : std::string(absent_value))
-        << "  above " << us(run->meta.threshold_ns) << ": " << s.above_threshold << '\n';
+        << "  warm max " << o.warm_max << (s.has_warm_max ? " us" : "") << "  above "
+        << us(run->meta.threshold_ns) << ": " << s.above_threshold << '\n';
     if (const auto& w = o.window)
         out << "  window " << w->index << ": samples " << w->samples << "  max "
             << max_text(w->samples ? std::optional<std::int64_t>(w->max_ns) : std::nullopt,
@@ -217,6 +217,11 @@ watch_outcome execute_watch(const watch_request& r, watch_state& state)
     if (r.top)
         o.worst = o.cat->worst(*o.run, r.top);
     o.events = o.cat->event_totals(*o.run);
+    warm_lost warm;
+    warm.known = true;
+    if (s.lost) // the lost events tell where they fell: read only when there are any
+        warm = lost_after_warmup(*o.run, o.cat->events(*o.run));
+    o.warm_max = format_warm_max(*o.run, warm, latency_unit::us);
     return o;
 }
 

@@ -54,6 +54,7 @@ struct watch_outcome final {
     std::vector<db::window_bucket_row> buckets; ///< that window's histogram (schema version 3)
     std::vector<db::sample_row> worst;          ///< its top --top
     std::vector<db::event_total> events;
+    std::string warm_max; ///< WARM MAX as report prints it (format_warm_max), in us
 };
 
 /**

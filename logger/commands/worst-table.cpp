@@ -59,6 +59,47 @@ std::string disturbed_cause(const db::run_record& r, const db::sample_row& s,
     return out;
 }
 
+warm_lost lost_after_warmup(const db::run_record& r, const std::vector<db::event_row>& events)
+{
+    warm_lost w;
+    const std::uint64_t warmup = r.meta.warmup_samples;
+    std::uint64_t accounted = 0;
+    for (const auto& e : events) {
+        if (e.kind != "lost" || e.value <= 0)
+            continue;
+        const auto n = static_cast<std::uint64_t>(e.value);
+        accounted += n;
+        // The burst holds seq .. seq + n - 1 (the recorder's consecutive lost stimuli).
+        const std::uint64_t from = std::max(e.seq, warmup), to = e.seq + n;
+        if (to > from)
+            w.after += to - from;
+    }
+    w.known = accounted == r.summary.lost;
+    return w;
+}
+
+std::string format_warm_max(const db::run_record& r, const warm_lost& w, latency_unit unit,
+                            std::int64_t shift_ns)
+{
+    const auto& s = r.summary;
+    if (!s.has_warm_max)
+        return absent_value;
+    const std::int64_t timeout = r.meta.timeout_ns - shift_ns;
+    const max_figure clean{s.warm_max_ns - shift_ns, s.warm_max_bracket_ns, 0, timeout};
+    const std::string value = format_max(clean, unit);
+    if (w.after) {
+        const std::string n =
+            (w.known ? "" : "at least ") + format_count(w.after) + " lost after the warm-up";
+        const max_figure lost{clean.max_ns, clean.bracket_ns, w.after, timeout};
+        if (lost.bounded_by_timeout())
+            return "\xe2\x89\xa5 " + format_latency(double(timeout), unit) + " (" + n + ")";
+        return value + " (" + n + ")";
+    }
+    if (!w.known && s.lost)
+        return value + " (" + format_count(s.lost) + " lost, warm-up unknown)";
+    return value;
+}
+
 std::string run_max_line(const db::run_record& r, latency_unit unit)
 {
     const max_figure m{r.has_stats ? std::optional<std::int64_t>(r.summary.max_ns) : std::nullopt,

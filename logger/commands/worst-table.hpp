@@ -61,6 +61,31 @@ std::string latency_with_bracket(const db::sample_row& s, latency_unit unit);
  */
 std::string run_max_line(const db::run_record& r, latency_unit unit);
 
+/** @brief The lost answers after the warm-up, as far as the run's stored "lost" events tell. */
+struct warm_lost final {
+    std::uint64_t after = 0; ///< lost answers certainly after the warm-up (seq >= warm-up)
+    bool known = false;      ///< the events hold every lost answer: @p after is exact
+};
+
+/**
+ * @brief Count the lost answers after the warm-up from @p events (the run's events; each "lost"
+ * one is a burst of value consecutive lost stimuli from seq). Exact when the events add up to
+ * the run's lost count; otherwise (events over the recorder's cap, a burst still open at the
+ * last commit) a lower bound, and known is false.
+ */
+warm_lost lost_after_warmup(const db::run_record& r, const std::vector<db::event_row>& events);
+
+/**
+ * @brief WARM MAX as every table prints it, in @p unit: the max after the warm-up ("9894.023",
+ * with its bracket when disturbed); with lost answers after the warm-up that no sample outlasts
+ * "≥ 10000.000 (286 lost after the warm-up)" ("at least 286" when not every lost answer is
+ * accounted for); with lost answers of unknown place and none proven after the warm-up
+ * "9894.023 (289 lost, warm-up unknown)". "—" without a sample after the warm-up. @p shift_ns
+ * is subtracted from the latencies and the timeout (report's floor-corrected column).
+ */
+std::string format_warm_max(const db::run_record& r, const warm_lost& w, latency_unit unit,
+                            std::int64_t shift_ns = 0);
+
 /**
  * @brief The one worst-samples table of report and worst: rank from 1 in the given order (by
  * what each sample proves, db::rank_ns), latencies in @p unit; each sample's bracket (the width
