@@ -568,11 +568,13 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
             plots.push_back("$lost" + n + " using 1:2 with points pt 9 ps 1.2" + c + " title " +
                             gnuplot_quote(names[i] + " lost answers: \xe2\x89\xa5 timeout (" +
                                           format_count(lost_total) + " lost)"));
-            // Each window's count beside its marker, while they stay readable.
-            if (lost_windows_all <= 12)
-                plots.push_back("$lost" + n +
-                                " using 1:2:3 with labels offset 0,0.8 font ',8' tc lt " +
-                                std::to_string(lc) + " notitle");
+            // Each window's count above its marker, upright so that neighbours do not overlap,
+            // while they stay readable.
+            if (lost_windows_all <= 40)
+                plots.push_back(
+                    "$lost" + n +
+                    " using 1:2:3 with labels rotate by 90 left offset 0,0.8 font ',8' tc lt " +
+                    std::to_string(lc) + " notitle");
         }
     }
     if (!any)
