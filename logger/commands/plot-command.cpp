@@ -477,9 +477,13 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
     bool any = false;
     const auto sec = [](std::int64_t from, std::int64_t to) { return double(to - from) / 1e9; };
     std::size_t lost_windows_all = 0; // labels beside the lost markers only while they are few
+    std::int64_t lost_timeout_ns = 0; // the highest marker, which its label stands above
     for (const auto* r : runs)
         for (const auto& w : cat.intervals(*r))
-            lost_windows_all += w.lost > 0;
+            if (w.lost) {
+                ++lost_windows_all;
+                lost_timeout_ns = std::max(lost_timeout_ns, r->meta.timeout_ns);
+            }
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& run = *runs[i];
         const std::int64_t t0 = run.meta.start_unix_ns;
@@ -569,8 +573,8 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
                             gnuplot_quote(names[i] + " lost answers: \xe2\x89\xa5 timeout (" +
                                           format_count(lost_total) + " lost)"));
             // Each window's count above its marker, upright so that neighbours do not overlap,
-            // while they stay readable.
-            if (lost_windows_all <= 40)
+            // while they stay readable; for one run only (overlaid runs' windows share their x).
+            if (runs.size() == 1 && lost_windows_all <= 40)
                 plots.push_back(
                     "$lost" + n +
                     " using 1:2:3 with labels rotate by 90 left offset 0,0.8 font ',8' tc lt " +
@@ -580,6 +584,10 @@ std::string timeline_script(db::catalog& cat, const std::vector<const db::run_re
     if (!any)
         throw error("plot timeline", "the selected runs have no committed interval with samples",
                     "plot a run that recorded at least one interval");
+    // Room above the highest lost marker for its upright label, inside the frame.
+    if (runs.size() == 1 && lost_windows_all && lost_windows_all <= 40)
+        s << "set yrange [*:"
+          << num(in_unit(double(lost_timeout_ns), o.unit) * (o.linear ? 1.6 : 30)) << "]\n";
     s << "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i)
         s << (i ? ", \\\n     " : "") << plots[i];
