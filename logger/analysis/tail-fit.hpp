@@ -174,19 +174,24 @@ struct gev_fit final {
  */
 std::vector<double> block_maxima(const tail_data& data, double& block_samples);
 
+/// From this many maxima on, fit_gev() and gev_return_level() bin them at 0.2 % and search
+/// more coarsely (docs/methodology-tail.md, "Cost"); 0: never.
+constexpr std::size_t gev_bin_from = 1000;
+
 /**
  * @brief A GEV fit by maximum likelihood to @p maxima (blocks of @p block_samples samples),
  * with the shape's profile-likelihood interval. At least @p min_blocks maxima are needed.
+ * From @p bin_from maxima on, they are binned at 0.2 % (gev_bin_from).
  */
 gev_fit fit_gev(const std::vector<double>& maxima, double block_samples, double confidence = 0.95,
-                std::size_t min_blocks = 10);
+                std::size_t min_blocks = 10, std::size_t bin_from = gev_bin_from);
 
 /**
  * @brief The level exceeded with probability @p p per sample under the GEV fit, with its
  * profile-likelihood interval. With block_samples 1, @p p is the block's own probability.
  */
 tail_level gev_return_level(const std::vector<double>& maxima, const gev_fit& fit, double p,
-                            double confidence = 0.95);
+                            double confidence = 0.95, std::size_t bin_from = gev_bin_from);
 
 /**
  * @brief Ferro and Segers' intervals estimator of the extremal index from the stimulus numbers

@@ -320,3 +320,41 @@ TEST_CASE("tail: a GEV fit to block maxima recovers a known shape, and its level
     CHECK(bm == std::vector<double>{10, 20, 30});
     CHECK(block == 1000);
 }
+
+TEST_CASE("tail: from 1000 window maxima on, the GEV fit bins them at 0.2 % and searches more "
+          "coarsely, and its figures stay those of every maximum",
+          "[tail]")
+{
+    // 1500 windows of 10,000 samples whose tail above 50 us is GPD (shape 0.2, scale 10 us,
+    // 1e-3 per sample): the block maxima in closed form, as in the test above.
+    const double u = 50'000, sigma = 10'000, xi = 0.2, zeta = 1e-3, m = 10'000;
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::vector<double> maxima;
+    for (int b = 0; b < 1500; ++b) {
+        const double s = -std::expm1(std::log(unit(rng)) / m) / zeta;
+        maxima.push_back(std::round(u + sigma * std::expm1(-xi * std::log(s)) / xi));
+    }
+    const auto every = fit_gev(maxima, m, 0.95, 10, 0);
+    const auto binned = fit_gev(maxima, m);
+    REQUIRE(every.fitted);
+    REQUIRE(binned.fitted);
+    CHECK(every.detail.find("binned") == std::string::npos);
+    CHECK(binned.detail.find("binned at 0.2 %") != std::string::npos);
+    INFO("shape " << every.params.xi << " [" << every.xi_ci.lo << ", " << every.xi_ci.hi
+                  << "] binned " << binned.params.xi << " [" << binned.xi_ci.lo << ", "
+                  << binned.xi_ci.hi << "]");
+    CHECK(std::abs(binned.params.xi - every.params.xi) < 0.002);
+    CHECK(std::abs(binned.xi_ci.lo - every.xi_ci.lo) < 0.002);
+    CHECK(std::abs(binned.xi_ci.hi - every.xi_ci.hi) < 0.002);
+    CHECK(std::abs(binned.params.mu_ns / every.params.mu_ns - 1) < 1e-3);
+    CHECK(std::abs(binned.params.sigma_ns / every.params.sigma_ns - 1) < 1e-2);
+    const auto l_every = gev_return_level(maxima, every, 1e-9, 0.95, 0);
+    const auto l_binned = gev_return_level(maxima, binned, 1e-9);
+    INFO("1e-9 level " << l_every.level_ns << " [" << l_every.ci.lo << ", " << l_every.ci.hi
+                       << "] binned " << l_binned.level_ns << " [" << l_binned.ci.lo << ", "
+                       << l_binned.ci.hi << "]");
+    CHECK(std::abs(l_binned.level_ns / l_every.level_ns - 1) < 5e-3);
+    CHECK(std::abs(l_binned.ci.lo / l_every.ci.lo - 1) < 1e-2);
+    CHECK(std::abs(l_binned.ci.hi / l_every.ci.hi - 1) < 1e-2);
+}
