@@ -323,14 +323,16 @@ TEST_CASE("run --fail-p-exceed: a seeded sim run's gate is the fit of the run as
               .status == 0);
     CHECK(run_irqloop({"check", "--db", db, "--p-exceed", "150us=" + gt_prob(b * (1 - 1e-6))})
               .status == 3);
-    // The same seed again, limits a fifth either side of the first run's bound: the same
-    // delays, measured again (a run's own overhead moves its bound by far less).
+    // The same seed again, limits an order of magnitude either side of the first run's bound:
+    // the same delays, measured again. A re-measured run's bound moves with what disturbed the
+    // logger on this machine (a fifth either side failed 1 time in 4 beside other builds), so
+    // the exact either-side check is the stored run's, above.
     auto again_over =
-        run_irqloop(words({"--label", "b", "--fail-p-exceed", "150us=" + gt_prob(b * 1.2)}));
+        run_irqloop(words({"--label", "b", "--fail-p-exceed", "150us=" + gt_prob(b * 10)}));
     INFO(again_over.out << again_over.err);
     CHECK(again_over.status == 0);
     auto again_under =
-        run_irqloop(words({"--label", "c", "--fail-p-exceed", "150us=" + gt_prob(b / 1.2)}));
+        run_irqloop(words({"--label", "c", "--fail-p-exceed", "150us=" + gt_prob(b / 10)}));
     INFO(again_under.out << again_under.err);
     CHECK(again_under.status == 3);
     // --no-db keeps no tail: refused before the first stimulus.
