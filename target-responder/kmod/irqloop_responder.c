@@ -138,8 +138,8 @@ struct irqloop_line {
 	const char *spec;		/* the parameter or firmware node path */
 	char key[IRQLOOP_LABEL_MAX];	/* chip label, or line name */
 	unsigned int offset;		/* U16_MAX: key is a line name */
-	struct gpio_desc *desc;
-	int irq;
+	struct gpio_desc *desc;		/* devm: put after remove() */
+	int irq;			/* devm: freed after remove(), before desc */
 	char controller[IRQLOOP_LABEL_MAX];	/* driver name or chip label */
 };
 
@@ -151,10 +151,16 @@ static const char *const irqloop_ctx_names[] = {
 	[CTX_PARENT_THREAD] = "forced-threaded (the GPIO controller's parent interrupt is a thread)",
 };
 
+/*
+ * One bound responder: allocated by probe with devm_kzalloc(), so every bind
+ * starts from zeroed counters, and freed (with its lines and interrupts) when
+ * the device is unbound.
+ */
 struct irqloop_responder {
-	struct platform_device *pdev;	/* ours (parameters), or NULL */
 	struct device *dev;		/* the bound device, either route */
-	struct gpiod_lookup_table *lookup;
+	bool params;			/* our own device (module parameters) */
+	bool at_load;			/* probed from init: refusals are init's */
+	bool pp_mode;			/* parport=<n> */
 	struct irqloop_line in, out, trigger;
 	unsigned long irq_flags;
 	bool threaded;
@@ -170,7 +176,6 @@ struct irqloop_responder {
 	bool seen_hard;
 	char seen_comm[TASK_COMM_LEN];
 	struct work_struct seen_work;
-	int probe_err;
 #ifdef IRQLOOP_HAVE_PARPORT
 	struct parport *port;
 	struct pardevice *pardev;
@@ -179,10 +184,32 @@ struct irqloop_responder {
 #endif
 };
 
-static struct irqloop_responder resp;
+/*
+ * The module-parameter route: the lines init parsed, the lookup table and
+ * the platform device it registered, and the probe's result for init.
+ */
+static struct {
+	bool params;			/* loaded with line parameters */
+	bool loading;			/* init is registering its device */
+	struct irqloop_line in, out, trigger;
+	struct gpiod_lookup_table *lookup;
+	struct platform_device *pdev;
+	int probe_err;
+} irqloop_cfg;
+
 static DEFINE_MUTEX(irqloop_lock);	/* one responder at a time */
-static bool irqloop_bound;
-static bool irqloop_params;		/* loaded with line parameters */
+static struct irqloop_responder *irqloop_active;	/* the bound one, or NULL */
+
+/*
+ * A refusal in probe. Loading with parameters, the line is ours
+ * ("irqloop_responder: ...") and init fails the load with it; otherwise
+ * (a device-tree node, or our own device bound again through sysfs) it goes
+ * through dev_err_probe(), so that a deferral is recorded as the reason
+ * /sys/kernel/debug/devices_deferred shows.
+ */
+#define irqloop_refuse(r, err, fmt, ...)                                                           \
+	((r)->at_load ? (pr_err(fmt, ##__VA_ARGS__), (err)) :                                      \
+			dev_err_probe((r)->dev, (err), fmt, ##__VA_ARGS__))
 
 /* Which context the first answered edge ran in: told once, from process context. */
 static void irqloop_seen_work(struct work_struct *work)
@@ -272,74 +299,88 @@ static irqreturn_t irqloop_trigger_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Statistics, as read-only attributes of the device. */
+/* Statistics, as read-only attributes of the device: this bind's. */
 static ssize_t handled_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%lu\n", atomic_long_read(&resp.handled));
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&r->handled));
 }
 static DEVICE_ATTR_RO(handled);
 
 static ssize_t spurious_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return sysfs_emit(buf, "%lu\n", atomic_long_read(&resp.spurious));
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&r->spurious));
 }
 static DEVICE_ATTR_RO(spurious);
 
 static ssize_t triggered_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
-	return sysfs_emit(buf, "%lu\n", atomic_long_read(&resp.triggered));
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&r->triggered));
 }
 static DEVICE_ATTR_RO(triggered);
 
 static ssize_t last_toggle_ns_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
 	return sysfs_emit(buf, "%lld\n",
-			  (long long)atomic64_read(&resp.last_toggle_ns));
+			  (long long)atomic64_read(&r->last_toggle_ns));
 }
 static DEVICE_ATTR_RO(last_toggle_ns);
 
 static ssize_t mode_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	if (param_parport >= 0)
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
+	if (r->pp_mode)
 		return sysfs_emit(buf, "parport%d\n", param_parport);
-	return sysfs_emit(buf, "gpio in=%s out=%s edge=%s%s\n", resp.in.spec,
-			  resp.out.spec,
-			  resp.irq_flags == IRQF_TRIGGER_RISING ? "rising" :
-			  resp.irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
-								   "both",
-			  resp.threaded ? " threaded" : "");
+	return sysfs_emit(buf, "gpio in=%s out=%s edge=%s%s\n", r->in.spec,
+			  r->out.spec,
+			  r->irq_flags == IRQF_TRIGGER_RISING ? "rising" :
+			  r->irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
+								 "both",
+			  r->threaded ? " threaded" : "");
 }
 static DEVICE_ATTR_RO(mode);
 
 static ssize_t context_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	if (param_parport >= 0)
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
+	if (r->pp_mode)
 		return sysfs_emit(buf, "parport_pc's handler%s\n",
 				  IS_ENABLED(CONFIG_PREEMPT_RT) ?
 					  " (forced-threaded on PREEMPT_RT)" : "");
-	return sysfs_emit(buf, "%s\n", irqloop_ctx_names[resp.ctx]);
+	return sysfs_emit(buf, "%s\n", irqloop_ctx_names[r->ctx]);
 }
 static DEVICE_ATTR_RO(context);
 
 static ssize_t context_seen_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
+	struct irqloop_responder *r = dev_get_drvdata(dev);
+
 	/*
 	 * Acquire pairs with the handler's fully ordered atomic_cmpxchg() that
 	 * publishes seen: seen_hard and seen_comm, written before it, are read
 	 * after it (on arm64 a plain read could see them stale).
 	 */
-	if (!atomic_read_acquire(&resp.seen))
+	if (!atomic_read_acquire(&r->seen))
 		return sysfs_emit(buf, "none yet\n");
-	if (resp.seen_hard)
+	if (r->seen_hard)
 		return sysfs_emit(buf, "hard\n");
-	return sysfs_emit(buf, "thread %s\n", resp.seen_comm);
+	return sysfs_emit(buf, "thread %s\n", r->seen_comm);
 }
 static DEVICE_ATTR_RO(context_seen);
 
@@ -442,60 +483,62 @@ static const struct irqloop_known_chip *irqloop_lookup_chip(const char *name)
 /*
  * Map gpiod_get()'s error for @l to one line of ours. gpiolib defers
  * (-EPROBE_DEFER) when the chip label or line name is unknown, and says
- * -EINVAL for an offset beyond the chip. With firmware (device tree), a
- * deferral is real: the controller may still come, so it is passed on.
+ * -EINVAL for an offset beyond the chip. Loading with parameters, a missing
+ * chip is refused (init must answer now). Otherwise a deferral is real: the
+ * controller may still come (a device-tree node's, or, for our own device
+ * bound again through sysfs, a chip unloaded meanwhile), so it is passed on
+ * with its reason.
  */
-static int irqloop_get_error(struct irqloop_line *l, int err, bool params)
+static int irqloop_get_error(struct irqloop_responder *r, struct irqloop_line *l, int err)
 {
-	if (err == -EPROBE_DEFER && !params)
-		return err;
-	if (!params)
-		dev_err(resp.dev, "%s-gpios: cannot request the line (error %d)\n",
-			l->con_id, err);
-	else if (err == -EPROBE_DEFER && l->offset == U16_MAX)
-		pr_err("%s=%s: no line named '%s' (gpioinfo lists line names)\n",
-		       l->con_id, l->spec, l->key);
-	else if (err == -EPROBE_DEFER || err == -ENOENT)
-		pr_err("%s=%s: no gpiochip labelled '%s' (gpiodetect shows labels in brackets)\n",
-		       l->con_id, l->spec, l->key);
-	else if (err == -EINVAL)
-		pr_err("%s=%s: offset %u out of range of chip '%s'\n",
-		       l->con_id, l->spec, l->offset, l->key);
-	else if (err == -EBUSY)
-		pr_err("%s=%s: line in use (gpioinfo names the consumer)\n",
-		       l->con_id, l->spec);
-	else
-		pr_err("%s=%s: cannot request the line (error %d)\n", l->con_id,
-		       l->spec, err);
+	if (!r->params)
+		return dev_err_probe(r->dev, err, "%s-gpios: cannot request the line (error %d)\n",
+				     l->con_id, err);
+	if (err == -EPROBE_DEFER && !r->at_load && l->offset == U16_MAX)
+		return dev_err_probe(r->dev, err, "%s=%s: no line named '%s' yet: waiting for a chip that carries it\n",
+				     l->con_id, l->spec, l->key);
+	if (err == -EPROBE_DEFER && !r->at_load)
+		return dev_err_probe(r->dev, err, "%s=%s: no gpiochip labelled '%s' yet: waiting for it\n",
+				     l->con_id, l->spec, l->key);
+	if (err == -EPROBE_DEFER && l->offset == U16_MAX)
+		return irqloop_refuse(r, -ENODEV, "%s=%s: no line named '%s' (gpioinfo lists line names)\n",
+				      l->con_id, l->spec, l->key);
 	if (err == -EPROBE_DEFER || err == -ENOENT)
-		return -ENODEV;
-	return err;
+		return irqloop_refuse(r, -ENODEV, "%s=%s: no gpiochip labelled '%s' (gpiodetect shows labels in brackets)\n",
+				      l->con_id, l->spec, l->key);
+	if (err == -EINVAL)
+		return irqloop_refuse(r, err, "%s=%s: offset %u out of range of chip '%s'\n",
+				      l->con_id, l->spec, l->offset, l->key);
+	if (err == -EBUSY)
+		return irqloop_refuse(r, err, "%s=%s: line in use (gpioinfo names the consumer)\n",
+				      l->con_id, l->spec);
+	return irqloop_refuse(r, err, "%s=%s: cannot request the line (error %d)\n", l->con_id,
+			      l->spec, err);
 }
 
 /*
  * Request one line through the consumer API (lookup table or firmware), as
  * an input, or as-is for the output (its direction is set separately, so
- * that a line that cannot drive is told apart from a bad offset).
+ * that a line that cannot drive is told apart from a bad offset). Held
+ * until the device is unbound.
  */
-static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags,
-			    bool params)
+static int irqloop_get_line(struct irqloop_responder *r, struct irqloop_line *l,
+			    enum gpiod_flags flags)
 {
 	struct gpio_desc *desc;
 
-	desc = gpiod_get(resp.dev, l->con_id, flags);
+	desc = devm_gpiod_get(r->dev, l->con_id, flags);
 	if (IS_ERR(desc))
-		return irqloop_get_error(l, PTR_ERR(desc), params);
+		return irqloop_get_error(r, l, PTR_ERR(desc));
 	l->desc = desc;
 	/* gpioinfo shows who holds the line, not "in"/"out"/"trigger". */
 	gpiod_set_consumer_name(desc, IRQLOOP_NAME);
 	irqloop_name_controller(l);
-	if (!params && !l->spec)
+	if (!r->params && !l->spec)
 		l->spec = l->con_id;
-	if (gpiod_cansleep(desc) && !resp.threaded) {
-		pr_err("%s=%s: lines of '%s' can sleep (I2C/SPI expander?); a hard interrupt handler cannot use them (threaded=1 can)\n",
-		       l->con_id, l->spec, l->controller);
-		return -EINVAL;
-	}
+	if (gpiod_cansleep(desc) && !r->threaded)
+		return irqloop_refuse(r, -EINVAL, "%s=%s: lines of '%s' can sleep (I2C/SPI expander?); a hard interrupt handler cannot use them (threaded=1 can)\n",
+				      l->con_id, l->spec, l->controller);
 	return 0;
 }
 
@@ -506,16 +549,15 @@ static int irqloop_get_line(struct irqloop_line *l, enum gpiod_flags flags,
  * threaded=1 or not, and force=1 cannot make them: refused, whatever the
  * mode. The Raspberry Pi kernel's driver has no regmap.
  */
-static int irqloop_rp1_check(const struct irqloop_line *l)
+static int irqloop_rp1_check(struct irqloop_responder *r, const struct irqloop_line *l)
 {
 	struct device *ctrl = irqloop_line_controller(l->desc);
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || strcmp(l->controller, "pinctrl-rp1") ||
 	    !ctrl || !dev_get_regmap(ctrl, NULL))
 		return 0;
-	pr_err("%s=%s: PREEMPT_RT: mainline pinctrl-rp1 writes through a regmap whose spinlock_t its interrupt chip takes in hard interrupt context: its GPIO interrupts do not work on PREEMPT_RT, threaded=1 or not (the Raspberry Pi kernel's pinctrl-rp1 writes directly and is accepted)\n",
-	       l->con_id, l->spec);
-	return -EPERM;
+	return irqloop_refuse(r, -EPERM, "%s=%s: PREEMPT_RT: mainline pinctrl-rp1 writes through a regmap whose spinlock_t its interrupt chip takes in hard interrupt context: its GPIO interrupts do not work on PREEMPT_RT, threaded=1 or not (the Raspberry Pi kernel's pinctrl-rp1 writes directly and is accepted)\n",
+			      l->con_id, l->spec);
 }
 
 /*
@@ -524,11 +566,11 @@ static int irqloop_rp1_check(const struct irqloop_line *l)
  * (spinlock_t is an rtmutex on RT). can_sleep=false does not promise that.
  * Only controllers known to be raw-safe are accepted, unless force=1.
  */
-static int irqloop_rt_check(const struct irqloop_line *l)
+static int irqloop_rt_check(struct irqloop_responder *r, const struct irqloop_line *l)
 {
 	const struct irqloop_known_chip *k = irqloop_lookup_chip(l->controller);
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || resp.threaded)
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || r->threaded)
 		return 0;
 	if (k && k->raw_safe)
 		return 0;
@@ -537,18 +579,17 @@ static int irqloop_rt_check(const struct irqloop_line *l)
 			l->con_id, l->spec, l->controller, k ? "not" : "not known to be");
 		return 0;
 	}
-	pr_err("%s=%s: PREEMPT_RT: '%s' is %s take only raw spinlocks in get()/set(), which a hard-IRQ handler needs (threaded=1, or force=1 after checking its source)\n",
-	       l->con_id, l->spec, l->controller,
-	       k ? "known not to" : "not known to");
-	return -EPERM;
+	return irqloop_refuse(r, -EPERM, "%s=%s: PREEMPT_RT: '%s' is %s take only raw spinlocks in get()/set(), which a hard-IRQ handler needs (threaded=1, or force=1 after checking its source)\n",
+			      l->con_id, l->spec, l->controller,
+			      k ? "known not to" : "not known to");
 }
 
 /* The context our handler will run in, as far as can be known at load. */
-static enum irqloop_ctx irqloop_predict_context(void)
+static enum irqloop_ctx irqloop_predict_context(const struct irqloop_responder *r)
 {
-	const struct irqloop_known_chip *k = irqloop_lookup_chip(resp.in.controller);
+	const struct irqloop_known_chip *k = irqloop_lookup_chip(r->in.controller);
 
-	if (resp.threaded)
+	if (r->threaded)
 		return CTX_THREADED;
 	/* The threadirqs boot option threads it too: only the first edge shows that. */
 	if (k && k->threaded_parent && IS_ENABLED(CONFIG_PREEMPT_RT))
@@ -556,49 +597,29 @@ static enum irqloop_ctx irqloop_predict_context(void)
 	return CTX_HARD;
 }
 
-static int irqloop_request_irq(struct irqloop_line *l, irq_handler_t handler,
-			       unsigned long trigger, bool threaded)
+/* The stimulus interrupt, freed when the device is unbound (before its lines). */
+static int irqloop_request_irq(struct irqloop_responder *r, struct irqloop_line *l,
+			       irq_handler_t handler, unsigned long trigger)
 {
 	int ret;
 
 	l->irq = gpiod_to_irq(l->desc);
 	if (l->irq <= 0) {
-		pr_err("%s=%s: line has no interrupt (error %d)\n", l->con_id,
-		       l->spec, l->irq);
+		ret = l->irq;
 		l->irq = 0;
-		return -EINVAL;
+		return irqloop_refuse(r, -EINVAL, "%s=%s: line has no interrupt (error %d)\n",
+				      l->con_id, l->spec, ret);
 	}
-	if (threaded)
-		ret = request_threaded_irq(l->irq, NULL, handler,
-					   IRQF_ONESHOT | trigger, IRQLOOP_NAME,
-					   &resp);
+	if (r->threaded)
+		ret = devm_request_threaded_irq(r->dev, l->irq, NULL, handler,
+						IRQF_ONESHOT | trigger, IRQLOOP_NAME, r);
 	else
-		ret = request_irq(l->irq, handler, IRQF_NO_THREAD | trigger,
-				  IRQLOOP_NAME, &resp);
-	if (ret) {
-		pr_err("%s=%s: cannot request interrupt %d (error %d)\n",
-		       l->con_id, l->spec, l->irq, ret);
-		l->irq = 0;
-	}
-	return ret;
-}
-
-static void irqloop_put_line(struct irqloop_line *l)
-{
-	if (l->irq)
-		free_irq(l->irq, &resp);
-	l->irq = 0;
-	if (l->desc)
-		gpiod_put(l->desc);
-	l->desc = NULL;
-}
-
-static void irqloop_gpio_stop(void)
-{
-	irqloop_put_line(&resp.trigger);
-	irqloop_put_line(&resp.in);
-	irqloop_put_line(&resp.out);
-	cancel_work_sync(&resp.seen_work);
+		ret = devm_request_irq(r->dev, l->irq, handler, IRQF_NO_THREAD | trigger,
+				       IRQLOOP_NAME, r);
+	if (ret)
+		return irqloop_refuse(r, ret, "%s=%s: cannot request interrupt %d (error %d)\n",
+				      l->con_id, l->spec, l->irq, ret);
+	return 0;
 }
 
 /* Whether pin control applied a state to @dev (a device-tree node with pinctrl-0). */
@@ -612,108 +633,94 @@ static bool irqloop_has_pinctrl(struct device *dev)
 }
 
 /* The trigger input: pulled down, so that a floating line cannot fire. */
-static int irqloop_trigger_start(bool params)
+static int irqloop_trigger_start(struct irqloop_responder *r)
 {
+	struct irqloop_line *t = &r->trigger;
 	int ret;
 
-	ret = irqloop_get_line(&resp.trigger, GPIOD_IN, params);
+	ret = irqloop_get_line(r, t, GPIOD_IN);
 	if (ret)
 		return ret;
-	ret = gpiod_set_config(resp.trigger.desc,
-			       PIN_CONF_PACKED(PIN_CONFIG_BIAS_PULL_DOWN, 1));
-	if ((ret == -ENOTSUPP || ret == -EOPNOTSUPP) && irqloop_has_pinctrl(resp.dev))
+	ret = gpiod_set_config(t->desc, PIN_CONF_PACKED(PIN_CONFIG_BIAS_PULL_DOWN, 1));
+	if ((ret == -ENOTSUPP || ret == -EOPNOTSUPP) && irqloop_has_pinctrl(r->dev))
 		/*
 		 * gpio-omap behind pinctrl-single (BeagleBone), among others,
 		 * cannot bias from gpiolib: the node's pinctrl state sets the pad,
 		 * and the overlays in dts/ pull it down there.
 		 */
 		pr_info("%s=%s: '%s' leaves bias to the device tree's pinctrl state of %s (the overlays pull the pad down)\n",
-			resp.trigger.con_id, resp.trigger.spec,
-			resp.trigger.controller, dev_name(resp.dev));
+			t->con_id, t->spec, t->controller, dev_name(r->dev));
 	else if (ret == -ENOTSUPP || ret == -EOPNOTSUPP)
 		pr_warn("%s=%s: '%s' cannot pull the line down: wire a pull-down resistor, or a floating trigger may fire\n",
-			resp.trigger.con_id, resp.trigger.spec,
-			resp.trigger.controller);
+			t->con_id, t->spec, t->controller);
 	else if (ret)
-		pr_warn("%s=%s: pull-down failed (error %d)\n",
-			resp.trigger.con_id, resp.trigger.spec, ret);
+		pr_warn("%s=%s: pull-down failed (error %d)\n", t->con_id, t->spec, ret);
 	/*
 	 * tracing_off() and a counter: no lock, fine in any context. A line of a
 	 * sleeping chip (I2C/SPI expander) has a nested threaded interrupt, which
 	 * refuses a hard handler; request_any_context_irq() picks what the line
 	 * allows.
 	 */
-	resp.trigger.irq = gpiod_to_irq(resp.trigger.desc);
-	if (resp.trigger.irq <= 0) {
-		pr_err("%s=%s: line has no interrupt (error %d)\n",
-		       resp.trigger.con_id, resp.trigger.spec, resp.trigger.irq);
-		resp.trigger.irq = 0;
-		return -EINVAL;
+	t->irq = gpiod_to_irq(t->desc);
+	if (t->irq <= 0) {
+		ret = t->irq;
+		t->irq = 0;
+		return irqloop_refuse(r, -EINVAL, "%s=%s: line has no interrupt (error %d)\n",
+				      t->con_id, t->spec, ret);
 	}
-	ret = request_any_context_irq(resp.trigger.irq, irqloop_trigger_irq,
-				      IRQF_TRIGGER_RISING, IRQLOOP_NAME, &resp);
-	if (ret < 0) {
-		pr_err("%s=%s: cannot request interrupt %d (error %d)\n",
-		       resp.trigger.con_id, resp.trigger.spec, resp.trigger.irq,
-		       ret);
-		resp.trigger.irq = 0;
-		return ret;
-	}
+	ret = devm_request_any_context_irq(r->dev, t->irq, irqloop_trigger_irq,
+					   IRQF_TRIGGER_RISING, IRQLOOP_NAME, r);
+	if (ret < 0)
+		return irqloop_refuse(r, ret, "%s=%s: cannot request interrupt %d (error %d)\n",
+				      t->con_id, t->spec, t->irq, ret);
 	return 0;
 }
 
-static int irqloop_gpio_start(bool params, bool gpio_mode, bool has_trigger)
+/*
+ * GPIO mode's lines and interrupt, and the trigger (either mode). What is
+ * got here is devm-managed: a failed probe or an unbind gives it back.
+ */
+static int irqloop_gpio_start(struct irqloop_responder *r, bool has_trigger)
 {
 	int ret;
 
-	if (gpio_mode) {
+	if (!r->pp_mode) {
 		/*
 		 * Both lines held, as-is, and every refusal decided before
 		 * anything is driven: a refused load leaves the wires as it
 		 * found them.
 		 */
-		ret = irqloop_get_line(&resp.out, GPIOD_ASIS, params);
+		ret = irqloop_get_line(r, &r->out, GPIOD_ASIS);
 		if (ret)
-			goto fail;
-		ret = irqloop_get_line(&resp.in, GPIOD_IN, params);
+			return ret;
+		ret = irqloop_get_line(r, &r->in, GPIOD_IN);
 		if (ret)
-			goto fail;
-		resp.cansleep = gpiod_cansleep(resp.out.desc) ||
-				gpiod_cansleep(resp.in.desc);
-		ret = irqloop_rp1_check(&resp.in);
+			return ret;
+		r->cansleep = gpiod_cansleep(r->out.desc) || gpiod_cansleep(r->in.desc);
+		ret = irqloop_rp1_check(r, &r->in);
 		if (!ret)
-			ret = irqloop_rp1_check(&resp.out);
+			ret = irqloop_rp1_check(r, &r->out);
 		if (!ret)
-			ret = irqloop_rt_check(&resp.out);
-		if (!ret && strcmp(resp.in.controller, resp.out.controller))
-			ret = irqloop_rt_check(&resp.in);
+			ret = irqloop_rt_check(r, &r->out);
+		if (!ret && strcmp(r->in.controller, r->out.controller))
+			ret = irqloop_rt_check(r, &r->in);
 		if (ret)
-			goto fail;
-		ret = gpiod_direction_output(resp.out.desc, 0);
-		if (ret) {
-			pr_err("%s=%s: cannot drive the line as an output (error %d)\n",
-			       resp.out.con_id, resp.out.spec, ret);
-			goto fail;
-		}
-		resp.ctx = irqloop_predict_context();
-		resp.out_level = 0;
-		resp.in_level = resp.cansleep ?
-					gpiod_get_raw_value_cansleep(resp.in.desc) :
-					gpiod_get_raw_value(resp.in.desc);
-		ret = irqloop_request_irq(&resp.in, irqloop_gpio_irq,
-					  resp.irq_flags, resp.threaded);
+			return ret;
+		ret = gpiod_direction_output(r->out.desc, 0);
 		if (ret)
-			goto fail;
+			return irqloop_refuse(r, ret, "%s=%s: cannot drive the line as an output (error %d)\n",
+					      r->out.con_id, r->out.spec, ret);
+		r->ctx = irqloop_predict_context(r);
+		r->out_level = 0;
+		r->in_level = r->cansleep ? gpiod_get_raw_value_cansleep(r->in.desc) :
+					    gpiod_get_raw_value(r->in.desc);
+		ret = irqloop_request_irq(r, &r->in, irqloop_gpio_irq, r->irq_flags);
+		if (ret)
+			return ret;
 	}
-	if (has_trigger) {
-		ret = irqloop_trigger_start(params);
-		if (ret)
-			goto fail;
-	}
+	if (has_trigger)
+		return irqloop_trigger_start(r);
 	return 0;
-fail:
-	irqloop_gpio_stop();
-	return ret;
 }
 
 #ifdef IRQLOOP_HAVE_PARPORT
@@ -738,175 +745,183 @@ static void irqloop_pp_irq(void *data)
 		atomic_long_inc(&r->spurious);
 }
 
-static void irqloop_pp_stop(void)
+static void irqloop_pp_stop(struct irqloop_responder *r)
 {
-	if (resp.claimed) {
-		parport_disable_irq(resp.port);
-		parport_release(resp.pardev);
-		resp.claimed = false;
+	if (r->claimed) {
+		parport_disable_irq(r->port);
+		parport_release(r->pardev);
+		r->claimed = false;
 	}
-	if (resp.pardev)
-		parport_unregister_device(resp.pardev);
-	resp.pardev = NULL;
-	if (resp.port)
-		parport_put_port(resp.port);
-	resp.port = NULL;
-	cancel_work_sync(&resp.seen_work);
+	if (r->pardev)
+		parport_unregister_device(r->pardev);
+	r->pardev = NULL;
+	if (r->port)
+		parport_put_port(r->port);
+	r->port = NULL;
 }
 
-static int irqloop_pp_start(void)
+static int irqloop_pp_start(struct irqloop_responder *r)
 {
 	/* Exclusive access is a device flag (PARPORT_DEV_EXCL), not a port one. */
 	struct pardev_cb cb = {
 		.irq_func = irqloop_pp_irq,
-		.private = &resp,
+		.private = r,
 		.flags = PARPORT_DEV_EXCL,
 	};
 	int ret;
 
-	resp.port = parport_find_number(param_parport);
-	if (!resp.port) {
-		pr_err("parport=%d: no such port (modprobe parport_pc io=0x378 irq=7)\n",
-		       param_parport);
-		return -ENODEV;
-	}
-	if (resp.port->irq == PARPORT_IRQ_NONE) {
-		pr_err("parport=%d: %s has no interrupt (modprobe parport_pc io=0x%lx irq=7)\n",
-		       param_parport, resp.port->name, resp.port->base);
-		ret = -EINVAL;
+	r->port = parport_find_number(param_parport);
+	if (!r->port)
+		return irqloop_refuse(r, -ENODEV, "parport=%d: no such port (modprobe parport_pc io=0x378 irq=7)\n",
+				      param_parport);
+	if (r->port->irq == PARPORT_IRQ_NONE) {
+		ret = irqloop_refuse(r, -EINVAL, "parport=%d: %s has no interrupt (modprobe parport_pc io=0x%lx irq=7)\n",
+				     param_parport, r->port->name, r->port->base);
 		goto fail;
 	}
-	resp.pardev = parport_register_dev_model(resp.port, IRQLOOP_NAME, &cb,
-						 0);
-	if (!resp.pardev) {
-		pr_err("parport=%d: cannot register on %s (in use by lp or ppdev?)\n",
-		       param_parport, resp.port->name);
-		ret = -EBUSY;
+	r->pardev = parport_register_dev_model(r->port, IRQLOOP_NAME, &cb, 0);
+	if (!r->pardev) {
+		ret = irqloop_refuse(r, -EBUSY, "parport=%d: cannot register on %s (in use by lp or ppdev?)\n",
+				     param_parport, r->port->name);
 		goto fail;
 	}
-	if (parport_claim(resp.pardev)) {
-		pr_err("parport=%d: %s is claimed by another driver\n",
-		       param_parport, resp.port->name);
-		ret = -EBUSY;
+	if (parport_claim(r->pardev)) {
+		ret = irqloop_refuse(r, -EBUSY, "parport=%d: %s is claimed by another driver\n",
+				     param_parport, r->port->name);
 		goto fail;
 	}
-	resp.claimed = true;
-	resp.data = 0;
-	parport_write_data(resp.port, resp.data);
-	parport_enable_irq(resp.port);
+	r->claimed = true;
+	r->data = 0;
+	parport_write_data(r->port, r->data);
+	parport_enable_irq(r->port);
 	return 0;
 fail:
-	irqloop_pp_stop();
+	irqloop_pp_stop(r);
 	return ret;
 }
 #else
-static int irqloop_pp_start(void)
+static int irqloop_pp_start(struct irqloop_responder *r)
 {
-	pr_err("parport=%d: built without parallel-port support (kernel has no CONFIG_PARPORT)\n",
-	       param_parport);
-	return -EINVAL;
+	return irqloop_refuse(r, -EINVAL, "parport=%d: built without parallel-port support (kernel has no CONFIG_PARPORT)\n",
+			      param_parport);
 }
 
-static void irqloop_pp_stop(void)
+static void irqloop_pp_stop(struct irqloop_responder *r)
 {
 }
 #endif
 
+/* Devm action: the first-edge report not left queued past the unbind. */
+static void irqloop_cancel_seen(void *data)
+{
+	struct irqloop_responder *r = data;
+
+	cancel_work_sync(&r->seen_work);
+}
+
 /*
  * Probe, for our own device (parameters, software node) and for device-tree
- * nodes alike. Errors of the parameter route are told in one line of ours
- * and handed to module init through probe_err; probe itself then returns
- * -ENODEV, which the driver core does not repeat in the log.
+ * nodes alike, with state of its own. Errors of the parameter route at load
+ * are told in one line of ours and handed to module init through
+ * probe_err; probe itself then returns -ENODEV, which the driver core does
+ * not repeat in the log. Every other refusal goes through dev_err_probe().
  */
 static int irqloop_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
-	/* Our own device (probed from inside platform_device_register_full()). */
-	bool params = irqloop_params && !strcmp(dev_name(dev), IRQLOOP_NAME);
-	bool pp_mode = params && param_parport >= 0;
+	struct irqloop_responder *r;
 	const char *edge = NULL;
 	bool has_trigger;
 	int ret;
 
+	r = devm_kzalloc(dev, sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return dev_err_probe(dev, -ENOMEM, "no memory for the responder's state\n");
+	r->dev = dev;
+	/* Our own device (probed from inside platform_device_register_full()). */
+	r->params = irqloop_cfg.params && !strcmp(dev_name(dev), IRQLOOP_NAME);
+	r->at_load = r->params && irqloop_cfg.loading;
+	r->pp_mode = r->params && param_parport >= 0;
+	INIT_WORK(&r->seen_work, irqloop_seen_work);
+	/* Registered before any interrupt: released after they are freed. */
+	ret = devm_add_action_or_reset(dev, irqloop_cancel_seen, r);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the first-edge report's clean-up\n");
+	platform_set_drvdata(pdev, r);
+
 	mutex_lock(&irqloop_lock);
-	if (irqloop_bound) {
+	if (irqloop_active) {
 		/*
 		 * Told once, in our words; for our own device the load fails
 		 * with it (init reads probe_err), so parameters are never
 		 * dropped in silence.
 		 */
-		pr_err("%s: one irqloop responder at a time: %s is already bound (unbind it, or remove its device-tree node)\n",
-		       dev_name(dev), dev_name(resp.dev));
-		mutex_unlock(&irqloop_lock);
-		if (params) {
-			resp.probe_err = -EBUSY;
-			return -ENODEV;
-		}
-		return -EBUSY;
-	}
-	resp.dev = dev;
-	resp.threaded = device_property_read_bool(dev, "irqloop,threaded");
-	device_property_read_string(dev, "irqloop,edge", &edge);
-	if (irqloop_parse_edge(edge, &resp.irq_flags)) {
-		dev_err(dev, "irqloop,edge = \"%s\": expected both, rising or falling\n",
-			edge);
-		ret = -EINVAL;
+		ret = irqloop_refuse(r, -EBUSY, "%s: one irqloop responder at a time: %s is already bound (unbind it, or remove its device-tree node)\n",
+				     dev_name(dev), dev_name(irqloop_active->dev));
 		goto out;
 	}
-	if (!params) {
-		resp.in.con_id = "in";
-		resp.out.con_id = "out";
-		resp.trigger.con_id = "trigger";
+	if (r->params) {
+		r->in = irqloop_cfg.in;
+		r->out = irqloop_cfg.out;
+		r->trigger = irqloop_cfg.trigger;
+	} else {
+		r->in.con_id = "in";
+		r->out.con_id = "out";
+		r->trigger.con_id = "trigger";
 	}
-	has_trigger = params ? !!param_trigger :
-			       device_property_present(dev, "trigger-gpios");
-	if (pp_mode) {
-		ret = irqloop_pp_start();
+	r->threaded = device_property_read_bool(dev, "irqloop,threaded");
+	device_property_read_string(dev, "irqloop,edge", &edge);
+	if (irqloop_parse_edge(edge, &r->irq_flags)) {
+		ret = dev_err_probe(dev, -EINVAL, "irqloop,edge = \"%s\": expected both, rising or falling\n",
+				    edge);
+		goto out;
+	}
+	has_trigger = r->params ? !!param_trigger : device_property_present(dev, "trigger-gpios");
+	if (r->pp_mode) {
+		ret = irqloop_pp_start(r);
 		if (ret)
 			goto out;
 	}
-	ret = irqloop_gpio_start(params, !pp_mode, has_trigger);
+	ret = irqloop_gpio_start(r, has_trigger);
 	if (ret) {
-		irqloop_pp_stop();
+		irqloop_pp_stop(r);
 		goto out;
 	}
-	irqloop_bound = true;
-	if (pp_mode)
+	irqloop_active = r;
+	if (r->pp_mode)
 		pr_info("answering nACK on parport%d%s%s\n", param_parport,
 			has_trigger ? ", trace trigger " : "",
-			has_trigger ? resp.trigger.spec : "");
+			has_trigger ? r->trigger.spec : "");
 	else
 		pr_info("answering %s edges of %s on %s (irq %d, %s, controller %s)%s%s\n",
-			resp.irq_flags == IRQF_TRIGGER_RISING ? "rising" :
-			resp.irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
-								 "both",
-			resp.in.spec, resp.out.spec, resp.in.irq,
-			irqloop_ctx_names[resp.ctx], resp.in.controller,
-			has_trigger ? ", trace trigger " : "",
-			has_trigger ? resp.trigger.spec : "");
+			r->irq_flags == IRQF_TRIGGER_RISING ? "rising" :
+			r->irq_flags == IRQF_TRIGGER_FALLING ? "falling" :
+							       "both",
+			r->in.spec, r->out.spec, r->in.irq, irqloop_ctx_names[r->ctx],
+			r->in.controller, has_trigger ? ", trace trigger " : "",
+			has_trigger ? r->trigger.spec : "");
 out:
-	if (ret)
-		resp.dev = NULL;
 	mutex_unlock(&irqloop_lock);
-	if (ret && params) {
-		resp.probe_err = ret;
+	if (ret && r->at_load) {
+		irqloop_cfg.probe_err = ret;
 		return -ENODEV;
 	}
 	return ret;
 }
 
+/* The parport side by hand; lines, interrupts and the state itself by devm after this. */
 static void irqloop_remove(struct platform_device *pdev)
 {
+	struct irqloop_responder *r = platform_get_drvdata(pdev);
+
 	mutex_lock(&irqloop_lock);
-	irqloop_gpio_stop();
-	irqloop_pp_stop();
-	irqloop_bound = false;
-	resp.dev = NULL;
+	irqloop_pp_stop(r);
+	if (irqloop_active == r)
+		irqloop_active = NULL;
 	mutex_unlock(&irqloop_lock);
 	pr_info("unloaded: %lu handled, %lu spurious, %lu triggered\n",
-		atomic_long_read(&resp.handled),
-		atomic_long_read(&resp.spurious),
-		atomic_long_read(&resp.triggered));
+		atomic_long_read(&r->handled), atomic_long_read(&r->spurious),
+		atomic_long_read(&r->triggered));
 }
 
 static const struct of_device_id irqloop_of_match[] = {
@@ -975,14 +990,14 @@ static int irqloop_check_params(void)
 		return -EINVAL;
 	}
 	if (!pp_mode) {
-		ret = irqloop_parse_line(&resp.in, "in", param_in);
+		ret = irqloop_parse_line(&irqloop_cfg.in, "in", param_in);
 		if (!ret)
-			ret = irqloop_parse_line(&resp.out, "out", param_out);
+			ret = irqloop_parse_line(&irqloop_cfg.out, "out", param_out);
 		if (ret)
 			return ret;
 	}
 	if (param_trigger) {
-		ret = irqloop_parse_line(&resp.trigger, "trigger", param_trigger);
+		ret = irqloop_parse_line(&irqloop_cfg.trigger, "trigger", param_trigger);
 		if (ret)
 			return ret;
 	}
@@ -1017,28 +1032,28 @@ static int irqloop_add_param_device(void)
 	if (param_threaded)
 		props[n++] = PROPERTY_ENTRY_BOOL("irqloop,threaded");
 
-	resp.lookup = kzalloc(struct_size(resp.lookup, table, 4), GFP_KERNEL);
-	if (!resp.lookup)
+	irqloop_cfg.lookup = kzalloc(struct_size(irqloop_cfg.lookup, table, 4), GFP_KERNEL);
+	if (!irqloop_cfg.lookup)
 		return -ENOMEM;
-	resp.lookup->dev_id = IRQLOOP_NAME;
-	e = resp.lookup->table;
+	irqloop_cfg.lookup->dev_id = IRQLOOP_NAME;
+	e = irqloop_cfg.lookup->table;
 	if (param_parport < 0) {
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.in.key,
-				resp.in.offset, "in", GPIO_ACTIVE_HIGH);
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.out.key,
-				resp.out.offset, "out", GPIO_ACTIVE_HIGH);
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(irqloop_cfg.in.key,
+				irqloop_cfg.in.offset, "in", GPIO_ACTIVE_HIGH);
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(irqloop_cfg.out.key,
+				irqloop_cfg.out.offset, "out", GPIO_ACTIVE_HIGH);
 	}
 	if (param_trigger)
-		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(resp.trigger.key,
-				resp.trigger.offset, "trigger",
+		*e++ = (struct gpiod_lookup)GPIO_LOOKUP(irqloop_cfg.trigger.key,
+				irqloop_cfg.trigger.offset, "trigger",
 				GPIO_ACTIVE_HIGH | GPIO_PULL_DOWN);
-	gpiod_add_lookup_table(resp.lookup);
+	gpiod_add_lookup_table(irqloop_cfg.lookup);
 
-	resp.pdev = platform_device_register_full(&info);
-	if (IS_ERR(resp.pdev)) {
-		int ret = PTR_ERR(resp.pdev);
+	irqloop_cfg.pdev = platform_device_register_full(&info);
+	if (IS_ERR(irqloop_cfg.pdev)) {
+		int ret = PTR_ERR(irqloop_cfg.pdev);
 
-		resp.pdev = NULL;
+		irqloop_cfg.pdev = NULL;
 		return ret;
 	}
 	return 0;
@@ -1046,13 +1061,13 @@ static int irqloop_add_param_device(void)
 
 static void irqloop_del_param_device(void)
 {
-	if (resp.pdev)
-		platform_device_unregister(resp.pdev);
-	resp.pdev = NULL;
-	if (resp.lookup) {
-		gpiod_remove_lookup_table(resp.lookup);
-		kfree(resp.lookup);
-		resp.lookup = NULL;
+	if (irqloop_cfg.pdev)
+		platform_device_unregister(irqloop_cfg.pdev);
+	irqloop_cfg.pdev = NULL;
+	if (irqloop_cfg.lookup) {
+		gpiod_remove_lookup_table(irqloop_cfg.lookup);
+		kfree(irqloop_cfg.lookup);
+		irqloop_cfg.lookup = NULL;
 	}
 }
 
@@ -1061,12 +1076,11 @@ static int __init irqloop_init(void)
 	bool params;
 	int ret;
 
-	INIT_WORK(&resp.seen_work, irqloop_seen_work);
 	ret = irqloop_check_params();
 	if (ret)
 		return ret;
 	params = param_in || param_out || param_parport >= 0;
-	irqloop_params = params;
+	irqloop_cfg.params = params;
 
 	ret = platform_driver_register(&irqloop_driver);
 	if (ret)
@@ -1075,12 +1089,14 @@ static int __init irqloop_init(void)
 		pr_info("no parameters: waiting for device-tree nodes compatible with \"irqloop,responder\"\n");
 		return 0;
 	}
+	irqloop_cfg.loading = true;
 	ret = irqloop_add_param_device();
+	irqloop_cfg.loading = false;
 	/* Our own device must be the one bound, not a device-tree node's. */
 	if (!ret) {
 		mutex_lock(&irqloop_lock);
-		if (!irqloop_bound || resp.dev != &resp.pdev->dev)
-			ret = resp.probe_err ? resp.probe_err : -ENODEV;
+		if (!irqloop_active || irqloop_active->dev != &irqloop_cfg.pdev->dev)
+			ret = irqloop_cfg.probe_err ? irqloop_cfg.probe_err : -ENODEV;
 		mutex_unlock(&irqloop_lock);
 	}
 	if (ret) {
