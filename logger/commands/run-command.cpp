@@ -14,6 +14,7 @@
 #include "stop-signal.hpp"
 #include "table.hpp"
 #include "units.hpp"
+#include "worst-table.hpp"
 
 #include <boost/program_options.hpp>
 #include <csignal>
@@ -273,18 +274,20 @@ void print_summary(const run_outcome& r, const run_options& opt)
     if (!opt.recording.db_path.empty())
         std::printf(" -> %s", opt.recording.db_path.c_str());
     std::printf("\n");
-    // A maximum held by a disturbed sample is its upper bound, shown with its bracket.
-    auto bracketed = [&](std::int64_t v, std::int64_t bracket, bool known = true) {
-        if (!known)
-            return std::string(absent_value);
-        return bracket > 0 ? us(double(v)) + " (bracket " + us(double(bracket)) + ")"
-                           : us(double(v));
-    };
-    std::printf("  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n",
-                us(s.min_ns).c_str(), us(s.mean_ns).c_str(),
-                bracketed(s.max_ns, s.max_bracket_ns).c_str(),
-                bracketed(s.warm_max_ns, s.warm_max_bracket_ns, s.has_warm_max).c_str(),
-                us(s.stddev_ns).c_str());
+    // MAX and WARM MAX as every table prints them (format_max, format_warm_max): a maximum held
+    // by a disturbed sample with its bracket; with lost answers that no sample outlasts, the
+    // timeout they prove ("≥ 10000.000 (12 lost)"), never the largest answered sample alone.
+    db::run_record rec;
+    rec.meta.timeout_ns = opt.timing.timeout_ns;
+    rec.summary = s;
+    rec.has_stats = have;
+    const max_figure mx{have ? std::optional<std::int64_t>(s.max_ns) : std::nullopt,
+                        s.max_bracket_ns, s.lost, opt.timing.timeout_ns};
+    std::printf(
+        "  latency us: min %s  avg %s  max %s  warm max %s  stddev %s\n", us(s.min_ns).c_str(),
+        us(s.mean_ns).c_str(), format_max(mx, latency_unit::us).c_str(),
+        format_warm_max(rec, warm_lost{r.lost_after_warmup, true}, latency_unit::us).c_str(),
+        us(s.stddev_ns).c_str());
     std::string pct = "  percentiles us:";
     for (const auto& p : db::stored_percentiles)
         pct += std::string(&p == db::stored_percentiles.data() ? " " : "  ") + p.label + " " +

@@ -82,9 +82,15 @@ std::string format_warm_max(const db::run_record& r, const warm_lost& w, latency
                             std::int64_t shift_ns)
 {
     const auto& s = r.summary;
-    if (!s.has_warm_max)
-        return absent_value;
     const std::int64_t timeout = r.meta.timeout_ns - shift_ns;
+    if (!s.has_warm_max) {
+        // No answer after the warm-up, yet lost ones there prove at least the timeout.
+        if (w.after)
+            return "\xe2\x89\xa5 " + format_latency(double(timeout), unit) + " (" +
+                   (w.known ? "" : "at least ") + format_count(w.after) +
+                   " lost after the warm-up)";
+        return absent_value;
+    }
     const max_figure clean{s.warm_max_ns - shift_ns, s.warm_max_bracket_ns, 0, timeout};
     const std::string value = format_max(clean, unit);
     if (w.after) {

@@ -80,7 +80,8 @@ warm_lost lost_after_warmup(const db::run_record& r, const std::vector<db::event
  * with its bracket when disturbed); with lost answers after the warm-up that no sample outlasts
  * "≥ 10000.000 (286 lost after the warm-up)" ("at least 286" when not every lost answer is
  * accounted for); with lost answers of unknown place and none proven after the warm-up
- * "9894.023 (289 lost, warm-up unknown)". "—" without a sample after the warm-up. @p shift_ns
+ * "9894.023 (289 lost, warm-up unknown)". "—" without a sample after the warm-up, unless lost
+ * answers after it prove "≥ 10000.000 (N lost after the warm-up)". @p shift_ns
  * is subtracted from the latencies and the timeout (report's floor-corrected column).
  */
 std::string format_warm_max(const db::run_record& r, const warm_lost& w, latency_unit unit,

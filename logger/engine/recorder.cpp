@@ -151,6 +151,7 @@ struct recorder::state {
     std::vector<db::sample_row> new_exceedances;
     std::vector<db::event_row> new_events;
     std::uint64_t capped_events = 0, events_dropped = 0;
+    std::uint64_t lost_after_warmup = 0;
     std::vector<db::sample_row> raw;
     std::vector<db::window_bucket_row> window_rows; // the closing window's coarse histogram
     std::optional<std::uint32_t> smi_last;          // the SMI counter at the last commit
@@ -298,6 +299,8 @@ struct recorder::state {
         if (lost) {
             ++totals.lost;
             ++cur.lost;
+            if (s.seq >= cfg.warmup_samples)
+                ++lost_after_warmup;
             extend_burst(lost_burst, r);
             return;
         }
@@ -474,6 +477,11 @@ void recorder::add_event(db::event_row ev)
 std::uint64_t recorder::events_dropped() const noexcept
 {
     return s_->events_dropped;
+}
+
+std::uint64_t recorder::lost_after_warmup() const noexcept
+{
+    return s_->lost_after_warmup;
 }
 
 void recorder::add_overflows(std::uint64_t n)

@@ -95,6 +95,11 @@ public:
     /** @brief Cumulative figures so far. */
     db::summary_row summary() const;
 
+    /** @brief Lost answers to stimuli after the warm-up (seq >= warmup_samples): each proves a
+     *  latency of at least the timeout after the warm-up (WARM MAX's lower bound). Exact, not
+     *  capped as the stored "lost" events are. */
+    std::uint64_t lost_after_warmup() const noexcept;
+
     /** @brief Thread-safe copy of the live figures for the progress line. */
     struct live final {
         std::uint64_t samples, lost, disturbed, overflows;

@@ -476,6 +476,7 @@ run_outcome finalise(session& c)
     out.summary = c.rec->summary();
     out.intervals = c.rec->intervals_committed();
     out.events_dropped = c.rec->events_dropped();
+    out.lost_after_warmup = c.rec->lost_after_warmup();
     try {
         for (auto* p : c.plugins)
             p->on_finish(out, c.rec->run_histogram());

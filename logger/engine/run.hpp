@@ -112,8 +112,9 @@ struct run_outcome final {
     std::string load_end;   ///< how the load ended ("exit 3", "killed by SIGTERM"), "" = none
     bool stopped_by_action = false; ///< an --on-threshold stop action ended the run
     std::uint64_t actions_fired = 0, actions_held_off = 0;
-    std::uint64_t events_dropped = 0; ///< over max_events, counted and not stored
-    std::string metrics_error;        ///< the first --metrics-file write failure, "" = none
+    std::uint64_t events_dropped = 0;    ///< over max_events, counted and not stored
+    std::uint64_t lost_after_warmup = 0; ///< recorder::lost_after_warmup(): exact, not capped
+    std::string metrics_error;           ///< the first --metrics-file write failure, "" = none
     /// The run's gates (run --fail-*), set by the gate plug-in's on_finish: {limit key, passed}
     /// per limit, then "all" for the run as a whole. Empty: no gate (or a failed run).
     std::vector<std::pair<std::string, bool>> gates;

@@ -559,7 +559,8 @@ namespace
  * at most @p max_events lost events. Returns the file.
  */
 std::string warm_run(const temp_dir& dir, const std::string& name,
-                     const std::vector<std::uint64_t>& lost, std::uint64_t max_events = 100'000)
+                     const std::vector<std::uint64_t>& lost, std::uint64_t max_events = 100'000,
+                     std::uint64_t* recorder_after = nullptr)
 {
     const std::string path = dir.file(name);
     db::store st(path);
@@ -587,6 +588,8 @@ std::string warm_run(const temp_dir& dir, const std::string& name,
     }
     rec.add(v);
     rec.finish(1000 * 1'000'000);
+    if (recorder_after) // what run's own summary line counts (exact, not capped)
+        *recorder_after = rec.lost_after_warmup();
     st.finish_run(id, db::run_status::complete, start + 1'000'000'000);
     return path;
 }
@@ -626,10 +629,12 @@ TEST_CASE("WARM MAX with lost answers: '≥ timeout' only when the stored events
     }
     SECTION("lost after the warm-up, a burst across its end included: at least the timeout")
     {
-        const auto path = warm_run(dir, "002.db", {10, 98, 99, 100, 101, 700});
+        std::uint64_t counted = 0;
+        const auto path = warm_run(dir, "002.db", {10, 98, 99, 100, 101, 700}, 100'000, &counted);
         const auto [r, w] = warm(path);
         CHECK(w.known);
         CHECK(w.after == 3); // 100, 101 and 700
+        CHECK(counted == 3);
         CHECK(report_warm_max(path) == ge + "10000.000 (3 lost after the warm-up)");
         CHECK(format_warm_max(r, w, latency_unit::ns) ==
               ge + "10000000 (3 lost after the warm-up)");
@@ -648,5 +653,23 @@ TEST_CASE("WARM MAX with lost answers: '≥ timeout' only when the stored events
         CHECK_FALSE(w.known);
         CHECK(w.after == 1);
         CHECK(report_warm_max(path) == ge + "10000.000 (at least 1 lost after the warm-up)");
+        // The recorder counts every one, capped events or not (run's summary line).
+        std::uint64_t counted = 0;
+        warm_run(dir, "006.db", {300, 700}, 1, &counted);
+        CHECK(counted == 2);
+    }
+    SECTION("every answer after the warm-up lost: no sample there, yet at least the timeout")
+    {
+        std::vector<std::uint64_t> lost;
+        for (std::uint64_t seq = 100; seq < 1000; ++seq)
+            lost.push_back(seq);
+        std::uint64_t counted = 0;
+        const auto path = warm_run(dir, "004.db", lost, 100'000, &counted);
+        const auto [r, w] = warm(path);
+        CHECK_FALSE(r.summary.has_warm_max);
+        CHECK(w.known);
+        CHECK(w.after == 900);
+        CHECK(counted == 900);
+        CHECK(report_warm_max(path) == ge + "10000.000 (900 lost after the warm-up)");
     }
 }
