@@ -15,8 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 dest=usr/share/irqloop-responder-dkms/dts
 dpkg-deb -x "$deb" "$tmp"
 dpkg-deb -c "$deb" | awk '$6 ~ /^\.\/usr\/share\/irqloop-responder-dkms\/.*[^\/]$/ { print $1, $6 }' |
-    sort >"$tmp.listing"
-trap 'rm -rf "$tmp" "$tmp.listing"' EXIT
+    sort >"$tmp/listing"
 want=()
 for f in "$src"/target-responder/kmod/dts/*.dtso "$src"/target-responder/kmod/dts/bindings/*.yaml; do
     rel=${f#"$src"/target-responder/kmod/dts/}
@@ -25,7 +24,7 @@ for f in "$src"/target-responder/kmod/dts/*.dtso "$src"/target-responder/kmod/dt
     cmp -s "$f" "$tmp/$dest/$rel" || fail "/$dest/$rel in ${deb##*/} differs from the tree's"
 done
 [[ ${#want[@]} -ge 4 ]] || fail "expected at least 3 overlays and a binding in the tree"
-diff <(printf -- '-rw-r--r-- %s\n' "${want[@]}" | sort) "$tmp.listing" >"$tmp/diff" ||
+diff <(printf -- '-rw-r--r-- %s\n' "${want[@]}" | sort) "$tmp/listing" >"$tmp/diff" ||
     { cat "$tmp/diff"; fail "/usr/share/irqloop-responder-dkms holds other files or other modes than the tree's overlays and binding"; }
 printf '%s\n' "${want[@]#.}"
 echo "PASS: ${deb##*/} ships ${#want[@]} device-tree files, the tree's own"

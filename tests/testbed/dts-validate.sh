@@ -85,7 +85,7 @@ if [[ -z $base || ! -f $base/ready || ${IRQLOOP_DTS_REFRESH:-0} == 1 ]]; then
     mkdir -p "$base/x"
     for deb in "$a"/dl/*.deb; do
         dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$base/x" --wildcards '*.dtb'
-        echo "$(basename "$deb")" >>"$base/packages"
+        basename "$deb" >>"$base/packages"
     done
     for b in "${base_of[@]}"; do
         f=$(find "$base/x" -name "$b" | sort | head -n1)
