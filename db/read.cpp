@@ -207,6 +207,27 @@ struct catalog::impl {
 
     int version(const run_record& run) const { return stores.at(run.db_index)->file_version(); }
 
+    /** @brief The stored per-window buckets of @p run, every window's (by index, then bucket) or
+     *  window @p idx's only; none before file version 3, which did not keep them. */
+    std::vector<window_bucket_row> window_buckets(const run_record& run,
+                                                  std::optional<std::uint64_t> idx)
+    {
+        std::vector<window_bucket_row> out;
+        if (version(run) < 3)
+            return out;
+        const auto add = [&](const sql::statement& q) {
+            out.push_back(window_bucket_row{u64(q, 0), static_cast<int>(q.int64(1)), u64(q, 2)});
+        };
+        const std::string base =
+            "SELECT idx, bucket, count FROM interval_histograms WHERE run_id = ?";
+        if (idx)
+            each_row(run, "per-window histograms", base + " AND idx = ? ORDER BY bucket", add,
+                     {static_cast<std::int64_t>(*idx)});
+        else
+            each_row(run, "per-window histograms", base + " ORDER BY idx, bucket", add);
+        return out;
+    }
+
     const std::string& path_of(const run_record& run) const
     {
         return stores.at(run.db_index)->path();
@@ -400,33 +421,12 @@ std::vector<bucket_row> catalog::histogram(const run_record& run)
 
 std::vector<window_bucket_row> catalog::window_histograms(const run_record& run)
 {
-    std::vector<window_bucket_row> out;
-    if (impl_->version(run) < 3)
-        return out;
-    impl_->each_row(
-        run, "per-window histograms",
-        "SELECT idx, bucket, count FROM interval_histograms WHERE run_id = ? "
-        "ORDER BY idx, bucket",
-        [&](const sql::statement& q) {
-            out.push_back(window_bucket_row{u64(q, 0), static_cast<int>(q.int64(1)), u64(q, 2)});
-        });
-    return out;
+    return impl_->window_buckets(run, std::nullopt);
 }
 
 std::vector<window_bucket_row> catalog::window_histogram(const run_record& run, std::uint64_t idx)
 {
-    std::vector<window_bucket_row> out;
-    if (impl_->version(run) < 3)
-        return out;
-    impl_->each_row(
-        run, "per-window histograms",
-        "SELECT idx, bucket, count FROM interval_histograms WHERE run_id = ? AND idx = ? "
-        "ORDER BY bucket",
-        [&](const sql::statement& q) {
-            out.push_back(window_bucket_row{u64(q, 0), static_cast<int>(q.int64(1)), u64(q, 2)});
-        },
-        {static_cast<std::int64_t>(idx)});
-    return out;
+    return impl_->window_buckets(run, idx);
 }
 
 bool catalog::has_window_histograms(const run_record& run) const
