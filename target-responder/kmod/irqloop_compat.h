@@ -75,4 +75,15 @@ irqloop_hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtim
 #define IRQLOOP_PLATFORM_REMOVE(fn) .remove_new = (fn)
 #endif
 
+/*
+ * A parport_driver with match_port/probe/detach is on the device model's
+ * route; up to 6.10 it says so with .devmodel = true (without it, parport
+ * calls the old attach() instead). 6.11 removed the field and the old route.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define IRQLOOP_PARPORT_DEVMODEL .devmodel = true,
+#else
+#define IRQLOOP_PARPORT_DEVMODEL
+#endif
+
 #endif /* IRQLOOP_COMPAT_H */

@@ -191,6 +191,7 @@ struct irqloop_responder {
 static struct {
 	bool params;			/* loaded with line parameters */
 	bool loading;			/* init is registering its device */
+	bool pp_registered;		/* the parport driver (parport=<n>) */
 	struct irqloop_line in, out, trigger;
 	struct gpiod_lookup_table *lookup;
 	struct platform_device *pdev;
@@ -760,7 +761,12 @@ static void irqloop_pp_stop(struct irqloop_responder *r)
 	r->port = NULL;
 }
 
-static int irqloop_pp_start(struct irqloop_responder *r)
+/*
+ * Our device on @port (a reference the caller got, ours from here): named
+ * as the parport driver below, which binds it. Claimed for good, nACK
+ * interrupt on.
+ */
+static int irqloop_pp_attach(struct irqloop_responder *r, struct parport *port)
 {
 	/* Exclusive access is a device flag (PARPORT_DEV_EXCL), not a port one. */
 	struct pardev_cb cb = {
@@ -770,34 +776,113 @@ static int irqloop_pp_start(struct irqloop_responder *r)
 	};
 	int ret;
 
-	r->port = parport_find_number(param_parport);
-	if (!r->port)
-		return irqloop_refuse(r, -ENODEV, "parport=%d: no such port (modprobe parport_pc io=0x378 irq=7)\n",
-				      param_parport);
-	if (r->port->irq == PARPORT_IRQ_NONE) {
+	r->port = port;
+	if (port->irq == PARPORT_IRQ_NONE) {
 		ret = irqloop_refuse(r, -EINVAL, "parport=%d: %s has no interrupt (modprobe parport_pc io=0x%lx irq=7)\n",
-				     param_parport, r->port->name, r->port->base);
+				     param_parport, port->name, port->base);
 		goto fail;
 	}
-	r->pardev = parport_register_dev_model(r->port, IRQLOOP_NAME, &cb, 0);
+	r->pardev = parport_register_dev_model(port, IRQLOOP_NAME, &cb, 0);
 	if (!r->pardev) {
 		ret = irqloop_refuse(r, -EBUSY, "parport=%d: cannot register on %s (in use by lp or ppdev?)\n",
-				     param_parport, r->port->name);
+				     param_parport, port->name);
 		goto fail;
 	}
 	if (parport_claim(r->pardev)) {
 		ret = irqloop_refuse(r, -EBUSY, "parport=%d: %s is claimed by another driver\n",
-				     param_parport, r->port->name);
+				     param_parport, port->name);
 		goto fail;
 	}
 	r->claimed = true;
 	r->data = 0;
-	parport_write_data(r->port, r->data);
-	parport_enable_irq(r->port);
+	parport_write_data(port, r->data);
+	parport_enable_irq(port);
 	return 0;
 fail:
 	irqloop_pp_stop(r);
 	return ret;
+}
+
+static int irqloop_pp_start(struct irqloop_responder *r)
+{
+	struct parport *port = parport_find_number(param_parport);
+
+	if (!port)
+		return irqloop_refuse(r, -ENODEV, "parport=%d: no such port (modprobe parport_pc io=0x378 irq=7)\n",
+				      param_parport);
+	return irqloop_pp_attach(r, port);
+}
+
+/*
+ * The parport side as a parport driver (the device model's match_port,
+ * probe and detach, as lp and ppdev use): parport calls detach when a port
+ * goes away (its driver unloaded, the card or adapter removed), and the
+ * responder then gives up its device on it instead of keeping a device on
+ * a dead port; match_port, when a port appears, attaches again to
+ * parport<n> if the responder is bound and waiting for it. Both run under
+ * parport's registration lock, then ours.
+ */
+static void irqloop_pp_match_port(struct parport *port)
+{
+	struct irqloop_responder *r;
+
+	mutex_lock(&irqloop_lock);
+	r = irqloop_active;
+	if (r && r->pp_mode && !r->port && port->number == param_parport &&
+	    !irqloop_pp_attach(r, parport_get_port(port)))
+		pr_info("%s is back: answering nACK again\n", port->name);
+	mutex_unlock(&irqloop_lock);
+}
+
+static void irqloop_pp_detach(struct parport *port)
+{
+	struct irqloop_responder *r;
+
+	mutex_lock(&irqloop_lock);
+	r = irqloop_active;
+	if (r && r->pp_mode && r->port == port) {
+		irqloop_pp_stop(r);
+		pr_info("%s went away: device released (attached again if parport%d comes back)\n",
+			port->name, param_parport);
+	}
+	mutex_unlock(&irqloop_lock);
+}
+
+/* Binds our own device (registered by name IRQLOOP_NAME) only. */
+static int irqloop_pp_probe(struct pardevice *pardev)
+{
+	return strcmp(pardev->name, IRQLOOP_NAME) ? -ENODEV : 0;
+}
+
+static struct parport_driver irqloop_pp_driver = {
+	.name = IRQLOOP_NAME,
+	.match_port = irqloop_pp_match_port,
+	.probe = irqloop_pp_probe,
+	.detach = irqloop_pp_detach,
+	IRQLOOP_PARPORT_DEVMODEL
+};
+
+/*
+ * Init, parallel-port mode: the port checked first (registering a parport
+ * driver while no port exists asks for the low-level driver to be loaded,
+ * which would hide a missing port), then the driver.
+ */
+static int irqloop_pp_register(void)
+{
+	struct parport *port = parport_find_number(param_parport);
+
+	if (!port) {
+		pr_err("parport=%d: no such port (modprobe parport_pc io=0x378 irq=7)\n",
+		       param_parport);
+		return -ENODEV;
+	}
+	parport_put_port(port);
+	return parport_register_driver(&irqloop_pp_driver);
+}
+
+static void irqloop_pp_unregister(void)
+{
+	parport_unregister_driver(&irqloop_pp_driver);
 }
 #else
 static int irqloop_pp_start(struct irqloop_responder *r)
@@ -807,6 +892,16 @@ static int irqloop_pp_start(struct irqloop_responder *r)
 }
 
 static void irqloop_pp_stop(struct irqloop_responder *r)
+{
+}
+
+/* The refusal is probe's (irqloop_pp_start()). */
+static int irqloop_pp_register(void)
+{
+	return 0;
+}
+
+static void irqloop_pp_unregister(void)
 {
 }
 #endif
@@ -1081,10 +1176,16 @@ static int __init irqloop_init(void)
 		return ret;
 	params = param_in || param_out || param_parport >= 0;
 	irqloop_cfg.params = params;
+	if (param_parport >= 0) {
+		ret = irqloop_pp_register();
+		if (ret)
+			return ret;
+		irqloop_cfg.pp_registered = true;
+	}
 
 	ret = platform_driver_register(&irqloop_driver);
 	if (ret)
-		return ret;
+		goto fail_pp;
 	if (!params) {
 		pr_info("no parameters: waiting for device-tree nodes compatible with \"irqloop,responder\"\n");
 		return 0;
@@ -1099,10 +1200,14 @@ static int __init irqloop_init(void)
 			ret = irqloop_cfg.probe_err ? irqloop_cfg.probe_err : -ENODEV;
 		mutex_unlock(&irqloop_lock);
 	}
-	if (ret) {
-		irqloop_del_param_device();
-		platform_driver_unregister(&irqloop_driver);
-	}
+	if (!ret)
+		return 0;
+	irqloop_del_param_device();
+	platform_driver_unregister(&irqloop_driver);
+fail_pp:
+	if (irqloop_cfg.pp_registered)
+		irqloop_pp_unregister();
+	irqloop_cfg.pp_registered = false;
 	return ret;
 }
 
@@ -1110,6 +1215,8 @@ static void __exit irqloop_exit(void)
 {
 	irqloop_del_param_device();
 	platform_driver_unregister(&irqloop_driver);
+	if (irqloop_cfg.pp_registered)
+		irqloop_pp_unregister();
 }
 
 module_init(irqloop_init);
