@@ -11,8 +11,11 @@
  *
  * Two ways to describe the wiring, one platform driver behind both:
  *  - device tree: a node compatible "irqloop,responder" with in-gpios,
- *    out-gpios, optional trigger-gpios, pinctrl, irqloop,edge and
- *    irqloop,threaded (see dts/ for overlays); load with no parameters;
+ *    out-gpios, optional trigger-gpios, pinctrl and irqloop,edge (see dts/
+ *    for overlays and the binding); load with no line parameters. Policy is
+ *    not the board's: threaded=1 and force=1 are module parameters on this
+ *    route too (irqloop,threaded, the property they replace, is still read
+ *    for one release, with a warning);
  *  - module parameters (boards without device tree, x86):
  *      in=<line> out=<line> [edge=both|rising|falling] [threaded=1] [force=1]
  *    where <line> is <chip label>:<offset> or a line name (in=GPIO17). The
@@ -81,11 +84,11 @@ MODULE_PARM_DESC(parport, "parallel-port mode: answer nACK on parport<n> by inve
 
 static bool param_threaded;
 module_param_named(threaded, param_threaded, bool, 0444);
-MODULE_PARM_DESC(threaded, "answer from a threaded handler (what a forced-threaded SoC gives anyway) instead of hard IRQ");
+MODULE_PARM_DESC(threaded, "answer from a threaded handler (what a forced-threaded SoC gives anyway) instead of hard IRQ; applies to device-tree nodes too");
 
 static bool param_force;
 module_param_named(force, param_force, bool, 0444);
-MODULE_PARM_DESC(force, "on PREEMPT_RT, allow hard-IRQ mode on a controller not known to be raw-safe");
+MODULE_PARM_DESC(force, "on PREEMPT_RT, allow hard-IRQ mode on a controller not known to be raw-safe; applies to device-tree nodes too");
 
 /*
  * GPIO controllers by driver name (or chip label, for a chip without a parent
@@ -964,7 +967,12 @@ static int irqloop_probe(struct platform_device *pdev)
 		r->out.con_id = "out";
 		r->trigger.con_id = "trigger";
 	}
-	r->threaded = device_property_read_bool(dev, "irqloop,threaded");
+	r->threaded = param_threaded;
+	if (!r->params && device_property_present(dev, "irqloop,threaded")) {
+		/* Policy moved out of the device tree: honoured for one release. */
+		dev_warn(dev, "irqloop,threaded: this property moved to the module parameter threaded=1 (honoured for this release; remove it from the node)\n");
+		r->threaded = true;
+	}
 	device_property_read_string(dev, "irqloop,edge", &edge);
 	if (irqloop_parse_edge(edge, &r->irq_flags)) {
 		ret = dev_err_probe(dev, -EINVAL, "irqloop,edge = \"%s\": expected both, rising or falling\n",
@@ -1061,8 +1069,15 @@ static int irqloop_check_params(void)
 		       param_parport);
 		return -EINVAL;
 	}
+	if (param_force && (param_threaded || !IS_ENABLED(CONFIG_PREEMPT_RT))) {
+		pr_err("force=1: only for hard-IRQ mode on a PREEMPT_RT kernel (this one is %s%s)\n",
+		       IS_ENABLED(CONFIG_PREEMPT_RT) ? "PREEMPT_RT" : "not PREEMPT_RT",
+		       param_threaded ? ", and threaded=1 was given" : "");
+		return -EINVAL;
+	}
 	if (!pp_mode && !param_in && !param_out) {
-		if (param_edge || param_threaded || param_force || param_trigger) {
+		/* threaded= and force= are policy for the device-tree nodes too. */
+		if (param_edge || param_trigger) {
 			pr_err("no lines given: load with in=<line> out=<line>, or parport=<n>\n");
 			return -EINVAL;
 		}
@@ -1076,12 +1091,6 @@ static int irqloop_check_params(void)
 	if (param_edge && irqloop_parse_edge(param_edge, &flags)) {
 		pr_err("edge=%s: expected both, rising or falling\n",
 		       param_edge);
-		return -EINVAL;
-	}
-	if (param_force && (param_threaded || !IS_ENABLED(CONFIG_PREEMPT_RT))) {
-		pr_err("force=1: only for hard-IRQ mode on a PREEMPT_RT kernel (this one is %s%s)\n",
-		       IS_ENABLED(CONFIG_PREEMPT_RT) ? "PREEMPT_RT" : "not PREEMPT_RT",
-		       param_threaded ? ", and threaded=1 was given" : "");
 		return -EINVAL;
 	}
 	if (!pp_mode) {
@@ -1113,7 +1122,7 @@ static int irqloop_check_params(void)
 /* Parameters: our own device, a software node with its properties, a lookup table. */
 static int irqloop_add_param_device(void)
 {
-	struct property_entry props[3] = {};
+	struct property_entry props[2] = {};
 	struct platform_device_info info = {
 		.name = IRQLOOP_NAME,
 		.id = PLATFORM_DEVID_NONE,
@@ -1124,8 +1133,6 @@ static int irqloop_add_param_device(void)
 
 	if (param_edge)
 		props[n++] = PROPERTY_ENTRY_STRING("irqloop,edge", param_edge);
-	if (param_threaded)
-		props[n++] = PROPERTY_ENTRY_BOOL("irqloop,threaded");
 
 	irqloop_cfg.lookup = kzalloc(struct_size(irqloop_cfg.lookup, table, 4), GFP_KERNEL);
 	if (!irqloop_cfg.lookup)
@@ -1186,6 +1193,11 @@ static int __init irqloop_init(void)
 	ret = platform_driver_register(&irqloop_driver);
 	if (ret)
 		goto fail_pp;
+	if (!params && (param_threaded || param_force)) {
+		pr_info("no lines given: waiting for device-tree nodes compatible with \"irqloop,responder\", answered with %s\n",
+			param_threaded ? "threaded=1" : "force=1");
+		return 0;
+	}
 	if (!params) {
 		pr_info("no parameters: waiting for device-tree nodes compatible with \"irqloop,responder\"\n");
 		return 0;
