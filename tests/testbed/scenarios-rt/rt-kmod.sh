@@ -57,6 +57,15 @@ dmesg | grep -q "irqloop_responder: out=$spin:2: force=1: hard IRQ on PREEMPT_RT
 	tb_fail "no force=1 warning"
 [ "$ctx" = hard ] || tb_fail "force=1: context '$ctx', expected hard"
 tb_pass "force=1 loads in hard mode, with a warning"
+# force= is the module's on the device-tree route too (issue 27, item 13): without lines it loads
+# here and waits for nodes (a stock kernel refuses it: kmod-dt-policy).
+dmesg -c >/dev/null
+insmod "$ko" force=1 || tb_fail "force=1 without lines refused on PREEMPT_RT"
+dmesg | grep irqloop_responder
+dmesg | grep -qF 'waiting for device-tree nodes compatible with "irqloop,responder", answered with force=1' ||
+	tb_fail "force=1 without lines: no waiting line naming force=1"
+rmmod irqloop_responder
+tb_pass "force=1 without lines loads on PREEMPT_RT, for device-tree nodes"
 
 echo "--- the Pi 5's RP1: mainline's driver (a regmap) refused in every mode, the Raspberry Pi kernel's accepted"
 # irqloop-wire rp1=mainline: label pinctrl-rp1, set() through a regmap on its parent device, as
