@@ -5,6 +5,7 @@
 #include "check-command.hpp"
 #include "compare-command.hpp"
 #include "doctor-command.hpp"
+#include "explain-command.hpp"
 #include "export-command.hpp"
 #include "merge-command.hpp"
 #include "plot-command.hpp"
@@ -37,6 +38,8 @@ constexpr command_entry commands[] = {
      "side-by-side table of runs or labels (published formats)"},
     {"doctor", doctor_command, parse_only<parse_doctor>,
      "check that this machine is fit to log latency (preflight)"},
+    {"explain", explain_command, parse_only<parse_explain>,
+     "where a run's worst samples spent their time, from the target's kernel trace"},
     {"export", export_command, parse_only<parse_export>,
      "write runs as json, csv, cyclictest-hist, rt-tests-json, prometheus, junit, lava, "
      "osadl-rtdataset, rtla-timerlat-hist or vcd"},

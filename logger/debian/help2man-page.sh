@@ -22,7 +22,7 @@ WRAP
 chmod +x "$tmp/$name"
 include=$tmp/see-also
 case "$name" in
-    irqloop) printf '[SEE ALSO]\n.BR irqloop-calibrate (1),\n.BR irqloop-campaign (1),\n.BR irqloop-check (1),\n.BR irqloop-compare (1),\n.BR irqloop-doctor (1),\n.BR irqloop-export (1),\n.BR irqloop-merge (1),\n.BR irqloop-plot (1),\n.BR irqloop-report (1),\n.BR irqloop-run (1),\n.BR irqloop-tail (1),\n.BR irqloop-verify (1),\n.BR irqloop-watch (1),\n.BR irqloop-worst (1),\n.BR irqloop-rt-access (8),\n.BR irqloop-responder (1).\nThe full documentation is in /usr/share/doc/irqloop/docs.\n' >"$include" ;;
+    irqloop) printf '[SEE ALSO]\n.BR irqloop-calibrate (1),\n.BR irqloop-campaign (1),\n.BR irqloop-check (1),\n.BR irqloop-compare (1),\n.BR irqloop-doctor (1),\n.BR irqloop-explain (1),\n.BR irqloop-export (1),\n.BR irqloop-merge (1),\n.BR irqloop-plot (1),\n.BR irqloop-report (1),\n.BR irqloop-run (1),\n.BR irqloop-tail (1),\n.BR irqloop-verify (1),\n.BR irqloop-watch (1),\n.BR irqloop-worst (1),\n.BR irqloop-rt-access (8),\n.BR irqloop-responder (1).\nThe full documentation is in /usr/share/doc/irqloop/docs.\n' >"$include" ;;
     irqloop-*-access | irqloop-responder) printf '[SEE ALSO]\n.BR irqloop (1).\n' >"$include" ;;
     irqloop-rt) printf '[DESCRIPTION]\nirqloop-rt is the irqloop program under a second name. After\n.BR irqloop-rt-access (8)\nenable, it carries the file capabilities cap_sys_nice and cap_ipc_lock and only root and the members of group irqloop may start it; /usr/bin/irqloop stays runnable by everyone, without them.\n[SEE ALSO]\n.BR irqloop (1),\n.BR irqloop-rt-access (8).\n' >"$include" ;;
     *) printf '[SEE ALSO]\n.BR irqloop (1).\nThe full documentation is in /usr/share/doc/irqloop/docs.\n' >"$include" ;;

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// A run's samples beside the target's own trace (irqloop explain, docs/commands/explain.md):
+// the responder's IRQ handler entries paired with the run's stimuli (by order, and by a fitted
+// offset and drift between the two clocks on the lower envelope of their differences, the
+// minimum-delay filter NTP uses), then, for a chosen sample, where its latency went: before the
+// handler, handler to response, and what else the responder's CPU did in that window.
+#pragma once
+
+#include "capture-align.hpp"
+#include "trace-text.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace irqloop::analysis
+{
+
+/** @brief One run of the responder's handler on the target: entry, and exit when traced. */
+struct handler_edge final {
+    std::int64_t entry_ns = 0;           ///< trace clock
+    std::optional<std::int64_t> exit_ns; ///< its irq_handler_exit on the same CPU
+    int cpu = 0;
+    int irq = 0;
+    std::string task; ///< the task it interrupted ("comm-pid", the entry line's)
+};
+
+/** @brief The responder's handler runs of a trace: irq_handler_entry named @p irq_name. */
+std::vector<handler_edge> responder_edges(const trace_text& t, const std::string& irq_name);
+
+/** @brief How the trace's edges pair with the run's stimuli. */
+struct trace_alignment final {
+    struct pair final {
+        std::size_t run_index = 0;  ///< into the run's stimuli
+        std::size_t edge_index = 0; ///< into the trace's edges
+    };
+    std::vector<pair> pairs;    ///< in order of both
+    std::size_t trace_only = 0; ///< edges no stimulus of the run accounts for
+    std::size_t run_only = 0;   ///< stimuli inside the trace's span with no edge
+    std::size_t outside = 0;    ///< stimuli before the trace's first or after its last edge
+    /// The lower envelope, target - logger = base_ns + offset_ns + drift_ppm * 1e-6 * (t -
+    /// t0_ns): the fastest edges' difference, their own delay included (two clocks cannot part
+    /// them). base_ns is the anchor's difference, kept whole (a double loses ns at 1e18).
+    std::int64_t base_ns = 0;
+    double offset_ns = 0;
+    double drift_ppm = 0;
+    std::int64_t t0_ns = 0;      ///< the logger's time of the first paired stimulus
+    double residual_ns = 0;      ///< rms of the windows' minima about the fitted line
+    std::size_t windows = 0;     ///< windows the envelope was fitted on
+    double anchor_spread_ns = 0; ///< the anchor's delay spread (median absolute deviation)
+    double next_spread_ns = 0;   ///< the next best anchor's (0: no other candidate)
+
+    /** @brief (target - logger - base_ns) on the envelope at the logger's time @p t_ns. */
+    double envelope_at(std::int64_t t_ns) const noexcept
+    {
+        return offset_ns + drift_ppm * 1e-6 * double(t_ns - t0_ns);
+    }
+};
+
+/**
+ * @brief Pair @p edges with @p run.
+ *
+ * The anchor: the stimulus whose neighbours' times best fit the first edges' (the smallest
+ * spread of their differences, over up to 256 edges); it must be at least 2 times tighter
+ * than the next best, or the
+ * trace cannot be told apart from another part or another run (a strictly periodic run is
+ * refused so too). From it, each edge goes to the last stimulus at or before its time on the
+ * logger's clock by the envelope so far (the minimum of the last 32 differences, which follows
+ * the drift); an edge that lands on an already paired stimulus moves the earlier edge back to
+ * the stimulus before when that one is unpaired (a late answer), else it is counted trace-only.
+ * Then the envelope is fitted: the minimum difference of each window of 16 pairs, a least-
+ * squares line through them, lowered to the lowest pair.
+ *
+ * @param interval_ns the run's stimulus interval (tolerances are fractions of it).
+ * @throws irqloop::error (exit 2) when the trace has fewer than 8 edges or the run fewer than 8
+ *         stimuli; no anchor fits (another run's trace); two anchors fit alike (hint: --jitter);
+ *         fewer than half of the edges inside the run pair.
+ */
+trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                            std::int64_t interval_ns);
+
+/** @brief Something else the responder's CPU did in a sample's window (target clock). */
+struct blocker final {
+    std::string kind;              ///< "irqs off", "irq", "softirq", "nmi", "task"
+    std::string name;              ///< the caller, "N name" of an IRQ, the softirq action, the task
+    std::int64_t start_ns = 0;     ///< from the stimulus on the target's clock (may be < 0)
+    std::int64_t duration_ns = 0;  ///< its whole length (0 for a task: it was running)
+    std::int64_t in_window_ns = 0; ///< the part of it inside the window before the handler
+    bool complete = true;          ///< its start and end are both in the trace
+};
+
+/** @brief Where one sample's latency went. */
+struct sample_breakdown final {
+    std::uint64_t seq = 0;
+    std::int64_t latency_ns = 0; ///< the logger's (-1: lost)
+    bool in_trace = false;       ///< false: no edge paired with it (the rest is empty)
+    int cpu = 0;
+    /// Stimulus to handler entry, inferred on the logger's clock: the edge's excess over the
+    /// envelope plus the fastest edge's own delay (delay_floor_ns).
+    std::int64_t before_handler_ns = 0;
+    std::int64_t excess_ns = 0; ///< the edge's difference above the envelope
+    /// Handler entry to the logger seeing the answer: latency - before_handler (inferred).
+    std::int64_t handler_to_response_ns = 0;
+    std::optional<std::int64_t> handler_ns; ///< entry to exit, measured on the target's clock
+    std::vector<blocker> blockers;          ///< the largest part in the window first
+    std::vector<blocker> tasks;             ///< the tasks that ran on the CPU in the window
+};
+
+/** @brief The fastest edge's delay, as the answered samples bound it (delay_floor_of()). */
+struct delay_floor final {
+    std::int64_t lo_ns = 0, hi_ns = 0; ///< the bounds
+    std::int64_t ns = 0;               ///< the middle, taken as the delay
+    bool crossed = false;              ///< the bounds crossed: ns is the upper one
+};
+
+/**
+ * @brief The fastest edge's delay (stimulus to handler entry) that the envelope hides, bounded
+ * by the answered paired samples: each has delay = floor + excess <= latency (the answer comes
+ * after the entry) and >= latency - handler duration (the answer is written before the exit;
+ * not so in threaded mode, a later step). The middle of [max lower, min upper], or min upper
+ * alone when the bounds cross (a wire's return delay, a trace clock's tick); all 0 when no
+ * sample bounds it. The lower bound takes each sample's bracket (latency - bracket).
+ * @throws irqloop::error (exit 2) when they cross by more than 2 us: the latencies do not
+ *         belong to these edges (a trace of another run whose stimuli came at the same times).
+ */
+delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                           const trace_alignment& a);
+
+/** @brief The breakdown of the run's stimulus @p run_index (see sample_breakdown). */
+sample_breakdown explain_sample(std::span<const run_stimulus> run,
+                                std::span<const handler_edge> edges, const trace_alignment& a,
+                                const trace_text& t, std::size_t run_index, std::int64_t floor_ns);
+
+} // namespace irqloop::analysis

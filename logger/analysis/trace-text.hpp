@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// The text form of a kernel trace (/sys/kernel/tracing/trace with trace events enabled, or
+// `trace-cmd report`'s text), read into the events `irqloop explain` uses: IRQ handler entry
+// and exit, softirq entry and exit, scheduler switch and wake-up, the IRQs-off sections of the
+// preemptirq events, and NMI handlers. The .dat form (libtracefs/libtraceevent) is a later
+// step. Plain vectors out, no store.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace irqloop::analysis
+{
+
+/** @brief The trace events explain reads; every other event is counted and skipped. */
+enum class trace_kind {
+    irq_entry,     ///< irq:irq_handler_entry: number = irq, name = its handler's name
+    irq_exit,      ///< irq:irq_handler_exit: number = irq
+    softirq_entry, ///< irq:softirq_entry: number = vec, name = action (NET_RX, TIMER, ...)
+    softirq_exit,  ///< irq:softirq_exit
+    sched_switch,  ///< sched:sched_switch: name = next_comm, number = next_pid, value = next_prio
+    sched_wakeup,  ///< sched:sched_wakeup: name = comm, number = pid, value = prio
+    irq_disable,   ///< preemptirq:irq_disable: name = caller
+    irq_enable,    ///< preemptirq:irq_enable: name = caller
+    nmi,           ///< nmi:nmi_handler: name = handler, value = delta_ns (its duration)
+};
+
+/** @brief One event line of the trace. */
+struct trace_event final {
+    std::int64_t t_ns = 0; ///< the trace's timestamp, on the target's trace clock
+    int cpu = 0;
+    trace_kind kind = trace_kind::irq_entry;
+    std::string task; ///< the current task, as "comm-pid"
+    int number = -1;  ///< see trace_kind
+    std::int64_t value = 0;
+    std::string name;
+    std::size_t line = 0; ///< 1-based line of the text
+};
+
+/** @brief What the text held. */
+struct trace_text final {
+    std::string tracer;              ///< from "# tracer: X" (empty in trace-cmd report's text)
+    std::vector<trace_event> events; ///< in the text's order (time order per CPU)
+    std::size_t event_lines = 0;     ///< every event line, read or not
+    std::size_t lost_events = 0;     ///< from "CPU:N [LOST K EVENTS]" lines
+    std::int64_t first_ns = 0, last_ns = 0; ///< the first and last timestamps of any event
+};
+
+/**
+ * @brief Read the text of a trace. Comment lines ("#"), blank lines, trace-cmd report's
+ * header lines ("cpus=N", "version = N", "CPU N is empty") and lost-event notes are taken;
+ * every other line must be an event line: "TASK-PID [CPU] [FLAGS] SECONDS.FRACTION: EVENT:
+ * FIELDS", the fields of the events above complete.
+ * @param source the file's name, for messages.
+ * @throws irqloop::error (exit 2) "explain: read trace 'F'": the text is the output of another
+ *         tracer than nop (the function or latency tracers: events only); a line that is no
+ *         event line (line N, a truncated or foreign text); an event of the list above with
+ *         fields missing (truncated); a timestamp with more than 9 decimals or none.
+ */
+trace_text parse_trace_text(std::istream& in, const std::string& source);
+
+/** @brief parse_trace_text() of the file at @p path (exit 2 when it cannot be read). */
+trace_text read_trace_text(const std::string& path);
+
+} // namespace irqloop::analysis

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// irqloop explain: where the worst samples' time went, from the target's own kernel trace.
+#include "explain-command.hpp"
+
+#include "error.hpp"
+#include "read.hpp"
+#include "units.hpp"
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace irqloop::logger
+{
+
+namespace
+{
+
+namespace po = boost::program_options;
+
+constexpr command_help explain_help = {
+    "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ...] [--json]",
+    "Where a run's worst samples spent their time, from the target's own kernel trace:\n"
+    "the text of /sys/kernel/tracing/trace (or of 'trace-cmd report') taken on the target\n"
+    "during the run (recorded with --raw), with the events irq:irq_handler_entry/exit,\n"
+    "irq:softirq_entry/exit, sched:sched_switch, and preemptirq:irq_disable/enable and\n"
+    "nmi:nmi_handler where the kernel has them. The responder's handler entries (its IRQ\n"
+    "named by --irq-name) are paired with the run's stimuli by order and by the two clocks'\n"
+    "offset and drift, fitted on the lower envelope of their differences (the minimum-delay\n"
+    "filter NTP uses); a trace of another run is refused. For each sample: the time before\n"
+    "the handler and from the handler to the response (inferred on the logger's clock), the\n"
+    "handler's run and what else the CPU did in the window (measured on the target's clock):\n"
+    "other IRQs, softirqs, NMIs, IRQs-off sections and the task that ran.\n"
+    "Reads only: nothing is written. Exit status: 0 explained, 2 for bad input (no such run,\n"
+    "no stimulus times, a trace with no responder edges or of another tracer, a truncated\n"
+    "line, a trace that does not align with the run).\n"
+    "Docs: docs/commands/explain.md"};
+
+std::string explain_us(std::int64_t ns)
+{
+    char b[48];
+    std::snprintf(b, sizeof b, "%.1f us", double(ns) / 1000.0);
+    return b;
+}
+
+std::string explain_pct(std::int64_t part, std::int64_t whole)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%5.1f %%", whole > 0 ? 100.0 * double(part) / double(whole) : 0.0);
+    return b;
+}
+
+} // namespace
+
+parsed<explain_request> parse_explain(int argc, char** argv)
+{
+    explain_request r;
+    std::string worst_text = "5";
+    std::vector<std::string> seq_texts;
+    po::options_description desc("options");
+    add_selection_options(desc, r.sel);
+    auto add = desc.add_options();
+    add("trace", po::value(&r.trace),
+        "the text of the target's trace taken during the run (required)");
+    add("worst", po::value(&worst_text)->default_value(worst_text),
+        "explain the run's K worst samples, 1 to 1000");
+    add("seq", po::value(&seq_texts)->composing(),
+        "explain the sample with this sequence number instead (repeatable)");
+    add("irq-name", po::value(&r.irq_name)->default_value(r.irq_name),
+        "the responder's IRQ as the kernel names it (/proc/interrupts)");
+    add("json", po::bool_switch(&r.json), "print JSON instead of text");
+    return parse_reading(
+        argc, argv, desc, explain_help, r,
+        [&] {
+            if (r.trace.empty())
+                throw error("explain", "no --trace given",
+                            "name the saved text of the target's /sys/kernel/tracing/trace");
+            if (r.sel.dbs.size() > 1)
+                throw error("explain", "more than one --db given", "name the run's one file");
+            if (r.sel.sel.runs.size() + r.sel.sel.labels.size() == 0 && !r.sel.sel.last)
+                throw error("explain", "no run named", "give --run N or --last");
+            r.worst = parse_count_in(worst_text, "--worst", 1, 1000);
+            for (const auto& s : seq_texts)
+                r.seqs.push_back(parse_count(s, "--seq"));
+        },
+        bare_arguments::refused);
+}
+
+explain_outcome execute_explain(const explain_request& r)
+{
+    explain_outcome o;
+    std::vector<analysis::run_stimulus> stimuli;
+    std::vector<std::uint64_t> wanted = r.seqs;
+    std::int64_t interval_ns = 0;
+    {
+        db::catalog cat(r.sel.dbs);
+        const auto runs = cat.select(r.sel.sel);
+        if (runs.size() != 1)
+            throw error("explain", std::to_string(runs.size()) + " runs selected",
+                        "name one run: --run N");
+        const auto& run = *runs[0];
+        o.db_path = run.db_path;
+        o.run_id = run.id;
+        o.run_uuid = run.meta.uuid;
+        o.run_name = run.name();
+        interval_ns = run.meta.interval_ns;
+        bool untimed = false;
+        cat.for_each_raw(run, [&](const db::sample_row& s) {
+            untimed = untimed || s.unix_ns == 0;
+            stimuli.push_back(
+                {s.seq, s.unix_ns, s.flags & db::flag_lost ? -1 : s.latency_ns, s.bracket_ns});
+        });
+        if (stimuli.empty() || untimed)
+            throw error("explain: run " + std::to_string(run.id) + " in '" + run.db_path + "'",
+                        stimuli.empty() ? "it has no raw samples"
+                                        : "its raw samples have no stimulus times (recorded "
+                                          "before schema version 7)",
+                        "record the run with 'irqloop run --raw' of this version");
+        if (wanted.empty())
+            for (const auto& s : cat.worst(run, r.worst))
+                wanted.push_back(s.seq);
+    }
+    std::sort(stimuli.begin(), stimuli.end(),
+              [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    std::vector<std::size_t> index;
+    for (const auto seq : wanted) {
+        const auto it = std::lower_bound(stimuli.begin(), stimuli.end(), seq,
+                                         [](const auto& s, std::uint64_t q) { return s.seq < q; });
+        if (it == stimuli.end() || it->seq != seq)
+            throw error("explain",
+                        "run " + std::to_string(o.run_id) + " has no sample " +
+                            std::to_string(seq) + " (--seq)",
+                        "its samples are 0 to " + std::to_string(stimuli.back().seq));
+        index.push_back(std::size_t(it - stimuli.begin()));
+    }
+    const auto trace = analysis::read_trace_text(r.trace);
+    const auto edges = analysis::responder_edges(trace, r.irq_name);
+    if (edges.empty())
+        throw error("explain: read trace '" + r.trace + "'",
+                    "it has no irq_handler_entry of '" + r.irq_name + "' (" +
+                        std::to_string(trace.event_lines) + " event lines)",
+                    "enable irq:irq_handler_entry and irq:irq_handler_exit on the target, or "
+                    "name its IRQ: --irq-name (see /proc/interrupts)");
+    o.stimuli = stimuli.size();
+    o.trace_events = trace.event_lines;
+    o.lost_events = trace.lost_events;
+    o.edges = edges.size();
+    o.alignment = analysis::align_trace(stimuli, edges, interval_ns);
+    o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment);
+    for (const auto i : index)
+        o.samples.push_back(
+            analysis::explain_sample(stimuli, edges, o.alignment, trace, i, o.floor.ns));
+    return o;
+}
+
+namespace
+{
+
+nlohmann::ordered_json blocker_json(const analysis::blocker& b)
+{
+    return {{"kind", b.kind},
+            {"name", b.name},
+            {"start_ns", b.start_ns},
+            {"duration_ns", b.duration_ns},
+            {"in_window_ns", b.in_window_ns},
+            {"complete", b.complete},
+            {"clock", "target"}};
+}
+
+void present_explain_json(const explain_outcome& o, const explain_request& r)
+{
+    using oj = nlohmann::ordered_json;
+    const auto& a = o.alignment;
+    oj samples = oj::array();
+    for (const auto& s : o.samples) {
+        oj j = {{"seq", s.seq}, {"latency_ns", s.latency_ns}, {"in_trace", s.in_trace}};
+        if (s.in_trace) {
+            j["cpu"] = s.cpu;
+            j["parts"] = oj::array({{{"part", "before the handler"},
+                                     {"ns", s.before_handler_ns},
+                                     {"clock", "logger"},
+                                     {"inferred", true}},
+                                    {{"part", "handler to response"},
+                                     {"ns", s.handler_to_response_ns},
+                                     {"clock", "logger"},
+                                     {"inferred", true}}});
+            j["excess_ns"] = s.excess_ns;
+            j["handler_ns"] = s.handler_ns ? oj(*s.handler_ns) : oj(nullptr);
+            oj bl = oj::array(), tk = oj::array();
+            for (const auto& b : s.blockers)
+                bl.push_back(blocker_json(b));
+            for (const auto& b : s.tasks)
+                tk.push_back(blocker_json(b));
+            j["blockers"] = bl;
+            j["tasks"] = tk;
+        }
+        samples.push_back(j);
+    }
+    const oj out = {{"db", o.db_path},
+                    {"run", o.run_id},
+                    {"uuid", o.run_uuid},
+                    {"trace", r.trace},
+                    {"irq_name", r.irq_name},
+                    {"trace_events", o.trace_events},
+                    {"lost_events", o.lost_events},
+                    {"edges", o.edges},
+                    {"stimuli", o.stimuli},
+                    {"alignment",
+                     {{"paired", a.pairs.size()},
+                      {"trace_only", a.trace_only},
+                      {"run_only", a.run_only},
+                      {"outside_trace", a.outside},
+                      {"offset_ns", double(a.base_ns) + a.offset_ns},
+                      {"drift_ppm", a.drift_ppm},
+                      {"residual_ns", a.residual_ns},
+                      {"windows", a.windows},
+                      {"anchor_spread_ns", a.anchor_spread_ns},
+                      {"next_spread_ns", a.next_spread_ns},
+                      {"delay_floor_ns", o.floor.ns},
+                      {"delay_floor_lo_ns", o.floor.lo_ns},
+                      {"delay_floor_hi_ns", o.floor.hi_ns}}},
+                    {"samples", samples}};
+    std::cout << out.dump(2) << '\n';
+}
+
+} // namespace
+
+int present_explain(const explain_outcome& o, const explain_request& r)
+{
+    if (r.json) {
+        present_explain_json(o, r);
+        return 0;
+    }
+    const auto& a = o.alignment;
+    auto& out = std::cout;
+    char line[256];
+    out << o.run_name << " (" << o.run_uuid.substr(0, 8) << ") in " << o.db_path << ", trace "
+        << r.trace << '\n';
+    out << "trace: " << o.trace_events << " events, " << o.edges << " edges of IRQ '" << r.irq_name
+        << "'";
+    if (o.lost_events)
+        out << ", " << o.lost_events << " events lost by the tracer";
+    out << '\n';
+    out << "paired: " << a.pairs.size() << " of " << o.stimuli << " stimuli; " << a.trace_only
+        << " edges trace-only, " << a.run_only << " stimuli with no edge, " << a.outside
+        << " outside the trace\n";
+    std::snprintf(line, sizeof line,
+                  "clock fit: target - logger = %.6f s %+.3f ppm, residual %.1f us over %zu "
+                  "windows (lower envelope)\n",
+                  (double(a.base_ns) + a.offset_ns) / 1e9, a.drift_ppm, a.residual_ns / 1000.0,
+                  a.windows);
+    out << line;
+    std::snprintf(
+        line, sizeof line, "anchor: spread %.1f us, next best %s\n", a.anchor_spread_ns / 1000.0,
+        a.next_spread_ns > 0 ? (explain_us(std::int64_t(a.next_spread_ns))).c_str() : "none");
+    out << line;
+    out << "fastest edge's delay (stimulus to handler entry): " << explain_us(o.floor.ns);
+    if (o.floor.crossed)
+        out << " (the answered samples' bounds crossed: their upper one)\n";
+    else
+        out << " (the answered samples bound it to " << explain_us(o.floor.lo_ns) << " .. "
+            << explain_us(o.floor.hi_ns) << ")\n";
+    for (const auto& s : o.samples) {
+        out << '\n';
+        out << "seq " << s.seq << "  latency "
+            << (s.latency_ns < 0 ? std::string("lost") : explain_us(s.latency_ns));
+        if (!s.in_trace) {
+            out << "  not in the trace: no edge paired with it\n";
+            continue;
+        }
+        out << "  CPU " << s.cpu << '\n';
+        const std::int64_t whole = s.latency_ns > 0 ? s.latency_ns : 0;
+        std::snprintf(line, sizeof line, "  %-22s %12s %s  inferred (logger clock, via the fit)\n",
+                      "before the handler", explain_us(s.before_handler_ns).c_str(),
+                      explain_pct(s.before_handler_ns, whole).c_str());
+        out << line;
+        if (s.latency_ns >= 0) {
+            std::snprintf(line, sizeof line, "  %-22s %12s %s  inferred (latency - before)\n",
+                          "handler to response", explain_us(s.handler_to_response_ns).c_str(),
+                          explain_pct(s.handler_to_response_ns, whole).c_str());
+            out << line;
+        }
+        if (s.handler_ns) {
+            std::snprintf(line, sizeof line, "  %-22s %12s          measured (target clock)\n",
+                          "handler ran", explain_us(*s.handler_ns).c_str());
+            out << line;
+        }
+        if (s.blockers.empty())
+            out << "  in the window: no other IRQ, softirq, NMI or IRQs-off section traced\n";
+        else
+            out << "  in the window (stimulus to handler entry, CPU " << s.cpu
+                << ", measured on the target's clock):\n";
+        for (const auto& b : s.blockers) {
+            std::snprintf(line, sizeof line, "    %-9s %10s of %10s at %+.1f us  %s%s\n",
+                          b.kind.c_str(), explain_us(b.in_window_ns).c_str(),
+                          explain_us(b.duration_ns).c_str(), double(b.start_ns) / 1000.0,
+                          b.name.c_str(), b.complete ? "" : " (cut by the trace)");
+            out << line;
+        }
+        for (const auto& b : s.tasks) {
+            std::snprintf(line, sizeof line, "    %-9s %10s in the window  %s\n", "task",
+                          explain_us(b.in_window_ns).c_str(), b.name.c_str());
+            out << line;
+        }
+    }
+    return 0;
+}
+
+int explain_command(int argc, char** argv)
+{
+    return run_steps(argc, argv, parse_explain, execute_explain, present_explain, std::cout);
+}
+
+} // namespace irqloop::logger

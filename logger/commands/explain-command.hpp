@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `irqloop explain` as parse -> execute -> present (command.hpp): a run's worst samples beside
+// the target's own kernel trace (logger/analysis/trace-explain.*, docs/commands/explain.md).
+#include "command.hpp"
+#include "selection.hpp"
+#include "trace-explain.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace irqloop::logger
+{
+
+struct explain_request final {
+    selection_options sel;
+    std::string trace;                          ///< the text of the target's trace
+    std::string irq_name = "irqloop_responder"; ///< the responder's IRQ, as the kernel names it
+    std::size_t worst = 5;                      ///< the run's worst K samples, unless seqs
+    std::vector<std::uint64_t> seqs;            ///< --seq, in the order given
+    bool json = false;
+};
+
+struct explain_outcome final {
+    std::string db_path;
+    std::int64_t run_id = 0;
+    std::string run_uuid, run_name;
+    std::size_t stimuli = 0;
+    std::size_t trace_events = 0; ///< event lines of the trace
+    std::size_t lost_events = 0;  ///< the tracer's own lost-event notes
+    std::size_t edges = 0;        ///< the responder's handler entries
+    analysis::trace_alignment alignment;
+    analysis::delay_floor floor; ///< delay_floor_of()
+    std::vector<analysis::sample_breakdown> samples;
+};
+
+/** @brief Check `irqloop explain`'s arguments into a request (pure). */
+parsed<explain_request> parse_explain(int argc, char** argv);
+explain_outcome execute_explain(const explain_request& r);
+int present_explain(const explain_outcome& o, const explain_request& r);
+
+/** @brief `irqloop explain`: parse, execute, present; returns the exit status. */
+int explain_command(int argc, char** argv);
+
+} // namespace irqloop::logger

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+// irqloop explain (issue 26): the text of a kernel trace, the pairing of its responder edges
+// with a run's stimuli (scripted clocks: an offset, a drift, lost and late answers, a trace of
+// another run), the breakdown of a sample, and the command end to end on a real sim run with a
+// scripted trace; bad input refused with exit 2 and the file left as it was.
+#include "error.hpp"
+#include "run-process.hpp"
+#include "sim-raw-run.hpp"
+#include "temp-dir.hpp"
+#include "trace-explain.hpp"
+#include "trace-text.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+using irqloop::error;
+using irqloop::analysis::align_trace;
+using irqloop::analysis::blocker;
+using irqloop::analysis::delay_floor_of;
+using irqloop::analysis::explain_sample;
+using irqloop::analysis::handler_edge;
+using irqloop::analysis::parse_trace_text;
+using irqloop::analysis::responder_edges;
+using irqloop::analysis::run_stimulus;
+using irqloop::analysis::trace_kind;
+using irqloop::analysis::trace_text;
+using irqloop::test::read_bytes;
+using irqloop::test::run_irqloop;
+using irqloop::test::seeded_raw_run;
+using irqloop::test::temp_dir;
+
+namespace explain_test
+{
+
+trace_text parse(const std::string& text)
+{
+    std::istringstream in(text);
+    return parse_trace_text(in, "t.txt");
+}
+
+/** The message parse() refuses @p text with (exit 2), or "" when it accepts it. */
+std::string refusal(const std::string& text)
+{
+    try {
+        (void)parse(text);
+    } catch (const error& e) {
+        CHECK(e.status() == irqloop::exit_usage);
+        return e.message();
+    }
+    return "";
+}
+
+/** A trace line in the kernel's format at @p ns on the trace clock (6 decimals, as printed). */
+std::string kline(std::int64_t ns, int cpu, const std::string& event,
+                  const std::string& task = "<idle>-0")
+{
+    char b[256];
+    std::snprintf(b, sizeof b, "%16s [%03d] d.h1. %5lld.%06lld: %s\n", task.c_str(), cpu,
+                  static_cast<long long>(ns / 1'000'000'000),
+                  static_cast<long long>(ns % 1'000'000'000 / 1000), event.c_str());
+    return b;
+}
+
+/** A scripted run: @p n stimuli @p interval_ns apart with up to +-jitter (seeded). */
+std::vector<run_stimulus> scripted_run(std::size_t n, std::int64_t interval_ns,
+                                       std::int64_t jitter_ns, unsigned seed)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> j(-jitter_ns, jitter_ns);
+    std::vector<run_stimulus> run;
+    std::int64_t t = 1'764'900'000'000'000'000;
+    for (std::size_t i = 0; i < n; ++i) {
+        run.push_back({i, t, 10'000, 0});
+        t += interval_ns + (jitter_ns ? j(rng) : 0);
+    }
+    return run;
+}
+
+/**
+ * The target's edges for @p run: entry = 5000 s + offset + t * (1 + drift) + delay, where the
+ * delay is 4 us + 0..1 us of noise, or @p delays' value for the stimuli it names; the stimuli of
+ * @p missing have no edge; the edges cover stimuli [from, to).
+ */
+std::vector<handler_edge> scripted_edges(const std::vector<run_stimulus>& run, double drift_ppm,
+                                         std::size_t from, std::size_t to,
+                                         const std::map<std::size_t, std::int64_t>& delays = {},
+                                         const std::set<std::size_t>& missing = {})
+{
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<std::int64_t> noise(0, 1000);
+    std::vector<handler_edge> edges;
+    for (std::size_t i = from; i < to; ++i) {
+        if (missing.count(i))
+            continue;
+        const auto d = delays.count(i) ? delays.at(i) : 4000 + noise(rng);
+        const double since = double(run[i].t_ns - run[0].t_ns);
+        const std::int64_t u = 5'000'000'000'000 + std::int64_t(since * (1 + drift_ppm * 1e-6)) + d;
+        edges.push_back({u, u + 3000, 1, 25, "<idle>-0"});
+    }
+    std::sort(edges.begin(), edges.end(),
+              [](const handler_edge& a, const handler_edge& b) { return a.entry_ns < b.entry_ns; });
+    return edges;
+}
+
+/** The run index each edge was paired with, by edge index (-1: none). */
+std::vector<long> paired_runs(const irqloop::analysis::trace_alignment& a, std::size_t edges)
+{
+    std::vector<long> by_edge(edges, -1);
+    for (const auto& p : a.pairs)
+        by_edge[p.edge_index] = long(p.run_index);
+    return by_edge;
+}
+
+std::string align_refusal(const std::vector<run_stimulus>& run,
+                          const std::vector<handler_edge>& edges, std::int64_t interval_ns)
+{
+    try {
+        (void)align_trace(run, edges, interval_ns);
+    } catch (const error& e) {
+        CHECK(e.status() == irqloop::exit_usage);
+        return e.message();
+    }
+    return "";
+}
+
+/**
+ * The text a target would have traced during @p raw's stimuli [from, to): the responder's
+ * entry 3 us before the logger saw the answer (or 40 us after the stimulus for a lost one), its
+ * exit 4 us after the entry, the target's clock at 2000 s + 20 ppm; with @p inject, a 3 us
+ * IRQs-off section 1 us after that sample's stimulus. 6 decimals, as the kernel prints.
+ */
+std::string trace_of_run(const std::vector<irqloop::db::sample_row>& raw, std::size_t from,
+                         std::size_t to, const std::string& irq_name, long inject = -1)
+{
+    std::string text = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n#\n";
+    for (std::size_t i = from; i < to; ++i) {
+        const auto& s = raw[i];
+        const std::int64_t stim =
+            2'000'000'000'000 + std::int64_t(double(s.unix_ns - raw[0].unix_ns) * (1 + 20e-6));
+        const std::int64_t entry = stim + (s.latency_ns >= 0 ? s.latency_ns - 3000 : 40'000);
+        if (long(s.seq) == inject) {
+            text += kline(stim + 1000, 1, "irq_disable: caller=injected_lock+0x1/0x2 parent=0x0");
+            text += kline(stim + 4000, 1, "irq_enable: caller=injected_unlock+0x1/0x2 parent=0x0");
+        }
+        text += kline(entry, 1, "irq_handler_entry: irq=41 name=" + irq_name);
+        text += kline(entry + 4000, 1, "irq_handler_exit: irq=41 ret=handled");
+    }
+    return text;
+}
+
+void write_text(const std::string& path, const std::string& text)
+{
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+} // namespace explain_test
+
+using namespace explain_test;
+
+TEST_CASE("explain: trace text: the kernel's and trace-cmd's lines read, fields and times exact",
+          "[explain]")
+{
+    const std::string kernel =
+        "# tracer: nop\n"
+        "#\n"
+        "# entries-in-buffer/entries-written: 7/7   #P:2\n"
+        "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+        "          <idle>-0       [001] d.h1.  4321.000100: irq_handler_entry: irq=25 "
+        "name=irqloop_responder\n"
+        "          <idle>-0       [001] d.h1.  4321.000104: irq_handler_exit: irq=25 ret=handled\n"
+        "          <idle>-0       [001] ..s1.  4321.000200: softirq_entry: vec=3 [action=NET_RX]\n"
+        "          <idle>-0       [001] ..s1.  4321.000250: softirq_exit: vec=3 [action=NET_RX]\n"
+        "          <idle>-0       [001] d..2.  4321.000300: sched_switch: prev_comm=swapper/1 "
+        "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=stress ng next_pid=812 next_prio=120\n"
+        "     stress ng-812       [001] d..1.  4321.000400: irq_disable: "
+        "caller=_raw_spin_lock_irqsave+0x2a/0x50 parent=0x0\n"
+        "     stress ng-812       [001] d..1.  4321.000900: irq_enable: "
+        "caller=_raw_spin_unlock_irqrestore+0x1f/0x40 parent=0x0\n"
+        "     stress ng-812       [001] d..1.  4321.000901: nmi_handler: "
+        "handler=perf_event_nmi_handler delta_ns=2300 handled=1\n"
+        "     stress ng-812       [001] ....1  4321.000950: sys_enter: NR 1 (1, 2, 3)\n";
+    const auto t = parse(kernel);
+    CHECK(t.tracer == "nop");
+    CHECK(t.event_lines == 9);
+    REQUIRE(t.events.size() == 8);
+    CHECK(t.events[0].kind == trace_kind::irq_entry);
+    CHECK(t.events[0].t_ns == 4321'000'100'000);
+    CHECK(t.events[0].number == 25);
+    CHECK(t.events[0].name == "irqloop_responder");
+    CHECK(t.events[0].cpu == 1);
+    CHECK(t.events[0].task == "<idle>-0");
+    CHECK(t.events[2].kind == trace_kind::softirq_entry);
+    CHECK(t.events[2].name == "NET_RX");
+    CHECK(t.events[4].kind == trace_kind::sched_switch);
+    CHECK(t.events[4].name == "stress ng");
+    CHECK(t.events[4].number == 812);
+    CHECK(t.events[4].value == 120);
+    CHECK(t.events[5].kind == trace_kind::irq_disable);
+    CHECK(t.events[5].name == "_raw_spin_lock_irqsave+0x2a/0x50");
+    CHECK(t.events[5].task == "stress ng-812");
+    CHECK(t.events[7].kind == trace_kind::nmi);
+    CHECK(t.events[7].value == 2300);
+    CHECK(t.last_ns == 4321'000'950'000);
+
+    const std::string tracecmd = "version = 6\n"
+                                 "cpus=2\n"
+                                 "CPU 0 is empty\n"
+                                 "          <idle>-0     [001]  4321.000100123: irq_handler_entry: "
+                                 "   irq=25 name=irqloop_responder\n"
+                                 "CPU:1 [LOST 12 EVENTS]\n"
+                                 "  kworker/1:2-77    (   77) [001]  4321.000104: softirq_entry:   "
+                                 "     vec=7 action=SCHED\n";
+    const auto c = parse(tracecmd);
+    REQUIRE(c.events.size() == 2);
+    CHECK(c.events[0].t_ns == 4321'000'100'123);
+    CHECK(c.events[1].name == "SCHED");
+    CHECK(c.events[1].task == "kworker/1:2-77");
+    CHECK(c.lost_events == 12);
+}
+
+TEST_CASE("explain: trace text: another tracer's output, a truncated line, a cut event and a "
+          "foreign text are refused with exit 2 and the line",
+          "[explain]")
+{
+    CHECK(refusal("# tracer: function\n#\n  bash-1 [000] ...1. 1.000001: do_irq <-common\n")
+              .find("it is the output of the 'function' tracer, not of trace events") !=
+          std::string::npos);
+    CHECK(refusal("# tracer: irqsoff\n").find("'irqsoff' tracer") != std::string::npos);
+    const std::string ok = kline(1'000'000'000, 0, "irq_handler_entry: irq=25 name=x");
+    CHECK(refusal(ok).empty());
+    CHECK(refusal(ok + "          <idle>-0       [001] d.h1.  4321.00\n")
+              .find("line 2: no timestamp") != std::string::npos);
+    CHECK(refusal(ok + "          <idle>-0       [00\n").find("line 2: no [CPU] field") !=
+          std::string::npos);
+    CHECK(refusal(ok + "          <idle>-0       [001] d.h1.  4321.000001: irq_hand\n")
+              .find("line 2: no event name ending in ':'") != std::string::npos);
+    CHECK(refusal(
+              ok +
+              "          <idle>-0       [001] d.h1.  4321.000001: irq_handler_exit: irq=25 ret=han")
+              .find("line 2 has no end of line (a truncated file?)") != std::string::npos);
+    CHECK(refusal(ok + kline(2'000'000'000, 0, "irq_handler_entry: irq=25"))
+              .find("line 2: event irq_handler_entry has no name=") != std::string::npos);
+    CHECK(refusal("<html><body>404</body></html>\n").find("line 1:") != std::string::npos);
+    CHECK(refusal(ok + "  bash-1 [000] ...1. 1.0000000001: irq_handler_entry: irq=1 name=x\n")
+              .find("line 2: '1.0000000001:' is not a timestamp") != std::string::npos);
+}
+
+TEST_CASE("explain: alignment: an offset and a 40 ppm drift over 20 s are fitted and every edge "
+          "pairs with its stimulus",
+          "[explain]")
+{
+    const auto run = scripted_run(20000, 1'000'000, 100'000, 1); // 1 ms +- 100 us, 20 s
+    const auto edges = scripted_edges(run, 40.0, 3000, 19000);
+    const auto a = align_trace(run, edges, 1'000'000);
+    REQUIRE(a.pairs.size() == edges.size());
+    for (const auto& p : a.pairs)
+        REQUIRE(p.run_index == p.edge_index + 3000);
+    CHECK(a.trace_only == 0);
+    CHECK(a.run_only == 0);
+    CHECK(a.outside == 4000);
+    CHECK(std::abs(a.drift_ppm - 40.0) < 0.2);
+    CHECK(a.residual_ns < 1000); // the delays' noise is 0..1 us
+    // The envelope sits at the fastest edges: every excess is >= 0 and below the noise + 1 us.
+    for (const auto& p : a.pairs) {
+        const double ex = double(edges[p.edge_index].entry_ns - run[p.run_index].t_ns - a.base_ns) -
+                          a.envelope_at(run[p.run_index].t_ns);
+        REQUIRE(ex >= -0.5);
+        REQUIRE(ex < 2000);
+    }
+}
+
+TEST_CASE("explain: alignment: lost answers, edges the target never saw and late answers pair "
+          "with the right stimulus",
+          "[explain]")
+{
+    auto run = scripted_run(3000, 100'000, 10'000, 2); // 100 us +- 10 us
+    for (std::size_t i : {500u, 900u, 1500u})
+        run[i].latency_ns = -1; // lost: the logger's timeout; the target saw the edge
+    // Late: the edge after the next stimulus (150 us and 260 us); missing: never traced.
+    const std::map<std::size_t, std::int64_t> delays = {{700, 150'000}, {1200, 180'000}};
+    const std::set<std::size_t> missing = {800, 1800, 1801};
+    const auto edges = scripted_edges(run, -15.0, 100, 2900, delays, missing);
+    const auto a = align_trace(run, edges, 100'000);
+    const auto by_edge = paired_runs(a, edges.size());
+    std::size_t j = 0;
+    for (std::size_t i = 100; i < 2900; ++i) {
+        if (missing.count(i))
+            continue;
+        INFO("stimulus " << i << ", edge " << j);
+        REQUIRE(by_edge[j] == long(i));
+        ++j;
+    }
+    CHECK(a.run_only == missing.size());
+    CHECK(a.trace_only == 0);
+    CHECK(std::abs(a.drift_ppm + 15.0) < 1.0);
+}
+
+TEST_CASE("explain: alignment: a trace of another run, and a strictly periodic run, are refused",
+          "[explain]")
+{
+    const auto run = scripted_run(3000, 100'000, 10'000, 3);
+    const auto other = scripted_run(3000, 100'000, 10'000, 4);
+    const auto msg = align_refusal(run, scripted_edges(other, 0, 200, 1200), 100'000);
+    INFO(msg);
+    CHECK(msg.find("a trace of another run") != std::string::npos);
+    // The same trace aligns with its own run.
+    CHECK(align_refusal(other, scripted_edges(other, 0, 200, 1200), 100'000).empty());
+
+    const auto periodic = scripted_run(3000, 100'000, 0, 5);
+    const auto p = align_refusal(periodic, scripted_edges(periodic, 0, 200, 1200), 100'000);
+    CHECK(p.find("fit two places of the run alike") != std::string::npos);
+    CHECK(p.find("--jitter") != std::string::npos);
+    CHECK(align_refusal(run, scripted_edges(run, 0, 200, 205), 100'000).find("fewer than 8") !=
+          std::string::npos);
+
+    // Another run with the same stimulus times (the same --seed): the times pair, but its
+    // latencies contradict the edges (an answer before its handler's entry).
+    auto mine = scripted_run(3000, 100'000, 10'000, 3), theirs = mine;
+    std::mt19937_64 rng(9);
+    std::uniform_int_distribution<std::int64_t> lat(6'000, 14'000);
+    std::map<std::size_t, std::int64_t> delays;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        mine[i].latency_ns = lat(rng);
+        theirs[i].latency_ns = lat(rng);
+        delays[i] = mine[i].latency_ns - 3'000;
+    }
+    auto edges = scripted_edges(mine, 0, 200, 1200, delays);
+    for (auto& e : edges)
+        e.exit_ns = e.entry_ns + 4'000;
+    const auto ok = delay_floor_of(mine, edges, align_trace(mine, edges, 100'000));
+    CHECK(!ok.crossed);
+    CHECK(ok.lo_ns <= ok.hi_ns);
+    const auto a = align_trace(theirs, edges, 100'000);
+    std::string why;
+    try {
+        (void)delay_floor_of(theirs, edges, a);
+    } catch (const error& e) {
+        CHECK(e.status() == irqloop::exit_usage);
+        why = e.message();
+    }
+    CHECK(why.find("the run's latencies contradict the trace's handler times") !=
+          std::string::npos);
+}
+
+TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a softirq in the "
+          "worst sample's window are named with their durations; a clean sample has none",
+          "[explain]")
+{
+    auto run = scripted_run(400, 100'000, 10'000, 6);
+    for (auto& s : run)
+        s.latency_ns = 9'000; // delay 4 us + 5 us from entry to the answer
+    // Sample 300: its edge 60 us late, behind a 50 us IRQs-off section, a 6 us IRQ and a softirq.
+    run[300].latency_ns = 69'000;
+    auto edges = scripted_edges(run, 0, 0, 400, {{300, 64'000}});
+    for (std::size_t k = 0; k < edges.size(); ++k)
+        edges[k].exit_ns = edges[k].entry_ns + 6'000;
+    // The trace text: every edge's entry and exit, and the injected causes.
+    std::string text = "# tracer: nop\n#\n";
+    auto at = [&](std::int64_t ns, const std::string& ev, const std::string& task = "<idle>-0") {
+        text += kline(ns, 1, ev, task);
+    };
+    const std::int64_t stim300 = edges[300].entry_ns - 64'000; // the stimulus on the target's clock
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        if (k == 300) {
+            at(stim300 - 20'000, "sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 "
+                                 "prev_state=R ==> next_comm=hog next_pid=99 next_prio=120");
+            at(stim300 + 2'000, "irq_disable: caller=hog_lock+0x10/0x20 parent=0x0", "hog-99");
+            at(stim300 + 52'000, "irq_enable: caller=hog_unlock+0x8/0x20 parent=0x0", "hog-99");
+            at(stim300 + 53'000, "irq_handler_entry: irq=17 name=eth0", "hog-99");
+            at(stim300 + 59'000, "irq_handler_exit: irq=17 ret=handled", "hog-99");
+            at(stim300 + 60'000, "softirq_entry: vec=3 [action=NET_RX]", "hog-99");
+            at(stim300 + 63'000, "softirq_exit: vec=3 [action=NET_RX]", "hog-99");
+        }
+        at(edges[k].entry_ns, "irq_handler_entry: irq=25 name=irqloop_responder");
+        at(*edges[k].exit_ns, "irq_handler_exit: irq=25 ret=handled");
+    }
+    const auto t = parse(text);
+    const auto traced = responder_edges(t, "irqloop_responder");
+    REQUIRE(traced.size() == edges.size());
+    const auto a = align_trace(run, traced, 100'000);
+    REQUIRE(a.pairs.size() == 400);
+    // The delays are 4..5 us: the answered samples bound the fastest to [3, 8] us here (each
+    // answer 4..5 us after its entry, the handler 6 us long), the trace's ticks 1 us.
+    const auto bounds = delay_floor_of(run, traced, a);
+    CHECK(!bounds.crossed);
+    CHECK(bounds.lo_ns <= 4000);
+    CHECK(bounds.hi_ns >= 4000);
+    CHECK(bounds.hi_ns - bounds.lo_ns <= 6000);
+    const auto floor = bounds.ns;
+
+    const auto b = explain_sample(run, traced, a, t, 300, floor);
+    REQUIRE(b.in_trace);
+    CHECK(std::abs(b.before_handler_ns - 64'000) <= 2'000);
+    CHECK(std::abs(b.handler_to_response_ns - 5'000) <= 2'000);
+    REQUIRE(b.handler_ns);
+    CHECK(*b.handler_ns == 6'000);
+    REQUIRE(b.blockers.size() >= 3);
+    CHECK(b.blockers[0].kind == "irqs off");
+    CHECK(b.blockers[0].name == "hog_lock+0x10/0x20");
+    CHECK(b.blockers[0].duration_ns == 50'000);
+    CHECK(b.blockers[0].in_window_ns == 50'000);
+    CHECK(b.blockers[1].kind == "irq");
+    CHECK(b.blockers[1].name == "irq 17 eth0");
+    CHECK(b.blockers[1].duration_ns == 6'000);
+    CHECK(b.blockers[2].kind == "softirq");
+    CHECK(b.blockers[2].name == "NET_RX");
+    REQUIRE(!b.tasks.empty());
+    CHECK(b.tasks[0].name == "hog-99 (prio 120)");
+
+    const auto clean = explain_sample(run, traced, a, t, 200, floor);
+    REQUIRE(clean.in_trace);
+    CHECK(clean.blockers.empty());
+    CHECK(clean.before_handler_ns >= bounds.lo_ns);
+    CHECK(clean.before_handler_ns <= bounds.hi_ns + 2'000);
+    irqloop::analysis::trace_alignment fewer = a; // a stimulus with no edge paired
+    CHECK(explain_sample(run, traced, a, t, 399, floor).in_trace);
+    fewer.pairs.pop_back();
+    CHECK(!explain_sample(run, traced, fewer, t, 399, floor).in_trace);
+}
+
+TEST_CASE("explain: the command on a real sim run and a scripted trace: paired, the injected "
+          "section named, JSON; bad input exit 2 with the file untouched",
+          "[explain]")
+{
+    temp_dir dir;
+    const auto db = dir.file("e.db"), other_db = dir.file("o.db");
+    const auto raw = seeded_raw_run(db, 2000, "explained", 11);
+    const auto other = seeded_raw_run(other_db, 2000, "other", 12);
+    // The run's worst sample, as `irqloop explain` picks it.
+    std::size_t worst = 200;
+    for (std::size_t i = 200; i < 1800; ++i)
+        if (raw[i].latency_ns > raw[worst].latency_ns)
+            worst = i;
+    const auto trace = dir.file("trace.txt");
+    write_text(trace, trace_of_run(raw, 200, 1800, "irqloop_responder", long(raw[worst].seq)));
+    const auto before = read_bytes(db);
+
+    auto r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq",
+                          std::to_string(raw[worst].seq)});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("paired: 1600 of 2000 stimuli; 0 edges trace-only, 0 stimuli with no edge, "
+                     "400 outside the trace") != std::string::npos);
+    CHECK(r.out.find("seq " + std::to_string(raw[worst].seq) + "  latency") != std::string::npos);
+    CHECK(r.out.find("irqs off") != std::string::npos);
+    CHECK(r.out.find("injected_lock+0x1/0x2") != std::string::npos);
+
+    r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--worst", "3"});
+    REQUIRE(r.status == 0);
+    std::size_t listed = 0;
+    for (auto at = r.out.find("\nseq "); at != std::string::npos; at = r.out.find("\nseq ", at + 1))
+        ++listed;
+    CHECK(listed == 3);
+
+    r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq",
+                     std::to_string(raw[worst].seq), "--seq", "50", "--json"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["alignment"]["paired"] == 1600);
+    CHECK(std::abs(j["alignment"]["drift_ppm"].get<double>() - 20.0) < 2.0);
+    REQUIRE(j["samples"].size() == 2);
+    CHECK(j["samples"][0]["in_trace"] == true);
+    CHECK(j["samples"][0]["blockers"][0]["kind"] == "irqs off");
+    CHECK(j["samples"][0]["blockers"][0]["duration_ns"] == 3000);
+    CHECK(j["samples"][0]["parts"][0]["inferred"] == true);
+    CHECK(j["samples"][1]["in_trace"] == false); // seq 50: before the trace
+
+    // Bad input: exit 2, the message's what and why, the file as it was.
+    auto refused = [&](const std::string& text, const std::string& why,
+                       std::vector<std::string> extra = {}) {
+        const auto bad = dir.file("bad.txt");
+        write_text(bad, text);
+        std::vector<std::string> args = {"explain", "--db", db, "--run", "1", "--trace", bad};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto b = run_irqloop(args);
+        INFO(b.out << b.err);
+        CHECK(b.status == 2);
+        CHECK(b.err.find("irqloop: explain") != std::string::npos);
+        CHECK(b.err.find(why) != std::string::npos);
+        CHECK(b.out.empty());
+        CHECK(read_bytes(db) == before);
+    };
+    refused(trace_of_run(raw, 200, 1800, "eth0"),
+            "it has no irq_handler_entry of 'irqloop_responder'");
+    refused("# tracer: function\n", "it is the output of the 'function' tracer");
+    const auto whole = trace_of_run(raw, 200, 400, "irqloop_responder");
+    refused(whole.substr(0, whole.size() - 30), "a truncated file?");
+    refused(whole.substr(0, whole.size() - 30) + "\n", "a truncated line?");
+    refused(trace_of_run(other, 200, 1800, "irqloop_responder"), "a trace of another run");
+    refused(whole, "--irq-name", {"--irq-name", "nope"});
+    const auto b =
+        run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "99999"});
+    CHECK(b.status == 2);
+    CHECK(b.err.find("run 1 has no sample 99999 (--seq)") != std::string::npos);
+    CHECK(read_bytes(db) == before);
+}
