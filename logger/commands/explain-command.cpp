@@ -237,8 +237,8 @@ int present_explain(const explain_outcome& o, const explain_request& r)
     const auto& a = o.alignment;
     auto& out = std::cout;
     char line[256];
-    out << o.run_name << " (" << o.run_uuid.substr(0, 8) << ") in " << o.db_path << ", trace "
-        << r.trace << '\n';
+    out << message_text(o.run_name) << ": run " << o.run_id << " of " << o.db_path << ", uuid "
+        << o.run_uuid << ", trace " << r.trace << '\n';
     out << "trace: " << o.trace_events << " events, " << o.edges << " edges of IRQ '" << r.irq_name
         << "'";
     if (o.lost_events)
