@@ -495,6 +495,9 @@ static const struct irqloop_known_chip *irqloop_lookup_chip(const char *name)
  */
 static int irqloop_get_error(struct irqloop_responder *r, struct irqloop_line *l, int err)
 {
+	if (!r->params && err == -EPROBE_DEFER)
+		return dev_err_probe(r->dev, err, "%s-gpios: its GPIO controller is not there yet\n",
+				     l->con_id);
 	if (!r->params)
 		return dev_err_probe(r->dev, err, "%s-gpios: cannot request the line (error %d)\n",
 				     l->con_id, err);

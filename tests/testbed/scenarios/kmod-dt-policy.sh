@@ -5,8 +5,8 @@
 # parameters that apply to device-tree nodes too, so a load without lines (the device-tree route)
 # takes them, where it refused them before ("no lines given"); force=1 gets its own check on
 # that route as on the other; edge= and trigger= without lines are still refused (they describe
-# the wiring, which a node carries). This x86 guest has no device tree: the node itself, and the
-# warning for its old irqloop,threaded property, are not exercised here.
+# the wiring, which a node carries). This x86 guest has no device tree: kmod-node runs a node's
+# route, and the warning for its old irqloop,threaded property, through a software-node stand-in.
 . /testbed/guest-lib.sh
 tb_kmod_setup
 
