@@ -115,47 +115,69 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
         interval_ns = (run.back().t_ns - run.front().t_ns) / std::int64_t(run.size() - 1);
     const std::int64_t tol = std::max<std::int64_t>(interval_ns / 8, 2000);
 
-    // The anchor: stimulus i0 for edge 0. Every stimulus on the first 32 edges, then the 16
+    // The anchor: stimulus i0 for edge j0. Every stimulus on the next 32 edges, then the 16
     // best on up to 256 (a spread's estimate on few edges is too rough to part two places).
-    const std::size_t first = std::min<std::size_t>(32, edges.size() - 1);
-    const std::size_t count = std::min<std::size_t>(256, edges.size() - 1);
+    // Edge 0 first; when it fits nowhere (a stray edge before the run's), edges 1 to 3.
+    struct anchor_fit final {
+        double best = std::numeric_limits<double>::infinity(), next = best;
+        std::size_t run_index = 0;
+    };
     std::vector<std::int64_t> diffs;
-    std::vector<std::pair<double, std::size_t>> rough;
-    for (std::size_t i0 = 0; i0 < run.size(); ++i0) {
-        const double s = anchor_spread(run, edges, i0, first, tol, diffs);
-        if (std::isfinite(s))
-            rough.emplace_back(s, i0);
-    }
-    const std::size_t keep = std::min<std::size_t>(16, rough.size());
-    std::partial_sort(rough.begin(), rough.begin() + std::ptrdiff_t(keep), rough.end());
-    double best = std::numeric_limits<double>::infinity(), next = best;
-    std::size_t best_i = 0;
-    for (std::size_t c = 0; c < keep; ++c) {
-        const double s = anchor_spread(run, edges, rough[c].second, count, tol, diffs);
-        if (s < best) {
-            next = best;
-            best = s;
-            best_i = rough[c].second;
-        } else if (s < next) {
-            next = s;
+    auto find_anchor = [&](std::size_t j0) {
+        const auto from = edges.subspan(j0);
+        const std::size_t first = std::min<std::size_t>(32, from.size() - 1);
+        const std::size_t count = std::min<std::size_t>(256, from.size() - 1);
+        std::vector<std::pair<double, std::size_t>> rough;
+        for (std::size_t i0 = 0; i0 < run.size(); ++i0) {
+            const double s = anchor_spread(run, from, i0, first, tol, diffs);
+            if (std::isfinite(s))
+                rough.emplace_back(s, i0);
+        }
+        const std::size_t keep = std::min<std::size_t>(16, rough.size());
+        std::partial_sort(rough.begin(), rough.begin() + std::ptrdiff_t(keep), rough.end());
+        anchor_fit f;
+        for (std::size_t c = 0; c < keep; ++c) {
+            const double s = anchor_spread(run, from, rough[c].second, count, tol, diffs);
+            if (s < f.best) {
+                f.next = f.best;
+                f.best = s;
+                f.run_index = rough[c].second;
+            } else if (s < f.next) {
+                f.next = s;
+            }
+        }
+        if (!std::isfinite(f.best))
+            throw error(what,
+                        "no stimulus of the run fits the trace's first " +
+                            std::to_string(count + 1) + " edges",
+                        "a trace of another run? give the trace taken during this run");
+        // Ties within a nanosecond's spread are alike: the floor keeps a perfect fit comparable.
+        if (std::isfinite(f.next) && std::max(f.best, 1.0) * 2 > f.next)
+            throw error(what,
+                        "the first edges fit two places of the run alike (spreads " +
+                            ns_us(f.best) + " and " + ns_us(f.next) + ")",
+                        "a trace of another run, or a strictly periodic run: record with --jitter");
+        return f;
+    };
+    anchor_fit fit;
+    std::size_t anchor_edge = 0;
+    std::optional<error> first_refusal; // edge 0's, the one a user is told
+    for (;; ++anchor_edge) {
+        try {
+            fit = find_anchor(anchor_edge);
+            break;
+        } catch (const error& e) {
+            if (!first_refusal)
+                first_refusal = e;
+            if (anchor_edge == 3 || edges.size() - anchor_edge <= 8)
+                throw *first_refusal;
         }
     }
-    if (!std::isfinite(best))
-        throw error(what,
-                    "no stimulus of the run fits the trace's first " + std::to_string(count + 1) +
-                        " edges",
-                    "a trace of another run? give the trace taken during this run");
-    // Ties within a nanosecond's spread are alike: the floor keeps a perfect fit comparable.
-    if (std::isfinite(next) && std::max(best, 1.0) * 2 > next)
-        throw error(what,
-                    "the first edges fit two places of the run alike (spreads " + ns_us(best) +
-                        " and " + ns_us(next) + ")",
-                    "a trace of another run, or a strictly periodic run: record with --jitter");
 
     trace_alignment a;
-    a.anchor_spread_ns = best;
-    a.next_spread_ns = std::isfinite(next) ? next : 0;
-    a.base_ns = edges[0].entry_ns - run[best_i].t_ns;
+    a.anchor_spread_ns = fit.best;
+    a.next_spread_ns = std::isfinite(fit.next) ? fit.next : 0;
+    a.base_ns = edges[anchor_edge].entry_ns - run[fit.run_index].t_ns;
 
     // The walk: each edge to the last stimulus at or before it on the envelope so far.
     std::deque<std::int64_t> recent{0};
@@ -266,8 +288,18 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
     return a;
 }
 
+bool threaded_handler(const trace_text& t, int irq)
+{
+    const std::string thread = "irq/" + std::to_string(irq) + "-";
+    for (const auto& e : t.events)
+        if ((e.kind == trace_kind::sched_switch || e.kind == trace_kind::sched_wakeup) &&
+            e.name.starts_with(thread))
+            return true;
+    return false;
+}
+
 delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
-                           const trace_alignment& a)
+                           const trace_alignment& a, bool threaded)
 {
     std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
     for (const auto& p : a.pairs) {
@@ -278,7 +310,7 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
         const std::int64_t excess =
             std::llround(double(e.entry_ns - s.t_ns - a.base_ns) - a.envelope_at(s.t_ns));
         hi = std::min(hi, s.latency_ns - excess);
-        if (e.exit_ns)
+        if (e.exit_ns && !threaded)
             lo = std::max(lo, s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess);
     }
     if (hi == std::numeric_limits<std::int64_t>::max())

@@ -63,7 +63,8 @@ struct trace_alignment final {
 /**
  * @brief Pair @p edges with @p run.
  *
- * The anchor: the stimulus whose neighbours' times best fit the first edges' (the smallest
+ * The anchor: the stimulus whose neighbours' times best fit the first edges' (edge 0's, else
+ * edge 1's to 3's when edge 0 fits nowhere: a stray edge; the smallest
  * spread of their differences, over up to 256 edges); it must be at least 2 times tighter
  * than the next best, or the
  * trace cannot be told apart from another part or another run (a strictly periodic run is
@@ -120,14 +121,20 @@ struct delay_floor final {
  * @brief The fastest edge's delay (stimulus to handler entry) that the envelope hides, bounded
  * by the answered paired samples: each has delay = floor + excess <= latency (the answer comes
  * after the entry) and >= latency - handler duration (the answer is written before the exit;
- * not so in threaded mode, a later step). The middle of [max lower, min upper], or min upper
- * alone when the bounds cross (a wire's return delay, a trace clock's tick); all 0 when no
- * sample bounds it. The lower bound takes each sample's bracket (latency - bracket).
+ * not so in threaded mode: with @p threaded, no lower bound but 0). The middle of [max lower, min
+ * upper], or min upper alone when the bounds cross (a wire's return delay, a trace clock's tick);
+ * all 0 when no sample bounds it. The lower bound takes each sample's bracket (latency - bracket).
  * @throws irqloop::error (exit 2) when they cross by more than 2 us: the latencies do not
  *         belong to these edges (a trace of another run whose stimuli came at the same times).
  */
 delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
-                           const trace_alignment& a);
+                           const trace_alignment& a, bool threaded = false);
+
+/**
+ * @brief Whether IRQ @p irq is threaded in @p t: its thread ("irq/N-...") was switched to or
+ * woken. Then the answer is written after the hard handler's exit, by the thread.
+ */
+bool threaded_handler(const trace_text& t, int irq);
 
 /** @brief The breakdown of the run's stimulus @p run_index (see sample_breakdown). */
 sample_breakdown explain_sample(std::span<const run_stimulus> run,

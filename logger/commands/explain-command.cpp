@@ -149,7 +149,8 @@ explain_outcome execute_explain(const explain_request& r)
     o.lost_events = trace.lost_events;
     o.edges = edges.size();
     o.alignment = analysis::align_trace(stimuli, edges, interval_ns);
-    o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment);
+    o.threaded = analysis::threaded_handler(trace, edges.front().irq);
+    o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment, o.threaded);
     for (const auto i : index)
         o.samples.push_back(
             analysis::explain_sample(stimuli, edges, o.alignment, trace, i, o.floor.ns));
@@ -207,6 +208,7 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                     {"trace_events", o.trace_events},
                     {"lost_events", o.lost_events},
                     {"edges", o.edges},
+                    {"threaded", o.threaded},
                     {"stimuli", o.stimuli},
                     {"alignment",
                      {{"paired", a.pairs.size()},
@@ -257,6 +259,9 @@ int present_explain(const explain_outcome& o, const explain_request& r)
         line, sizeof line, "anchor: spread %.1f us, next best %s\n", a.anchor_spread_ns / 1000.0,
         a.next_spread_ns > 0 ? (explain_us(std::int64_t(a.next_spread_ns))).c_str() : "none");
     out << line;
+    if (o.threaded)
+        out << "threaded: the IRQ's thread is in the trace; its wake-up and run are not yet a "
+               "part of the breakdown\n";
     out << "fastest edge's delay (stimulus to handler entry): " << explain_us(o.floor.ns);
     if (o.floor.crossed)
         out << " (the answered samples' bounds crossed: their upper one)\n";

@@ -33,6 +33,7 @@ struct explain_outcome final {
     std::size_t edges = 0;        ///< the responder's handler entries
     analysis::trace_alignment alignment;
     analysis::delay_floor floor; ///< delay_floor_of()
+    bool threaded = false;       ///< the responder's IRQ thread is in the trace
     std::vector<analysis::sample_breakdown> samples;
 };
 

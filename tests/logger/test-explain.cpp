@@ -501,3 +501,58 @@ TEST_CASE("explain: the command on a real sim run and a scripted trace: paired, 
     CHECK(b.err.find("run 1 has no sample 99999 (--seq)") != std::string::npos);
     CHECK(read_bytes(db) == before);
 }
+
+TEST_CASE("explain: alignment: a stray edge before the run's first is left trace-only and the "
+          "anchor found from the next edge",
+          "[explain]")
+{
+    const auto run = scripted_run(3000, 100'000, 10'000, 21);
+    auto edges = scripted_edges(run, 5.0, 0, 3000);
+    edges.insert(edges.begin(), {edges.front().entry_ns - 5'000'000, std::nullopt, 1, 25, "x-1"});
+    const auto a = align_trace(run, edges, 100'000);
+    CHECK(a.trace_only == 1);
+    CHECK(a.run_only == 0);
+    REQUIRE(a.pairs.size() == 3000);
+    for (const auto& p : a.pairs)
+        REQUIRE(p.run_index + 1 == p.edge_index);
+}
+
+TEST_CASE("explain: threaded mode: the IRQ's thread in the trace drops the lower bound that an "
+          "answer written after the hard handler's exit would break",
+          "[explain]")
+{
+    auto run = scripted_run(400, 100'000, 10'000, 22);
+    std::map<std::size_t, std::int64_t> delays;
+    std::mt19937_64 rng(3);
+    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
+    std::uniform_int_distribution<std::int64_t> thread(20'000, 60'000);
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        delays[i] = d(rng);
+        run[i].latency_ns = delays[i] + thread(rng); // the thread answers 20 to 60 us later
+    }
+    auto edges = scripted_edges(run, 0, 0, 400, delays);
+    for (auto& e : edges)
+        e.exit_ns = e.entry_ns + 2'000; // the hard handler only wakes the thread
+    const auto a = align_trace(run, edges, 100'000);
+    std::string why;
+    try {
+        (void)delay_floor_of(run, edges, a);
+    } catch (const error& e) {
+        why = e.message();
+    }
+    CHECK(why.find("contradict") != std::string::npos); // as if not threaded: refused
+    const auto f = delay_floor_of(run, edges, a, true);
+    CHECK(f.lo_ns == 0);
+    CHECK(f.hi_ns >= 4'000); // the fastest edge's true delay, inside the bounds
+    CHECK(!f.crossed);
+
+    const auto plain =
+        parse(kline(1'000'000'000, 1, "irq_handler_entry: irq=41 name=irqloop_responder"));
+    CHECK(!irqloop::analysis::threaded_handler(plain, 41));
+    const auto woken =
+        parse(kline(1'000'000'000, 1, "irq_handler_entry: irq=41 name=irqloop_responder") +
+              kline(1'000'002'000, 1,
+                    "sched_wakeup: comm=irq/41-irqloop_r pid=95 prio=49 target_cpu=001"));
+    CHECK(irqloop::analysis::threaded_handler(woken, 41));
+    CHECK(!irqloop::analysis::threaded_handler(woken, 4));
+}
