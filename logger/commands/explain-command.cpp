@@ -149,6 +149,8 @@ explain_outcome execute_explain(const explain_request& r)
     o.lost_events = trace.lost_events;
     o.edges = edges.size();
     o.alignment = analysis::align_trace(stimuli, edges, interval_ns);
+    o.first_seq = stimuli[o.alignment.pairs.front().run_index].seq;
+    o.last_seq = stimuli[o.alignment.pairs.back().run_index].seq;
     o.threaded = analysis::threaded_handler(trace, edges.front().irq);
     o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment, o.threaded);
     for (const auto i : index)
@@ -212,6 +214,8 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                     {"stimuli", o.stimuli},
                     {"alignment",
                      {{"paired", a.pairs.size()},
+                      {"first_seq", o.first_seq},
+                      {"last_seq", o.last_seq},
                       {"trace_only", a.trace_only},
                       {"run_only", a.run_only},
                       {"outside_trace", a.outside},
@@ -248,7 +252,7 @@ int present_explain(const explain_outcome& o, const explain_request& r)
     out << '\n';
     out << "paired: " << a.pairs.size() << " of " << o.stimuli << " stimuli; " << a.trace_only
         << " edges trace-only, " << a.run_only << " stimuli with no edge, " << a.outside
-        << " outside the trace\n";
+        << " outside the trace (it covers seq " << o.first_seq << " to " << o.last_seq << ")\n";
     std::snprintf(line, sizeof line,
                   "clock fit: target - logger = %.6f s %+.3f ppm, residual %.1f us over %zu "
                   "windows (lower envelope)\n",

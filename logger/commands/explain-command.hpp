@@ -28,9 +28,10 @@ struct explain_outcome final {
     std::int64_t run_id = 0;
     std::string run_uuid, run_name;
     std::size_t stimuli = 0;
-    std::size_t trace_events = 0; ///< event lines of the trace
-    std::size_t lost_events = 0;  ///< the tracer's own lost-event notes
-    std::size_t edges = 0;        ///< the responder's handler entries
+    std::uint64_t first_seq = 0, last_seq = 0; ///< the first and last paired samples
+    std::size_t trace_events = 0;              ///< event lines of the trace
+    std::size_t lost_events = 0;               ///< the tracer's own lost-event notes
+    std::size_t edges = 0;                     ///< the responder's handler entries
     analysis::trace_alignment alignment;
     analysis::delay_floor floor; ///< delay_floor_of()
     bool threaded = false;       ///< the responder's IRQ thread is in the trace

@@ -447,7 +447,7 @@ TEST_CASE("explain: the command on a real sim run and a scripted trace: paired, 
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("paired: 1600 of 2000 stimuli; 0 edges trace-only, 0 stimuli with no edge, "
-                     "400 outside the trace") != std::string::npos);
+                     "400 outside the trace (it covers seq 200 to 1799)") != std::string::npos);
     CHECK(r.out.find("seq " + std::to_string(raw[worst].seq) + "  latency") != std::string::npos);
     CHECK(r.out.find("irqs off") != std::string::npos);
     CHECK(r.out.find("injected_lock+0x1/0x2") != std::string::npos);
@@ -464,6 +464,8 @@ TEST_CASE("explain: the command on a real sim run and a scripted trace: paired, 
     REQUIRE(r.status == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["alignment"]["paired"] == 1600);
+    CHECK(j["alignment"]["first_seq"] == 200);
+    CHECK(j["alignment"]["last_seq"] == 1799);
     CHECK(std::abs(j["alignment"]["drift_ppm"].get<double>() - 20.0) < 2.0);
     REQUIRE(j["samples"].size() == 2);
     CHECK(j["samples"][0]["in_trace"] == true);
