@@ -5,7 +5,8 @@
  * there; this registers a platform device "irqloop-node" whose software node
  * carries what such a node would (irqloop,edge, and the deprecated
  * irqloop,threaded with threaded_prop=1) and a GPIO lookup table for its
- * in/out lines on the irqloop-wire chip. Bound to irqloop_responder through
+ * in/out lines on the irqloop-wire chip (flagged GPIO_ACTIVE_LOW with
+ * active_low=1, as an overlay's "in-gpios = <&gpio 17 GPIO_ACTIVE_LOW>" would). Bound to irqloop_responder through
  * driver_override, it goes through the responder's device-tree route (not its
  * module-parameter route): the same device_property_*() and gpiod_get() calls.
  */
@@ -19,6 +20,14 @@
 static bool threaded_prop;
 module_param(threaded_prop, bool, 0444);
 MODULE_PARM_DESC(threaded_prop, "give the node the deprecated irqloop,threaded property");
+
+static bool active_low;
+module_param(active_low, bool, 0444);
+MODULE_PARM_DESC(active_low, "flag the in and out lines GPIO_ACTIVE_LOW in the lookup table");
+
+static char *edge = "both";
+module_param(edge, charp, 0444);
+MODULE_PARM_DESC(edge, "the node's irqloop,edge (both, rising or falling)");
 
 static char *chip = "irqloop-wire";
 module_param(chip, charp, 0444);
@@ -35,17 +44,18 @@ static int __init node_init(void)
 		.id = PLATFORM_DEVID_NONE,
 		.properties = props,
 	};
+	unsigned long flags = active_low ? GPIO_ACTIVE_LOW : GPIO_ACTIVE_HIGH;
 	int n = 0;
 
-	props[n++] = PROPERTY_ENTRY_STRING("irqloop,edge", "both");
+	props[n++] = PROPERTY_ENTRY_STRING("irqloop,edge", edge);
 	if (threaded_prop)
 		props[n++] = PROPERTY_ENTRY_BOOL("irqloop,threaded");
 	node_lookup = kzalloc(struct_size(node_lookup, table, 3), GFP_KERNEL);
 	if (!node_lookup)
 		return -ENOMEM;
 	node_lookup->dev_id = "irqloop-node";
-	node_lookup->table[0] = (struct gpiod_lookup)GPIO_LOOKUP(chip, 1, "in", GPIO_ACTIVE_HIGH);
-	node_lookup->table[1] = (struct gpiod_lookup)GPIO_LOOKUP(chip, 2, "out", GPIO_ACTIVE_HIGH);
+	node_lookup->table[0] = (struct gpiod_lookup)GPIO_LOOKUP(chip, 1, "in", flags);
+	node_lookup->table[1] = (struct gpiod_lookup)GPIO_LOOKUP(chip, 2, "out", flags);
 	gpiod_add_lookup_table(node_lookup);
 	node_pdev = platform_device_register_full(&info);
 	if (IS_ERR(node_pdev)) {
