@@ -37,6 +37,12 @@
  *  - spin_lock=1 takes a spinlock_t (a sleeping lock on PREEMPT_RT) in set()
  *    and names the chip irqloop-wire-spin: a chip whose set() is not
  *    raw-safe, for the kernel responder's PREEMPT_RT refusal;
+ *  - can_sleep=1 makes a chip whose lines can sleep, as an I2C/SPI expander's:
+ *    gpiolib then calls only the _cansleep accessors, and each line's
+ *    interrupt is a nested threaded one (gpio_irq_chip.threaded), run by
+ *    handle_nested_irq() from a parent interrupt's thread, as an expander's
+ *    driver runs them from its own threaded interrupt: such an interrupt
+ *    refuses a handler without a thread;
  *  - rp1=mainline or rp1=rpi labels the chip pinctrl-rp1, under a parent
  *    device of its own, as the Pi 5's two RP1 drivers: mainline's writes
  *    through an MMIO regmap (a spinlock_t), which this variant imitates with
@@ -92,6 +98,10 @@ static bool param_spin_lock;
 module_param_named(spin_lock, param_spin_lock, bool, 0444);
 MODULE_PARM_DESC(spin_lock, "take a spinlock_t in set() (not raw-safe on PREEMPT_RT); label irqloop-wire-spin");
 
+static bool param_can_sleep;
+module_param_named(can_sleep, param_can_sleep, bool, 0444);
+MODULE_PARM_DESC(can_sleep, "lines that can sleep, their interrupts nested in a parent's thread (as an I2C/SPI expander's)");
+
 static char *param_rp1;
 module_param_named(rp1, param_rp1, charp, 0444);
 MODULE_PARM_DESC(rp1, "mainline: label pinctrl-rp1, set() through a regmap on a parent device; rpi: label pinctrl-rp1, direct");
@@ -129,7 +139,7 @@ struct wire_chip {
 	struct irq_work irq_work;
 	struct wire_pair pair[WIRE_MAX_PAIRS];
 	struct hrtimer noise;
-	int parent_irq;		/* threaded_parent=1 only */
+	int parent_irq;		/* threaded_parent=1 or can_sleep=1 only */
 	struct platform_device *rp1_dev;	/* rp1= only: the chip's parent */
 	struct regmap *regmap;		/* rp1=mainline only */
 	bool dying;
@@ -181,14 +191,29 @@ static irqreturn_t wire_parent_thread(int irq, void *data)
 	struct wire_chip *w = data;
 	DECLARE_BITMAP(pending, WIRE_LINES);
 	unsigned long flags;
-	unsigned int line;
+	unsigned int line, child;
 
 	raw_spin_lock_irqsave(&w->lock, flags);
 	bitmap_copy(pending, w->irq_pending, w->gc.ngpio);
 	bitmap_zero(w->irq_pending, w->gc.ngpio);
 	raw_spin_unlock_irqrestore(&w->lock, flags);
-	for_each_set_bit(line, pending, w->gc.ngpio)
-		generic_handle_domain_irq_safe(w->gc.irq.domain, line);
+	for_each_set_bit(line, pending, w->gc.ngpio) {
+		if (!param_can_sleep) {
+			generic_handle_domain_irq_safe(w->gc.irq.domain, line);
+			continue;
+		}
+		/*
+		 * A nested interrupt has no flow handler, so no irq_ack: the
+		 * latch is cleared here, as an expander's thread reads and
+		 * clears its status register before the nested handlers run.
+		 */
+		raw_spin_lock_irqsave(&w->lock, flags);
+		clear_bit(line, w->latched);
+		raw_spin_unlock_irqrestore(&w->lock, flags);
+		child = irq_find_mapping(w->gc.irq.domain, line);
+		if (child)
+			handle_nested_irq(child);
+	}
 	return IRQ_HANDLED;
 }
 
@@ -574,7 +599,7 @@ static void wire_free(struct wire_chip *w)
 	kfree(w);
 }
 
-/* threaded_parent=1: a parent interrupt of our own, its handler a thread. */
+/* threaded_parent=1 or can_sleep=1: a parent interrupt of our own, its handler a thread. */
 static int wire_parent_setup(struct wire_chip *w)
 {
 	int irq, ret;
@@ -617,7 +642,7 @@ static void __init wire_chip_setup(struct wire_chip *w)
 	w->gc.base = -1;
 	w->gc.ngpio = 2 * pairs;
 	w->gc.names = w->names;
-	w->gc.can_sleep = false;
+	w->gc.can_sleep = param_can_sleep;
 	w->gc.get = wire_get;
 	w->gc.set = IRQLOOP_GC_SET(wire_set_int, wire_set_void);
 	w->gc.set_config = wire_set_config;
@@ -629,6 +654,7 @@ static void __init wire_chip_setup(struct wire_chip *w)
 	gpio_irq_chip_set_chip(girq, &wire_irq_chip);
 	girq->handler = handle_edge_irq;
 	girq->default_type = IRQ_TYPE_NONE;
+	girq->threaded = param_can_sleep;	/* nested threaded interrupts */
 }
 
 static int __init wire_init(void)
@@ -678,7 +704,7 @@ static int __init wire_init(void)
 		wire_free(w);
 		return ret;
 	}
-	if (threaded_parent) {
+	if (threaded_parent || param_can_sleep) {
 		ret = wire_parent_setup(w);
 		if (ret) {
 			pr_err("irqloop-wire: cannot set up the threaded parent interrupt (error %d)\n",
@@ -699,9 +725,10 @@ static int __init wire_init(void)
 	if (float_noise_ns)
 		hrtimer_start(&w->noise, ns_to_ktime(float_noise_ns),
 			      HRTIMER_MODE_REL_HARD);
-	pr_info("irqloop-wire: %u wires on %u lines%s%s\n", pairs, 2 * pairs,
+	pr_info("irqloop-wire: %u wires on %u lines%s%s%s\n", pairs, 2 * pairs,
 		w->parent_irq ? ", edges through threaded parent interrupt " : "",
-		w->parent_irq ? "irqloop-wire-parent" : "");
+		w->parent_irq ? "irqloop-wire-parent" : "",
+		param_can_sleep ? ", lines can sleep (nested threaded interrupts)" : "");
 	return 0;
 }
 
