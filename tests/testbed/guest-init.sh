@@ -61,10 +61,11 @@ while read -r name; do
 		[ $rc = 0 ] && rc=1
 	fi
 	# Put the wire back to its defaults for the next scenario: a scenario that loaded it with
-	# other load-time options (threaded_parent, float_noise_ns, spin_lock) gets it reloaded.
+	# other load-time options (threaded_parent, float_noise_ns, spin_lock, can_sleep) gets it
+	# reloaded.
 	p=/sys/module/irqloop_wire/parameters
 	if [ -d $p ] && { [ "$(cat $p/threaded_parent)" != N ] || [ "$(cat $p/float_noise_ns)" != 0 ] ||
-		[ "$(cat $p/spin_lock)" != N ]; }; then
+		[ "$(cat $p/spin_lock)" != N ] || [ "$(cat $p/can_sleep)" != N ]; }; then
 		rmmod irqloop_responder 2>/dev/null
 		rmmod irqloop_wire || say "cannot unload irqloop-wire after $name"
 	fi
