@@ -72,6 +72,87 @@ double anchor_spread(std::span<const run_stimulus> run, std::span<const handler_
     return mad(diffs);
 }
 
+/**
+ * The walk: each edge to the last stimulus at or before it on the envelope so far, from
+ * @p a.base_ns (the anchor's edge minus its stimulus), over the first @p max_edges edges; fills
+ * @p a.pairs and @p a.trace_only, returns the edges inside the run. The anchor's edge need not
+ * be the fastest: an edge may come earlier than the envelope so far by as much as the anchor's
+ * delay, which its latency @p anchor_latency bounds (its handler entered before its answer);
+ * and an edge may come after its stimulus by as much as that sample's latency.
+ */
+std::size_t walk_edges(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                       std::int64_t interval_ns, std::int64_t tol, std::int64_t anchor_latency,
+                       std::size_t max_edges, trace_alignment& a)
+{
+    anchor_latency = std::max<std::int64_t>(anchor_latency, 0);
+    std::deque<std::int64_t> recent{0};
+    std::ptrdiff_t last = -1;
+    std::size_t inside = 0;
+    for (std::size_t j = 0; j < std::min(max_edges, edges.size()); ++j) {
+        const std::int64_t env = *std::min_element(recent.begin(), recent.end());
+        const std::int64_t at = edges[j].entry_ns - a.base_ns - env; // on the logger's clock
+        if (at < run.front().t_ns - interval_ns || at > run.back().t_ns + 4 * interval_ns) {
+            ++a.trace_only;
+            continue;
+        }
+        ++inside;
+        auto k = last_at_or_before(run, at + tol);
+        const auto too_far = [&](std::ptrdiff_t i) {
+            return at - run[std::size_t(i)].t_ns >
+                   std::max(4 * interval_ns, run[std::size_t(i)].latency_ns + tol);
+        };
+        if (k <= last) {
+            // A late answer's edge took this stimulus: it goes back to the unpaired one before.
+            // Else an edge faster than the envelope so far: the next stimulus, when it is
+            // within the anchor's delay.
+            const std::ptrdiff_t before =
+                a.pairs.size() >= 2 ? std::ptrdiff_t(a.pairs[a.pairs.size() - 2].run_index) : -1;
+            const std::size_t next = std::size_t(last + 1);
+            if (k >= 0 && k == last && k - 1 > before && !too_far(k)) {
+                a.pairs.back().run_index = std::size_t(k - 1);
+            } else if (last >= 0 && next < run.size() &&
+                       run[next].t_ns <=
+                           at + tol + std::max<std::int64_t>(anchor_latency + env, 0)) {
+                k = std::ptrdiff_t(next);
+            } else {
+                ++a.trace_only;
+                continue;
+            }
+        } else if (too_far(k)) {
+            ++a.trace_only;
+            continue;
+        }
+        a.pairs.push_back({std::size_t(k), j});
+        last = k;
+        recent.push_back(edges[j].entry_ns - run[std::size_t(k)].t_ns - a.base_ns);
+        if (recent.size() > 32)
+            recent.pop_front();
+    }
+    return inside;
+}
+
+/**
+ * How far the run's latencies contradict pairs @p a (ns, 0 when they do not): each paired edge's
+ * delay, the anchor's plus its difference, lies between its latency minus its bracket and
+ * handler run (not when @p threaded: the thread answers) and its latency, and is not negative.
+ */
+double pairs_contradiction(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                           const trace_alignment& a, bool threaded)
+{
+    std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
+    for (const auto& p : a.pairs) {
+        const auto& s = run[p.run_index];
+        const auto& e = edges[p.edge_index];
+        if (s.latency_ns < 0)
+            continue;
+        const std::int64_t diff = e.entry_ns - s.t_ns - a.base_ns;
+        hi = std::min(hi, s.latency_ns - diff);
+        if (e.exit_ns && !threaded)
+            lo = std::max(lo, s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - diff);
+    }
+    return hi == std::numeric_limits<std::int64_t>::max() || lo <= hi ? 0.0 : double(lo - hi);
+}
+
 struct open_span final {
     std::int64_t start_ns = 0;
     std::string name;
@@ -99,7 +180,7 @@ std::vector<handler_edge> responder_edges(const trace_text& t, const std::string
 }
 
 trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
-                            std::int64_t interval_ns)
+                            std::int64_t interval_ns, bool threaded)
 {
     using namespace trace_explain_detail;
     const std::string what = "explain: align the trace with the run";
@@ -135,13 +216,28 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
         }
         const std::size_t keep = std::min<std::size_t>(16, rough.size());
         std::partial_sort(rough.begin(), rough.begin() + std::ptrdiff_t(keep), rough.end());
-        anchor_fit f;
+        // Each place walked over the same edges: a place whose pairs the run's latencies
+        // contradict (stimuli back to back: the edge of the stimulus before fits as well) is
+        // left out while another one is consistent.
+        std::vector<std::pair<double, std::size_t>> refined, consistent;
         for (std::size_t c = 0; c < keep; ++c) {
-            const double s = anchor_spread(run, from, rough[c].second, count, tol, diffs);
+            const std::size_t i0 = rough[c].second;
+            const double s = anchor_spread(run, from, i0, count, tol, diffs);
+            refined.emplace_back(s, i0);
+            if (!std::isfinite(s))
+                continue;
+            trace_alignment trial;
+            trial.base_ns = from[0].entry_ns - run[i0].t_ns;
+            (void)walk_edges(run, from, interval_ns, tol, run[i0].latency_ns, count + 1, trial);
+            if (pairs_contradiction(run, from, trial, threaded) <= 2000)
+                consistent.emplace_back(s, i0);
+        }
+        anchor_fit f;
+        for (const auto& [s, i0] : consistent.empty() ? refined : consistent) {
             if (s < f.best) {
                 f.next = f.best;
                 f.best = s;
-                f.run_index = rough[c].second;
+                f.run_index = i0;
             } else if (s < f.next) {
                 f.next = s;
             }
@@ -179,40 +275,8 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
     a.next_spread_ns = std::isfinite(fit.next) ? fit.next : 0;
     a.base_ns = edges[anchor_edge].entry_ns - run[fit.run_index].t_ns;
 
-    // The walk: each edge to the last stimulus at or before it on the envelope so far.
-    std::deque<std::int64_t> recent{0};
-    std::ptrdiff_t last = -1;
-    std::size_t inside = 0;
-    for (std::size_t j = 0; j < edges.size(); ++j) {
-        const std::int64_t env = *std::min_element(recent.begin(), recent.end());
-        const std::int64_t at = edges[j].entry_ns - a.base_ns - env; // on the logger's clock
-        if (at < run.front().t_ns - interval_ns || at > run.back().t_ns + 4 * interval_ns) {
-            ++a.trace_only;
-            continue;
-        }
-        ++inside;
-        const auto k = last_at_or_before(run, at + tol);
-        if (k < 0 || at - run[std::size_t(k)].t_ns > 4 * interval_ns) {
-            ++a.trace_only;
-            continue;
-        }
-        if (k <= last) {
-            // A late answer's edge took this stimulus: it goes back to the unpaired one before.
-            const std::ptrdiff_t before =
-                a.pairs.size() >= 2 ? std::ptrdiff_t(a.pairs[a.pairs.size() - 2].run_index) : -1;
-            if (k == last && k - 1 > before) {
-                a.pairs.back().run_index = std::size_t(k - 1);
-            } else {
-                ++a.trace_only;
-                continue;
-            }
-        }
-        a.pairs.push_back({std::size_t(k), j});
-        last = k;
-        recent.push_back(edges[j].entry_ns - run[std::size_t(k)].t_ns - a.base_ns);
-        if (recent.size() > 32)
-            recent.pop_front();
-    }
+    const std::size_t inside =
+        walk_edges(run, edges, interval_ns, tol, run[fit.run_index].latency_ns, edges.size(), a);
     if (a.pairs.size() * 2 < inside || a.pairs.size() < 8)
         throw error(what,
                     std::to_string(a.pairs.size()) + " of the trace's " + std::to_string(inside) +

@@ -71,17 +71,22 @@ struct trace_alignment final {
  * refused so too). From it, each edge goes to the last stimulus at or before its time on the
  * logger's clock by the envelope so far (the minimum of the last 32 differences, which follows
  * the drift); an edge that lands on an already paired stimulus moves the earlier edge back to
- * the stimulus before when that one is unpaired (a late answer), else it is counted trace-only.
+ * the stimulus before when that one is unpaired (a late answer), else takes the next stimulus
+ * when it is within the anchor's latency (an edge faster than the anchor's), else it is counted
+ * trace-only; an edge further from its stimulus than 4 intervals and its latency is trace-only.
+ * Anchor places whose first pairs the run's latencies contradict (as delay_floor_of() checks,
+ * without the lower bound when @p threaded) are left out while another place is consistent.
  * Then the envelope is fitted: the minimum difference of each window of 16 pairs, a least-
  * squares line through them, lowered to the lowest pair.
  *
  * @param interval_ns the run's stimulus interval (tolerances are fractions of it).
+ * @param threaded the responder's IRQ is threaded (its answer may follow the handler's exit).
  * @throws irqloop::error (exit 2) when the trace has fewer than 8 edges or the run fewer than 8
  *         stimuli; no anchor fits (another run's trace); two anchors fit alike (hint: --jitter);
  *         fewer than half of the edges inside the run pair.
  */
 trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
-                            std::int64_t interval_ns);
+                            std::int64_t interval_ns, bool threaded = false);
 
 /** @brief Something else the responder's CPU did in a sample's window (target clock). */
 struct blocker final {

@@ -148,10 +148,10 @@ explain_outcome execute_explain(const explain_request& r)
     o.trace_events = trace.event_lines;
     o.lost_events = trace.lost_events;
     o.edges = edges.size();
-    o.alignment = analysis::align_trace(stimuli, edges, interval_ns);
+    o.threaded = analysis::threaded_handler(trace, edges.front().irq);
+    o.alignment = analysis::align_trace(stimuli, edges, interval_ns, o.threaded);
     o.first_seq = stimuli[o.alignment.pairs.front().run_index].seq;
     o.last_seq = stimuli[o.alignment.pairs.back().run_index].seq;
-    o.threaded = analysis::threaded_handler(trace, edges.front().irq);
     o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment, o.threaded);
     for (const auto i : index)
         o.samples.push_back(

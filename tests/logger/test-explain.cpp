@@ -558,3 +558,42 @@ TEST_CASE("explain: threaded mode: the IRQ's thread in the trace drops the lower
     CHECK(irqloop::analysis::threaded_handler(woken, 41));
     CHECK(!irqloop::analysis::threaded_handler(woken, 4));
 }
+
+TEST_CASE("explain: alignment: stimuli back to back (latency above the interval), a slow first "
+          "edge and edges 1 ms late pair each edge with its own stimulus",
+          "[explain]")
+{
+    // The shape of the QEMU testbed's explain-irq trace: the wire delays each edge 500 us (plus
+    // 0 to 10 us), each answer comes 20 to 30 us after its handler's entry and the next
+    // stimulus 3 us after the answer (the 100 us interval is shorter than a round trip), the
+    // first edge is 164 us slower than the rest, and one sample in 20 waits 1 ms more behind
+    // another IRQ's handler. The logger starts the second stimulus 5.4 ms late (as the real
+    // run did) and stalls 4 ms after one answer in 37: the gaps that place the anchor. Before,
+    // every edge after the first paired with the stimulus before its own (the walk took the first
+    // edge's delay for the fastest), and the 1 ms ones, further than 4 intervals from their
+    // stimulus, were counted trace-only.
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<std::int64_t> wire(0, 10'000), answer(20'000, 30'000);
+    std::vector<run_stimulus> run;
+    std::vector<handler_edge> edges;
+    std::int64_t t = 1'764'900'000'000'000'000;
+    for (std::size_t i = 0; i < 600; ++i) {
+        const std::int64_t delay =
+            500'000 + wire(rng) + (i == 0 ? 164'000 : 0) + (i % 20 == 7 ? 1'000'000 : 0);
+        const std::int64_t to_answer = answer(rng); // written by the handler, 2 us before its exit
+        run.push_back({i, t, delay + to_answer, 1'000});
+        const std::int64_t entry = 7'000'000'000'000 + (t - run[0].t_ns) + delay;
+        edges.push_back({entry, entry + to_answer + 2'000, 0, 26, "irqloop-sampler-130"});
+        t += delay + to_answer + 3'000 + (i == 0 ? 5'400'000 : 0) + (i % 37 == 5 ? 4'000'000 : 0);
+    }
+    const auto a = align_trace(run, edges, 100'000);
+    CHECK(a.trace_only == 0);
+    CHECK(a.run_only == 0);
+    REQUIRE(a.pairs.size() == run.size());
+    for (const auto& p : a.pairs)
+        REQUIRE(p.run_index == p.edge_index);
+    const auto f = delay_floor_of(run, edges, a);
+    CHECK(!f.crossed);
+    CHECK(f.lo_ns <= 500'000);
+    CHECK(f.hi_ns >= 500'000);
+}
