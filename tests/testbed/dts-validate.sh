@@ -49,7 +49,9 @@ mkdir -p "$out" "$cache"
 base=$(ls -d "$cache"/base-*/ 2>/dev/null | sort -V | tail -n1 || true)
 base=${base%/}
 if [[ -z $base || ! -f $base/ready || ${IRQLOOP_DTS_REFRESH:-0} == 1 ]]; then
-    mirror=$(bash "$src/.ci/debian-mirror" 2>/dev/null) || mirror=http://deb.debian.org/debian
+    # The machine's own Debian mirror, as .ci/setup takes it: no archive host is written here.
+    mirror=$(bash "$src/.ci/debian-mirror" 2>/dev/null) ||
+        skip "no Debian mirror in this machine's apt sources to fetch the boards' base DTBs from (.ci/debian-mirror)"
     key=/usr/share/keyrings/debian-archive-keyring.gpg
     [[ -f $key ]] || skip "no $key to check Debian's archive (apt-get install debian-archive-keyring)"
     a=$cache/apt
