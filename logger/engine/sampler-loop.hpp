@@ -224,7 +224,11 @@ basic_sampler<Clock>::measure_polled(const std::atomic<bool>& stop, int& driven,
     // poll does not see the answer, the answer came after that poll's start: the latest
     // such start is the bracket's lower end. A gap before it cost nothing (the line was
     // read after it and had not changed); it is counted as a logger interruption.
-    const std::uint64_t deadline = t0 + cfg_.timeout_cycles;
+    // The deadline runs from t1, the end of drive(): the edge had left by then, so an answer
+    // missing at t1 + timeout proves a latency of at least the timeout. From t0, a logger
+    // stall inside drive() before the edge left would eat the timeout and pass a real answer
+    // for a lost one (seen: 1 in 12 sim runs beside two CPU hogs).
+    const std::uint64_t deadline = t1 + cfg_.timeout_cycles;
     std::uint64_t start = t1, t = t1, lower = t1, max_gap = 0, last_gap = 0;
     std::uint32_t interruptions = 0;
     int v;
