@@ -541,14 +541,25 @@ void bm_main(uintptr_t dtb, unsigned start_el)
 		bm_stop();
 	}
 	if (!c->drv) {
-		bm_printf("irqloop-bm: error: no GPIO block: %s%s (a node whose compatible a built-in "
-			  "driver takes:",
-			  c->gpio_error ? c->gpio_node : "none found",
-			  c->gpio_error ? c->gpio_error : "");
+		if (c->gpio_error) {
+			bm_printf("irqloop-bm: error: GPIO node %s: %s: stopped\n", c->gpio_node,
+				  c->gpio_error);
+			bm_stop();
+		}
+		bm_printf("irqloop-bm: error: no GPIO node with a built-in driver's compatible (");
 		for (unsigned i = 0; bm_gpio_drivers[i]; ++i)
 			for (unsigned k = 0; bm_gpio_drivers[i]->compatible[k]; ++k)
-				bm_printf(" %s", bm_gpio_drivers[i]->compatible[k]);
-		bm_printf("%s): stopped\n", c->gpio_sel ? "; and the node gpio= names" : "");
+				bm_printf("%s%s", i || k ? " " : "", bm_gpio_drivers[i]->compatible[k]);
+		bm_printf(")");
+		if (c->gpio_sel) {
+			char sel[64];
+			int n = c->gpio_sel_len < 63 ? c->gpio_sel_len : 63;
+			for (int i = 0; i < n; ++i)
+				sel[i] = c->gpio_sel[i];
+			sel[n] = 0;
+			bm_printf(" named by gpio=%s (a node name, full path or driver name)", sel);
+		}
+		bm_printf(": stopped\n");
 		bm_stop();
 	}
 	if (c->have_intid) {

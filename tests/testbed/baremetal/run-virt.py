@@ -11,7 +11,9 @@ low again (QEMU's hw/gpio/gpio_key.c): two edges per press. After each press the
 runner reads the PL061 data register from outside (HMP xp through QMP) until it has seen
 the response line (line 4) go high and then low again, and the console's counters line
 reach the edges sent; at the end it checks the last counters line: edges equal to the
-edges sent, spurious 0, unexpected as the case expects. Counts only, no timing.
+edges sent, spurious 0, unexpected as the case expects. A case whose bootargs are refused
+must print its error line, no start line, and leave the response line low through a press.
+Counts only, no timing.
 
 Exit status: 0 pass, 1 fail, 2 bad usage, 4 skipped (no image: the cross compiler was
 not found; no qemu-system-aarch64), with the reason on stdout.
@@ -41,6 +43,9 @@ CASES = {
     "sgi-gicv2": ("gic-version=2", "sgi=5", 1, 5, "sent 5 SGIs"),
     "sgi-gicv3": ("gic-version=3", "sgi=5", 1, 5, "sent 5 SGIs"),
     "defaults": ("gic-version=3", "nodt=1", 1, 0, "device tree ignored (nodt=1)"),
+    # refused at start: one error line, then a press is not answered
+    "bad-lines": ("gic-version=3", "in=9", 1, 0,
+                  "irqloop-bm: error: pl061: lines in=9 out=4 refused"),
 }
 
 COUNTERS = re.compile(
@@ -130,6 +135,34 @@ def watch_press(qmp, deadline):
     return False
 
 
+def refused(name, con, banner, sock, presses, deadline, proc):
+    """A start refused: its error line, no start line, and presses not answered."""
+    text = console(con)
+    while banner not in text:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise Fail(f"the console does not say '{banner}'")
+        time.sleep(0.02)
+        text = console(con)
+    qmp = Qmp(sock, deadline)
+    for press in range(presses):
+        qmp.cmd("system_powerdown")
+        seen = set()
+        end = time.monotonic() + 0.3  # the press and its release, 100 ms later
+        while time.monotonic() < end:
+            seen.add(qmp.lines())
+            time.sleep(0.002)
+        if any(level_out for _, level_out in seen):
+            raise Fail(f"press {press + 1}: answered after the refusal")
+        if (1, 0) not in seen:
+            raise Fail(f"press {press + 1}: the stimulus line was not seen high")
+    text = console(con)
+    if "irqloop-bm: start " in text or COUNTERS.search(text):
+        raise Fail("the responder started after its refusal")
+    print(f"run-virt: {name}: refused at start, {presses} presses not answered")
+    qmp.cmd("quit")
+    proc.wait(timeout=10)
+
+
 def run_case(name, image, results, timeout):
     machine, bootargs, presses, sgis, banner = CASES[name]
     con = os.path.join(results, f"{name}.console")
@@ -147,6 +180,9 @@ def run_case(name, image, results, timeout):
     start = time.monotonic()
     deadline = start + timeout
     try:
+        if banner.startswith("irqloop-bm: error"):
+            refused(name, con, banner, sock, presses, deadline, proc)
+            return
         try:
             wait_for(con, lambda t: "irqloop-bm: start " in t and banner in t,
                      min(deadline, time.monotonic() + 20), proc)
