@@ -525,8 +525,9 @@ void bm_main(uintptr_t dtb, unsigned start_el)
 			c->uart = 0; /* silent rather than a guess that may fault */
 	}
 	bm_console_init(c->uart);
-	bm_printf("\nirqloop-bm: irqloop bare-metal responder, started at EL%u%s, device tree %s",
-		  start_el, start_el == 2 ? " (dropped to EL1)" : "",
+	bm_printf("\nirqloop-bm: irqloop bare-metal responder at 0x%lx, started at EL%u%s, "
+		  "device tree %s",
+		  (unsigned long)(uintptr_t)_start, start_el, start_el == 2 ? " (dropped to EL1)" : "",
 		  c->have_dt ? (c->nodt ? "ignored (nodt=1)" : "at 0x") : "absent");
 	if (c->have_dt && !c->nodt)
 		bm_printf("%lx", (unsigned long)dtb);

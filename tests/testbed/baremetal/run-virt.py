@@ -46,7 +46,16 @@ CASES = {
     # refused at start: one error line, then a press is not answered
     "bad-lines": ("gic-version=3", "in=9", 1, 0,
                   "irqloop-bm: error: pl061: lines in=9 out=4 refused"),
+    # virt-bus.dts: every reg behind a bus's ranges, the UART by stdout-path through /aliases
+    "dt-bus": ("gic-version=3", "", 2, 0, "node=/bus@8000000/gpio@1030000 base=0x9030000"),
+    # no -kernel: QEMU's generic loader puts the image at an address no Image loader would
+    # choose and passes no device tree: self-relocation and the build's defaults
+    "moved-no-dtb": ("gic-version=2", "", 1, 0,
+                     "at 0x40345000, started at EL1, device tree absent"),
 }
+# Cases that need more than the machine options
+DTS = {"dt-bus": "virt-bus.dts"}
+LOADER_ADDR = {"moved-no-dtb": 0x40345000}
 
 COUNTERS = re.compile(
     r"irqloop-bm: edges=(\d+) spurious=(\d+) unexpected=(\d+) max_ns=(\d+) out=(\d+)")
@@ -171,8 +180,18 @@ def run_case(name, image, results, timeout):
         if os.path.exists(p):
             os.unlink(p)
     cmd = ["qemu-system-aarch64", "-machine", f"virt,{machine},acpi=off", "-cpu", "cortex-a57",
-           "-m", "128", "-nodefaults", "-display", "none", "-no-reboot", "-kernel", image,
+           "-m", "128", "-nodefaults", "-display", "none", "-no-reboot",
            "-serial", f"file:{con}", "-qmp", f"unix:{sock},server=on,wait=off"]
+    if name in LOADER_ADDR:
+        cmd += ["-device", f"loader,file={image},addr={LOADER_ADDR[name]:#x},cpu-num=0"]
+    else:
+        cmd += ["-kernel", image]
+    if name in DTS:
+        dtb = os.path.join(results, f"{name}.dtb")
+        subprocess.run(["dtc", "-I", "dts", "-O", "dtb", "-o", dtb,
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), DTS[name])],
+                       check=True)
+        cmd += ["-dtb", dtb]
     if bootargs:
         cmd += ["-append", bootargs]
     print("run-virt:", " ".join(cmd))
@@ -246,6 +265,10 @@ def main():
         return 4
     if not shutil.which("qemu-system-aarch64"):
         print("SKIPPED: no qemu-system-aarch64 (apt-get install qemu-system-arm)")
+        return 4
+    if a.case in DTS and not shutil.which("dtc"):
+        print("SKIPPED: no dtc to compile the case's device tree (apt-get install "
+              "device-tree-compiler)")
         return 4
     if not os.path.isfile(a.image):
         print(f"run-virt: {a.image} is missing (build the target irqloop-bm)")
