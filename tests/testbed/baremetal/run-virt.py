@@ -131,17 +131,20 @@ def last_counters(text):
     return tuple(int(x) for x in found[-1]) if found else None
 
 
-def watch_press(qmp, deadline):
-    """After a press: the response line seen high, then low with the stimulus low."""
+def watch_press(qmp, limit):
+    """After a press: "answered" once the response line was seen high and then low with
+    the stimulus low; "unseen" when it was never seen high within @limit seconds (not
+    answered, or the observer ran too late to see the 100 ms the press lasts)."""
     seen_high = False
-    while time.monotonic() < deadline:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
         level_in, level_out = qmp.lines()
         if level_out:
             seen_high = True
         elif seen_high and not level_in:
-            return True
+            return "answered"
         time.sleep(0.002)
-    return False
+    return "late" if seen_high else "unseen"
 
 
 def refused(name, con, banner, sock, presses, deadline, proc):
@@ -153,7 +156,9 @@ def refused(name, con, banner, sock, presses, deadline, proc):
         time.sleep(0.02)
         text = console(con)
     qmp = Qmp(sock, deadline)
-    for press in range(presses):
+    press = 0
+    retries = 3
+    while press < presses:
         qmp.cmd("system_powerdown")
         seen = set()
         end = time.monotonic() + 0.3  # the press and its release, 100 ms later
@@ -162,7 +167,11 @@ def refused(name, con, banner, sock, presses, deadline, proc):
             time.sleep(0.002)
         if any(level_out for _, level_out in seen):
             raise Fail(f"press {press + 1}: answered after the refusal")
-        if (1, 0) not in seen:
+        if (1, 0) in seen:
+            press += 1
+        elif retries:
+            retries -= 1  # the observer missed the press: press again
+        else:
             raise Fail(f"press {press + 1}: the stimulus line was not seen high")
     text = console(con)
     if "irqloop-bm: start " in text or COUNTERS.search(text):
@@ -218,12 +227,21 @@ def run_case(name, image, results, timeout):
             if edges or unexpected != sgis or out or level_out:
                 raise Fail("an SGI was answered or not counted as unexpected")
         sent = 0
-        for press in range(presses):
+        press = 0
+        retries = 3  # presses the observer saw none of (a loaded host), pressed again
+        while press < presses:
             qmp.cmd("system_powerdown")
             sent += 2
-            if not watch_press(qmp, deadline):
+            seen = watch_press(qmp, 2.0)
+            if seen == "unseen" and retries:
+                retries -= 1
+                print(f"run-virt: press {press + 1}: the response line was not seen high: "
+                      "pressing again")
+            elif seen != "answered":
                 raise Fail(f"press {press + 1}: the response line was not seen to rise and "
                            "fall (PL061 line 4, read through QMP xp)")
+            else:
+                press += 1
             wait_for(con, lambda t: (last_counters(t) or (0,))[0] >= sent, deadline, proc)
         time.sleep(0.3)  # anything late would show now
         text = console(con)
