@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The Xen dom0less testbed: Debian's arm64 Xen (xen-hypervisor-4.17-arm64) on QEMU
+# virt,virtualization=on, no dom0, one DomU booted from a module with the PL061 GPIO block
+# passed through to it. Each QMP system_powerdown pulses PL061 line 3 (QEMU's gpio-key, the
+# machine having no ACPI): two edges, press and release, that reach the DomU's handler through
+# Xen's vGIC. The DomU's console (Xen's vpl011, printed by Xen as "DOM1: ...") must count them.
+#
+#   run-xen.sh --image IMAGE [--results DIR] [--cache DIR] [--edges N] [--gic 2|3]
+#
+# IMAGE is the bare-metal responder (target-responder/baremetal, an arm64 Image).
+# An empty IMAGE (CMake's when the responder was not built) is SKIPPED. Exit status:
+# 0 when the DomU counted every edge and nothing spurious, 1 when not (or Xen or the DomU did
+# not come up), 2 on bad usage, 4 (SKIPPED, with the reason) when qemu-system-aarch64 or dtc is
+# missing or the Xen package cannot be downloaded. See docs/targets/xen.md.
+set -euo pipefail
+
+die() { echo "irqloop: xen testbed: $*" >&2; exit 2; }
+skip() { echo "SKIPPED: $*"; exit 4; }
+fail() { echo "xen testbed: FAIL: $*"; [[ -f ${console:-} ]] && tail -n 30 "$console"; exit 1; }
+
+image= image_given=0 results= cache= edges=3 gic=3 boot_timeout=300 xen_pkg=xen-hypervisor-4.17-arm64
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --image) image=${2?}; image_given=1; shift ;;
+    --results) results=${2:?}; shift ;;
+    --cache) cache=${2:?}; shift ;;
+    --edges) edges=${2:?}; shift ;;
+    --gic) gic=${2:?}; shift ;;
+    --timeout) boot_timeout=${2:?}; shift ;;
+    -h | --help) sed -n '3,16p' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+    shift
+done
+[[ $image_given == 1 ]] || die "--image is required (the bare-metal responder's Image)"
+# CMake passes an empty image when it did not build the responder (no cross compiler).
+[[ -n $image ]] || skip "the bare-metal responder was not built (apt-get install gcc-aarch64-linux-gnu)"
+[[ -f $image ]] || die "no image '$image' (build the target irqloop-bm first)"
+[[ $edges =~ ^[1-9][0-9]*$ ]] || die "--edges '$edges': a count of powerdowns from 1 is expected"
+[[ $gic == 2 || $gic == 3 ]] || die "--gic '$gic': 2 or 3 is expected"
+results=${results:-$PWD/xen-results}
+cache=${cache:-$PWD/xen-cache}
+
+command -v qemu-system-aarch64 >/dev/null ||
+    skip "no qemu-system-aarch64 (apt-get install qemu-system-arm)"
+command -v dtc >/dev/null || skip "no dtc (apt-get install device-tree-compiler)"
+command -v python3 >/dev/null || skip "no python3 (the QMP client)"
+
+# Xen, fetched once into the cache (never installed: the package is arm64, the host need not be).
+mkdir -p "$cache" "$results"
+xen=$cache/xen-4.17-arm64
+if [[ ! -s $xen ]]; then
+    rm -rf "$cache/dl" && mkdir -p "$cache/dl"
+    (cd "$cache/dl" && apt-get download -qq "$xen_pkg:arm64" >/dev/null 2>&1) || {
+        apt-get update -qq >/dev/null 2>&1 || true
+        (cd "$cache/dl" && apt-get download -qq "$xen_pkg:arm64" >/dev/null 2>&1)
+    } || skip "cannot download $xen_pkg:arm64 (apt needs the arm64 architecture:" \
+        "dpkg --add-architecture arm64 && apt-get update)"
+    dpkg-deb -x "$cache/dl"/"$xen_pkg"_*.deb "$cache/dl/root"
+    cp "$cache/dl/root/boot/xen-4.17-arm64" "$xen.tmp" && mv "$xen.tmp" "$xen"
+    rm -rf "$cache/dl"
+fi
+
+work=$results/work
+rm -rf "$work" && mkdir -p "$work"
+console=$results/console.log
+: >"$console"
+
+# The machine: the DTB is dumped by QEMU with exactly these options (memory, CPUs, GIC), then
+# given back with -dtb, so that it describes the machine that boots.
+machine=(qemu-system-aarch64 -machine "virt,virtualization=on,gic-version=$gic,acpi=off"
+    -cpu cortex-a57 -m 1024 -smp 1 -display none -nodefaults)
+"${machine[@]}" -machine dumpdtb="$work/virt.dtb" >/dev/null 2>&1 ||
+    fail "qemu-system-aarch64 could not dump the machine's device tree"
+
+# Modules in RAM above the DTB QEMU places at 128 MiB into RAM, clear of Xen (which moves
+# itself to the top of RAM) and of the DomU's memory (allocated by Xen from its heap).
+kernel_addr=0x50000000 partial_addr=0x51000000
+
+# The DomU's partial device tree: the PL061 at the same guest address as the host's, its SPI 7
+# (INTID 39, level) routed by Xen, no IOMMU on virt for it. 65000 is Xen's phandle for the
+# DomU's GIC (GUEST_PHANDLE_GIC).
+cat >"$work/partial.dts" <<'EOF'
+/dts-v1/;
+/ {
+	#address-cells = <2>;
+	#size-cells = <2>;
+	passthrough {
+		compatible = "simple-bus";
+		ranges;
+		#address-cells = <2>;
+		#size-cells = <2>;
+		pl061@9030000 {
+			compatible = "arm,pl061", "arm,primecell";
+			reg = <0x0 0x9030000 0x0 0x1000>;
+			interrupts = <0 7 4>;
+			interrupt-parent = <65000>;
+			gpio-controller;
+			#gpio-cells = <2>;
+			xen,reg = <0x0 0x9030000 0x0 0x1000 0x0 0x9030000>;
+			xen,path = "/pl061@9030000";
+			xen,force-assign-without-iommu;
+		};
+	};
+};
+EOF
+dtc -q -I dts -O dtb -o "$work/partial.dtb" "$work/partial.dts" ||
+    fail "dtc refused the DomU's partial device tree"
+
+# The host tree: QEMU's own, with Xen's command line and the DomU under /chosen, and the PL061
+# marked for passthrough (so that no dom0 would get it).
+dtc -q -I dtb -O dts -o "$work/host.dts" "$work/virt.dtb" || fail "dtc could not read QEMU's DTB"
+cat >>"$work/host.dts" <<EOF
+/ {
+	chosen {
+		#address-cells = <2>;
+		#size-cells = <2>;
+		xen,xen-bootargs = "console=dtuart dtuart=/pl011@9000000";
+		domU1 {
+			compatible = "xen,domain";
+			#address-cells = <2>;
+			#size-cells = <2>;
+			memory = <0 65536>;
+			cpus = <1>;
+			vpl011;
+			module@${kernel_addr#0x} {
+				compatible = "multiboot,kernel", "multiboot,module";
+				reg = <0 $kernel_addr 0 $(stat -c %s "$image")>;
+			};
+			module@${partial_addr#0x} {
+				compatible = "multiboot,device-tree", "multiboot,module";
+				reg = <0 $partial_addr 0 $(stat -c %s "$work/partial.dtb")>;
+			};
+		};
+	};
+	pl061@9030000 {
+		xen,passthrough;
+	};
+};
+EOF
+# Compiled compact: QEMU's dump is padded to 1 MiB, and -dtb loads a file with room to grow
+# ((size + 10000) * 2, over 2 MiB), more than the 2 MiB Xen maps for its device tree. Xen then
+# stops before its console is up: the silent boot of the first attempt.
+dtc -q -I dts -O dtb -o "$work/host.dtb" "$work/host.dts" || fail "dtc refused the host tree"
+
+qmp=$work/qmp.sock
+start=$(date +%s)
+"${machine[@]}" -kernel "$xen" -dtb "$work/host.dtb" \
+    -device "loader,file=$image,addr=$kernel_addr,force-raw=on" \
+    -device "loader,file=$work/partial.dtb,addr=$partial_addr,force-raw=on" \
+    -serial "file:$console" -monitor none -qmp "unix:$qmp,server=on,wait=off" \
+    >"$results/qemu.log" 2>&1 &
+qemu_pid=$!
+stop_qemu() { kill "$qemu_pid" 2>/dev/null || true; wait "$qemu_pid" 2>/dev/null || true; }
+trap stop_qemu EXIT
+
+# wait_for REGEX SECONDS: until the console has a line matching REGEX.
+wait_for()
+{
+    local deadline=$((SECONDS + $2))
+    while ! grep -Eq "$1" "$console"; do
+        kill -0 "$qemu_pid" 2>/dev/null || fail "QEMU ended (see $results/qemu.log)"
+        ((SECONDS < deadline)) || return 1
+        sleep 1
+    done
+}
+
+qmp_powerdown()
+{
+    python3 - "$qmp" <<'EOF'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+json.loads(f.readline())  # greeting
+for cmd in ("qmp_capabilities", "system_powerdown"):
+    f.write(json.dumps({"execute": cmd}) + "\n")
+    f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "return" in r:
+            break
+        if "error" in r:
+            sys.exit("QMP %s: %s" % (cmd, r["error"]))
+EOF
+}
+
+wait_for '^\(XEN\) Xen version' 60 || fail "no Xen banner within 60 s"
+wait_for 'DOM1: irqloop-bm: start ' "$boot_timeout" ||
+    fail "the DomU's responder did not start within $boot_timeout s"
+echo "xen testbed: Xen and the DomU up in $(($(date +%s) - start)) s (GICv$gic)"
+grep -q 'DOM1: irqloop-bm: error' "$console" && fail "the DomU's responder reported an error"
+
+# last_counts: the DomU's last counters line, from "edges=" on.
+last_counts() { grep -o 'DOM1: irqloop-bm: edges=.*' "$console" | tail -n 1 | sed 's/^DOM1: irqloop-bm: //'; }
+for ((i = 1; i <= edges; i++)); do
+    qmp_powerdown || fail "QMP system_powerdown $i failed"
+    want="edges=$((2 * i)) spurious=0 unexpected=0 "
+    wait_for "DOM1: irqloop-bm: edges=$((2 * i)) " 60 ||
+        fail "after powerdown $i (press and release) the DomU did not count $((2 * i)) edges"
+    # The release comes 100 ms after the press; a second on, nothing more may have been counted.
+    sleep 1
+    [[ "$(last_counts)" == "$want"* ]] ||
+        fail "after powerdown $i the DomU's counters are '$(last_counts)', not '$want...'"
+done
+echo "xen testbed: $edges powerdowns, $((2 * edges)) edges counted by the DomU, none spurious"
+grep 'DOM1: ' "$console" | tail -n 3
+echo "xen testbed: PASS in $(($(date +%s) - start)) s"
