@@ -9,24 +9,30 @@
 #
 #   run-xen.sh --image IMAGE [--results DIR] [--cache DIR] [--edges N] [--gic 2|3]
 #              [--xen-args 'OPTIONS'] [--domu-args 'BOOTARGS']
+#   run-xen.sh --linux [options as above]
 #
-# IMAGE is the bare-metal responder (target-responder/baremetal, an arm64 Image).
+# IMAGE is the bare-metal responder (target-responder/baremetal, an arm64 Image). With --linux
+# the DomU is Debian's arm64 kernel (linux-image-arm64) with a busybox initramfs and the kernel
+# responder (target-responder/kmod) cross-built against that kernel's headers, bound to a
+# device-tree node in the partial tree; its counters are read from sysfs and printed.
 # --xen-args adds options to Xen's command line (vwfi=native, sched=credit, ...), --domu-args
 # sets the DomU kernel's bootargs (the responder's: poll=1, in=, out=, ...).
 # An empty IMAGE (CMake's when the responder was not built) is SKIPPED. Exit status:
 # 0 when the DomU counted every edge and nothing spurious, 1 when not (or Xen or the DomU did
 # not come up), 2 on bad usage, 4 (SKIPPED, with the reason) when qemu-system-aarch64 or dtc is
-# missing or the Xen package cannot be downloaded. See docs/targets/xen.md.
+# missing or the Xen package cannot be downloaded (--linux: also without aarch64-linux-gnu-gcc-12,
+# make, cpio, or the kernel packages). See docs/targets/xen.md.
 set -euo pipefail
 
 die() { echo "irqloop: xen testbed: $*" >&2; exit 2; }
 skip() { echo "SKIPPED: $*"; exit 4; }
 fail() { echo "xen testbed: FAIL: $*"; [[ -f ${console:-} ]] && tail -n 30 "$console"; exit 1; }
 
-image='' image_given=0 results='' cache='' edges=3 gic=3 boot_timeout=300 xen_args='' domu_args='' xen_pkg=xen-hypervisor-4.17-arm64
+image='' image_given=0 linux=0 results='' cache='' edges=3 gic=3 boot_timeout=300 xen_args='' domu_args='' xen_pkg=xen-hypervisor-4.17-arm64
 while [[ $# -gt 0 ]]; do
     case $1 in
     --image) image=${2?}; image_given=1; shift ;;
+    --linux) linux=1; shift; continue ;;
     --results) results=${2:?}; shift ;;
     --cache) cache=${2:?}; shift ;;
     --edges) edges=${2:?}; shift ;;
@@ -34,15 +40,19 @@ while [[ $# -gt 0 ]]; do
     --timeout) boot_timeout=${2:?}; shift ;;
     --xen-args) xen_args=${2?}; shift ;;
     --domu-args) domu_args=${2?}; shift ;;
-    -h | --help) sed -n '3,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '3,25p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
     shift
 done
-[[ $image_given == 1 ]] || die "--image is required (the bare-metal responder's Image)"
-# CMake passes an empty image when it did not build the responder (no cross compiler).
-[[ -n $image ]] || skip "the bare-metal responder was not built (apt-get install gcc-aarch64-linux-gnu)"
-[[ -f $image ]] || die "no image '$image' (build the target irqloop-bm first)"
+if [[ $linux == 1 ]]; then
+    [[ $image_given == 0 ]] || die "--linux boots Debian's kernel: no --image"
+else
+    [[ $image_given == 1 ]] || die "--image (the bare-metal responder's Image) or --linux is required"
+    # CMake passes an empty image when it did not build the responder (no cross compiler).
+    [[ -n $image ]] || skip "the bare-metal responder was not built (apt-get install gcc-aarch64-linux-gnu)"
+    [[ -f $image ]] || die "no image '$image' (build the target irqloop-bm first)"
+fi
 [[ $edges =~ ^[1-9][0-9]*$ ]] || die "--edges '$edges': a count of powerdowns from 1 is expected"
 [[ $xen_args$domu_args != *[\"\\]* ]] || die "--xen-args and --domu-args take no quote or backslash"
 [[ $gic == 2 || $gic == 3 ]] || die "--gic '$gic': 2 or 3 is expected"
@@ -56,16 +66,25 @@ command -v qemu-system-aarch64 >/dev/null ||
 command -v dtc >/dev/null || skip "no dtc (apt-get install device-tree-compiler)"
 command -v python3 >/dev/null || skip "no python3 (the QMP client)"
 
+# download DIR PKG...: apt-get download into DIR, refreshing the apt lists once on a failure.
+download()
+{
+    local dir=$1
+    shift
+    (cd "$dir" && apt-get download -qq "$@" >/dev/null 2>&1) || {
+        apt-get update -qq >/dev/null 2>&1 || true
+        (cd "$dir" && apt-get download -qq "$@" >/dev/null 2>&1)
+    }
+}
+
 # Xen, fetched once into the cache (never installed: the package is arm64, the host need not be).
 mkdir -p "$cache" "$results"
 xen=$cache/xen-4.17-arm64
 if [[ ! -s $xen ]]; then
     rm -rf "$cache/dl" && mkdir -p "$cache/dl"
-    (cd "$cache/dl" && apt-get download -qq "$xen_pkg:arm64" >/dev/null 2>&1) || {
-        apt-get update -qq >/dev/null 2>&1 || true
-        (cd "$cache/dl" && apt-get download -qq "$xen_pkg:arm64" >/dev/null 2>&1)
-    } || skip "cannot download $xen_pkg:arm64 (apt needs the arm64 architecture:" \
-        "dpkg --add-architecture arm64 && apt-get update)"
+    download "$cache/dl" "$xen_pkg:arm64" ||
+        skip "cannot download $xen_pkg:arm64 (apt needs the arm64 architecture:" \
+            "dpkg --add-architecture arm64 && apt-get update)"
     dpkg-deb -x "$cache/dl"/"$xen_pkg"_*.deb "$cache/dl/root"
     cp "$cache/dl/root/boot/xen-4.17-arm64" "$xen.tmp" && mv "$xen.tmp" "$xen"
     rm -rf "$cache/dl"
@@ -83,14 +102,109 @@ machine=(qemu-system-aarch64 -machine "virt,virtualization=on,gic-version=$gic,a
 "${machine[@]}" -machine dumpdtb="$work/virt.dtb" >/dev/null 2>&1 ||
     fail "qemu-system-aarch64 could not dump the machine's device tree"
 
-# Modules in RAM above the DTB QEMU places at 128 MiB into RAM, clear of Xen (which moves
-# itself to the top of RAM) and of the DomU's memory (allocated by Xen from its heap).
-kernel_addr=0x50000000 partial_addr=0x51000000
+# The DomU's payload: the boot modules (Xen's compatible, file, bootargs) and its memory.
+mod_kind=() mod_file=() mod_args=()
+if [[ $linux == 1 ]]; then
+    for t in make cpio gzip aarch64-linux-gnu-gcc-12; do
+        command -v "$t" >/dev/null || skip "no $t (the Linux DomU's kernel module and initramfs)"
+    done
+    # Debian's arm64 kernel of the archive apt sees, its headers and busybox, fetched once.
+    abi=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+        sed -n 's/^ *Depends: linux-image-\(.*-arm64\)\(:arm64\)\{0,1\}$/\1/p' | head -n 1)
+    [[ -n $abi ]] || skip "apt knows no linux-image-arm64:arm64 (dpkg --add-architecture arm64)"
+    kver=$(apt-cache show "linux-image-$abi:arm64" 2>/dev/null | sed -n 's/^Version: //p' |
+        sort -V | tail -n 1)
+    kroot=$cache/linux-$abi-$kver
+    if [[ ! -f $kroot/ready ]]; then
+        rm -rf "$kroot" && mkdir -p "$kroot/dl"
+        kbuild=$(apt-cache show "linux-headers-$abi:arm64=$kver" 2>/dev/null |
+            sed -n 's/^Depends: .*\(linux-kbuild-[0-9.]*\) .*/\1/p' | head -n 1)
+        [[ -n $kbuild ]] || skip "cannot read linux-headers-$abi's kbuild package"
+        download "$kroot/dl" "linux-image-$abi:arm64=$kver" "linux-headers-$abi:arm64=$kver" \
+            "linux-headers-${abi%-arm64}-common=$kver" "$kbuild=$kver" busybox-static:arm64 ||
+            skip "cannot download Debian's arm64 kernel $abi ($kver), its headers or busybox-static:arm64"
+        dpkg-deb --fsys-tarfile "$kroot"/dl/linux-image-*.deb |
+            tar -x -C "$kroot" "./boot/vmlinuz-$abi"
+        for d in "$kroot"/dl/linux-headers-*.deb "$kroot"/dl/linux-kbuild-*.deb \
+            "$kroot"/dl/busybox-static_*.deb; do
+            dpkg-deb -x "$d" "$kroot"
+        done
+        rm -rf "$kroot/dl"
+        # The headers' Makefile points at /usr/src by absolute path: point it at the cache.
+        sed -i "s|/usr/src/|$kroot/usr/src/|g" "$kroot/usr/src/linux-headers-$abi/Makefile"
+        touch "$kroot/ready"
+    fi
+    # The kernel responder, cross-built against those headers (no parport on this machine).
+    src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+    cp -r "$src_root/target-responder/kmod" "$work/kmod"
+    make -C "$kroot/usr/src/linux-headers-$abi" M="$work/kmod" ARCH=arm64 \
+        CROSS_COMPILE=aarch64-linux-gnu- IRQLOOP_COMPAT_DIR="$src_root/target-responder/kmod" \
+        IRQLOOP_PARPORT=n modules >"$work/kbuild.log" 2>&1 ||
+        fail "the kernel responder did not build against $abi (see $work/kbuild.log)"
+    # The initramfs: busybox, the module, and an init that loads it and prints its counters
+    # (sysfs) whenever they change.
+    r=$work/initramfs
+    mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev"
+    cp "$kroot/bin/busybox" "$r/bin/"
+    cp "$work/kmod/irqloop_responder.ko" "$r/"
+    cat >"$r/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo "irqloop-domu: $(cut -d' ' -f1-3 /proc/version), gpiochip $(cat /sys/class/gpio/gpiochip*/label)"
+insmod /irqloop_responder.ko || echo "irqloop-domu: error: insmod failed"
+d=$(dirname "$(find /sys/devices -name handled | head -n 1)")
+[ -f "$d/mode" ] || echo "irqloop-domu: error: no responder bound"
+echo "irqloop-domu: responder $d: $(cat "$d/mode"), $(cat "$d/context")"
+echo "irqloop-domu: ready"
+n=
+while true; do
+    c="handled=$(cat "$d/handled") spurious=$(cat "$d/spurious") "
+    [ "$c" = "$n" ] || echo "irqloop-domu: $c"
+    n=$c
+    sleep 0.2
+done
+EOF
+    chmod 0755 "$r/init"
+    (cd "$r" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.gz"
+    mod_kind+=(kernel ramdisk)
+    mod_file+=("$kroot/boot/vmlinuz-$abi" "$work/initramfs.gz")
+    mod_args+=("console=ttyAMA0 rdinit=/init${domu_args:+ $domu_args}" "")
+    memory_kib=262144
+    started='DOM1: irqloop-domu: ready'
+    counters='irqloop-domu: handled='
+else
+    mod_kind+=(kernel)
+    mod_file+=("$image")
+    mod_args+=("$domu_args")
+    memory_kib=65536
+    started='DOM1: irqloop-bm: start '
+    counters='irqloop-bm: edges='
+fi
 
 # The DomU's partial device tree: the PL061 at the same guest address as the host's, its SPI 7
 # (INTID 39, level) routed by Xen, no IOMMU on virt for it. 65000 is Xen's phandle for the
-# DomU's GIC (GUEST_PHANDLE_GIC).
-cat >"$work/partial.dts" <<'EOF'
+# DomU's GIC (GUEST_PHANDLE_GIC). Linux's AMBA bus wants the PL061's apb_pclk (a fixed clock
+# here) and the kernel responder a node naming lines 3 (in) and 4 (out).
+linux_clock='' linux_nodes=''
+if [[ $linux == 1 ]]; then
+    linux_clock='clocks = <&apb_pclk>;
+			clock-names = "apb_pclk";
+			interrupt-controller;
+			#interrupt-cells = <2>;'
+    linux_nodes='apb_pclk: clock-24000000 {
+			compatible = "fixed-clock";
+			#clock-cells = <0>;
+			clock-frequency = <24000000>;
+		};
+		responder {
+			compatible = "irqloop,responder";
+			in-gpios = <&gpio0 3 0>;
+			out-gpios = <&gpio0 4 0>;
+		};'
+fi
+cat >"$work/partial.dts" <<EOF
 /dts-v1/;
 / {
 	#address-cells = <2>;
@@ -100,22 +214,44 @@ cat >"$work/partial.dts" <<'EOF'
 		ranges;
 		#address-cells = <2>;
 		#size-cells = <2>;
-		pl061@9030000 {
+		gpio0: pl061@9030000 {
 			compatible = "arm,pl061", "arm,primecell";
 			reg = <0x0 0x9030000 0x0 0x1000>;
 			interrupts = <0 7 4>;
 			interrupt-parent = <65000>;
 			gpio-controller;
 			#gpio-cells = <2>;
+			$linux_clock
 			xen,reg = <0x0 0x9030000 0x0 0x1000 0x0 0x9030000>;
 			xen,path = "/pl061@9030000";
 			xen,force-assign-without-iommu;
 		};
+		$linux_nodes
 	};
 };
 EOF
 dtc -q -I dts -O dtb -o "$work/partial.dtb" "$work/partial.dts" ||
     fail "dtc refused the DomU's partial device tree"
+mod_kind+=(device-tree)
+mod_file+=("$work/partial.dtb")
+mod_args+=("")
+
+# The modules in RAM from 0x50000000 on, 2 MiB apart: above the DTB QEMU places 128 MiB into
+# RAM, below Xen (which moves itself to the top of RAM); the DomU's memory comes from Xen's heap.
+loaders=() module_nodes=''
+addr=$((0x50000000))
+for i in "${!mod_file[@]}"; do
+    size=$(stat -c %s "${mod_file[i]}")
+    hex=$(printf '%x' "$addr")
+    loaders+=(-device "loader,file=${mod_file[i]},addr=0x$hex,force-raw=on")
+    module_nodes+="
+			module@$hex {
+				compatible = \"multiboot,${mod_kind[i]}\", \"multiboot,module\";
+				reg = <0 0x$hex 0 $size>;${mod_args[i]:+
+				bootargs = \"${mod_args[i]}\";}
+			};"
+    addr=$(((addr + size + 0x1fffff) & ~0x1fffff))
+done
 
 # The host tree: QEMU's own, with Xen's command line and the DomU under /chosen, and the PL061
 # marked for passthrough (so that no dom0 would get it).
@@ -130,18 +266,9 @@ cat >>"$work/host.dts" <<EOF
 			compatible = "xen,domain";
 			#address-cells = <2>;
 			#size-cells = <2>;
-			memory = <0 65536>;
+			memory = <0 $memory_kib>;
 			cpus = <1>;
-			vpl011;
-			module@${kernel_addr#0x} {
-				compatible = "multiboot,kernel", "multiboot,module";
-				bootargs = "$domu_args";
-				reg = <0 $kernel_addr 0 $(stat -c %s "$image")>;
-			};
-			module@${partial_addr#0x} {
-				compatible = "multiboot,device-tree", "multiboot,module";
-				reg = <0 $partial_addr 0 $(stat -c %s "$work/partial.dtb")>;
-			};
+			vpl011;$module_nodes
 		};
 	};
 	pl061@9030000 {
@@ -159,8 +286,7 @@ sock_dir=$(mktemp -d /tmp/irqloop-xen.XXXXXX)
 qmp=$sock_dir/qmp
 start=$(date +%s)
 "${machine[@]}" -kernel "$xen" -dtb "$work/host.dtb" \
-    -device "loader,file=$image,addr=$kernel_addr,force-raw=on" \
-    -device "loader,file=$work/partial.dtb,addr=$partial_addr,force-raw=on" \
+    "${loaders[@]}" \
     -serial "file:$console" -monitor none -qmp "unix:$qmp,server=on,wait=off" \
     >"$results/qemu.log" 2>&1 &
 qemu_pid=$!
@@ -204,7 +330,7 @@ EOF
 }
 
 wait_for '^\(XEN\) Xen version' 60 || fail "no Xen banner within 60 s"
-wait_for 'DOM1: irqloop-bm: start ' "$boot_timeout" ||
+wait_for "$started" "$boot_timeout" ||
     fail "the DomU's responder did not start within $boot_timeout s"
 # A scheduler this Xen was built without falls back to its default: refused, so that a run
 # said to be sched=null does not measure credit2 (Debian's build has credit and credit2 only).
@@ -212,14 +338,18 @@ if grep -q 'Could not find scheduler' "$console"; then
     fail "Xen has no such scheduler: $(grep -o 'Could not find scheduler.*' "$console" | head -n 1)"
 fi
 echo "xen testbed: Xen and the DomU up in $(($(date +%s) - start)) s (GICv$gic)"
-grep -q 'DOM1: irqloop-bm: error' "$console" && fail "the DomU's responder reported an error"
+grep -Eq 'DOM1: irqloop-(bm|domu): error' "$console" && fail "the DomU's responder reported an error"
 
-# last_counts: the DomU's last counters line, from "edges=" on.
-last_counts() { grep -o 'DOM1: irqloop-bm: edges=.*' "$console" | tail -n 1 | sed 's/^DOM1: irqloop-bm: //'; }
+# last_counts: the DomU's last counters line, from the first count on.
+last_counts() { grep -o "DOM1: $counters.*" "$console" | tail -n 1 | sed "s/^DOM1: ${counters%%:*}: //"; }
 for ((i = 1; i <= edges; i++)); do
     qmp_powerdown || fail "QMP system_powerdown $i failed"
-    want="edges=$((2 * i)) spurious=0 unexpected=0 "
-    wait_for "DOM1: irqloop-bm: edges=$((2 * i)) " 60 ||
+    if [[ $linux == 1 ]]; then
+        want="handled=$((2 * i)) spurious=0 "
+    else
+        want="edges=$((2 * i)) spurious=0 unexpected=0 "
+    fi
+    wait_for "DOM1: ${counters}$((2 * i)) " 60 ||
         fail "after powerdown $i (press and release) the DomU did not count $((2 * i)) edges"
     # The release comes 100 ms after the press; a second on, nothing more may have been counted.
     sleep 1
