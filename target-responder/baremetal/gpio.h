@@ -26,7 +26,11 @@
  *    only the one line's bit.
  *  - A driver with several banks is given its bank's base and the line
  *    number within that bank; lines on two different banks are refused by
- *    setup() (return BM_GPIO_EINVAL).
+ *    setup() (return BM_GPIO_EINVAL). Where a block holds several banks
+ *    behind one base (BCM2711, ZynqMP), the lines are numbered as the block's
+ *    device-tree node numbers them (0..lines-1) and the driver finds the bank.
+ *  - The masks of pending() and ack() hold line L at bit L % 32 (bm_gpio_bit):
+ *    a bank has at most 32 lines, so the bits of one bank never collide.
  *  - All register access goes through mmio.h, so a host build runs the same
  *    code against a simulator.
  */
@@ -51,13 +55,19 @@ struct bm_gpio {
 struct bm_gpio_driver {
 	const char *name;                /* "pl061", "bcm2711", "rcar-gen3", "zynqmp" */
 	const char *const *compatible;   /* device-tree compatibles, NULL-terminated */
-	unsigned lines;                  /* lines per bank */
+	unsigned lines;                  /* line numbers run 0..lines-1 */
 	int (*setup)(const struct bm_gpio *g);
 	uint32_t (*pending)(const struct bm_gpio *g);
 	void (*set_out)(const struct bm_gpio *g, int level);
 	int (*get_in)(const struct bm_gpio *g);
 	void (*ack)(const struct bm_gpio *g, uint32_t mask);
 };
+
+/* Line @line's bit in the masks of pending() and ack(). */
+static inline uint32_t bm_gpio_bit(unsigned line)
+{
+	return (uint32_t)1 << (line % 32);
+}
 
 /* Every driver built in, NULL-terminated (gpio-drivers.c). */
 extern const struct bm_gpio_driver *const bm_gpio_drivers[];
