@@ -2,10 +2,19 @@
 /* The list of GPIO drivers built into the bare-metal responder (gpio.h). */
 #include "gpio.h"
 
+extern const struct bm_gpio_driver bm_gpio_bcm2711;
 extern const struct bm_gpio_driver bm_gpio_pl061;
+extern const struct bm_gpio_driver bm_gpio_rcar_gen3;
+extern const struct bm_gpio_driver bm_gpio_rcar_gen4;
+extern const struct bm_gpio_driver bm_gpio_zynqmp;
 
+/* Alphabetical; each name and compatible appears once. */
 const struct bm_gpio_driver *const bm_gpio_drivers[] = {
+	&bm_gpio_bcm2711,
 	&bm_gpio_pl061,
+	&bm_gpio_rcar_gen3,
+	&bm_gpio_rcar_gen4,
+	&bm_gpio_zynqmp,
 	0,
 };
 
