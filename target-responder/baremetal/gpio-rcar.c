@@ -14,7 +14,10 @@
  * Gen4 (and V3U, its first member) adds INEN: a line's input buffer is off
  * until its bit is set, and an input or interrupt line whose bit is clear
  * reads 0 and never interrupts. Gen3 has no INEN (0x50 is not a register
- * there), hence two driver entries sharing all but setup().
+ * there; its INDT reads outputs too), hence two driver entries sharing all
+ * but setup(). Both lines get their buffer on: the stimulus to interrupt, the
+ * response so that get_in() on it reads the answer back, as the core does for
+ * its counters line.
  *
  * OUTDT has no set or clear register, so set_out() is one read and one write
  * of OUTDT (the other lines' bits written back as read): the handler runs
@@ -55,8 +58,8 @@ static int rcar_setup_lines(const struct bm_gpio *g, int has_inen)
 	bm_write32(g->base + RCAR_INTMSK, ~ob);
 	rcar_modify(g, RCAR_OUTDT, ob, 0);
 	rcar_modify(g, RCAR_POSNEG, ob, 0);
-	if (has_inen)
-		rcar_modify(g, RCAR_INEN, ob, 0);
+	if (has_inen) /* on, unlike Linux: the core reads the answer back (get_in) */
+		rcar_modify(g, RCAR_INEN, 0, ob);
 	rcar_modify(g, RCAR_IOINTSEL, ob, 0);
 	rcar_modify(g, RCAR_INOUTSEL, 0, ob);
 	rcar_modify(g, RCAR_OUTDTSEL, ob, 0);

@@ -236,6 +236,26 @@ TEST_CASE("baremetal gpio: set_out moves the output line and only it", "[baremet
     CHECK(sim->stray_writes() == 0);
 }
 
+TEST_CASE("baremetal gpio: get_in on the output line reads the answer back", "[baremetal-gpio]")
+{
+    // The core prints the response line's level with its counters: get_in() of a copy whose
+    // in_line is the output line (target-responder/baremetal/main.c, bm_print_counts).
+    const auto cases = bm_cases();
+    const auto& c = cases[GENERATE_COPY(Catch::Generators::range(std::size_t{0}, cases.size()))];
+    CAPTURE(c.label);
+    auto sim = c.make();
+    const auto g = bm_lines(c, *sim, c.in, c.out);
+    install_sim on(*sim);
+    REQUIRE(c.drv->setup(&g) == 0);
+    bm_gpio probe = g;
+    probe.in_line = g.out_line;
+    for (bool level : {true, false, true}) {
+        c.drv->set_out(&g, level);
+        CHECK(c.drv->get_in(&probe) == int(level));
+    }
+    CHECK(sim->stray_reads() == 0);
+}
+
 TEST_CASE("baremetal gpio: ack clears exactly the lines it is given", "[baremetal-gpio]")
 {
     const auto cases = bm_cases();
