@@ -5,7 +5,9 @@
 # virt,virtualization=on, no dom0, one DomU booted from a module with the PL061 GPIO block
 # passed through to it. Each QMP system_powerdown pulses PL061 line 3 (QEMU's gpio-key, the
 # machine having no ACPI): two edges, press and release, that reach the DomU's handler through
-# Xen's vGIC. The DomU's console (Xen's vpl011, printed by Xen as "DOM1: ...") must count them.
+# Xen's vGIC. The DomU's console (Xen's vpl011, printed by Xen as "DOM1: ...") must count them,
+# and the response line, PL061 line 4, read from outside through QMP must rise and fall with
+# each press (a responder told another out= line fails).
 #
 #   run-xen.sh --image IMAGE [--results DIR] [--cache DIR] [--edges N] [--gic 2|3]
 #              [--xen-args 'OPTIONS'] [--domu-args 'BOOTARGS']
@@ -309,23 +311,42 @@ wait_for()
     done
 }
 
-qmp_powerdown()
+# qmp_press: one QMP system_powerdown, then the response line (PL061 line 4) read from outside
+# the guest (HMP xp of the bank's GPIODATA, all lines) every few milliseconds for 2 s: prints
+# "high=1" when it was seen high, and "end=L" its level at the end.
+qmp_press()
 {
     python3 - "$qmp" <<'EOF'
-import json, socket, sys
+import json, socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 f = s.makefile("rw")
 json.loads(f.readline())  # greeting
-for cmd in ("qmp_capabilities", "system_powerdown"):
-    f.write(json.dumps({"execute": cmd}) + "\n")
+
+
+def run(cmd, **args):
+    f.write(json.dumps({"execute": cmd, "arguments": args} if args else {"execute": cmd}) + "\n")
     f.flush()
     while True:
         r = json.loads(f.readline())
         if "return" in r:
-            break
+            return r["return"]
         if "error" in r:
             sys.exit("QMP %s: %s" % (cmd, r["error"]))
+
+
+def out_level():
+    text = run("human-monitor-command", **{"command-line": "xp /1wx 0x090303fc"})
+    return (int(text.split(":")[1].split()[0], 16) >> 4) & 1
+
+
+run("qmp_capabilities")
+run("system_powerdown")
+high, deadline = 0, time.monotonic() + 2
+while time.monotonic() < deadline:
+    high |= out_level()
+    time.sleep(0.005)
+print("high=%d end=%d" % (high, out_level()))
 EOF
 }
 
@@ -343,7 +364,11 @@ grep -Eq 'DOM1: irqloop-(bm|domu): error' "$console" && fail "the DomU's respond
 # last_counts: the DomU's last counters line, from the first count on.
 last_counts() { grep -o "DOM1: $counters.*" "$console" | tail -n 1 | sed "s/^DOM1: ${counters%%:*}: //"; }
 for ((i = 1; i <= edges; i++)); do
-    qmp_powerdown || fail "QMP system_powerdown $i failed"
+    seen=$(qmp_press) || fail "QMP system_powerdown $i failed"
+    # The response seen from outside: the guest's writes reach the passed-through bank.
+    [[ $seen == "high=1 end=0" ]] ||
+        fail "after powerdown $i the response line (PL061 line 4) read from outside: $seen" \
+            "(high=1 end=0 expected: it rises on the press's edge and falls on the release's)"
     if [[ $linux == 1 ]]; then
         want="handled=$((2 * i)) spurious=0 "
     else
