@@ -42,7 +42,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) boot_timeout=${2:?}; shift ;;
     --xen-args) xen_args=${2?}; shift ;;
     --domu-args) domu_args=${2?}; shift ;;
-    -h | --help) sed -n '3,25p' "$0"; exit 0 ;;
+    -h | --help) sed -n '3,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
     shift
