@@ -355,7 +355,7 @@ static void bm_dt_read(const struct bm_fdt *fdt, struct bm_config *c)
 static inline void bm_answer(uint32_t pending)
 {
 	const struct bm_gpio_driver *drv = bm_g.drv;
-	if (pending & (1u << bm_g.in_line)) {
+	if (pending & bm_gpio_bit(bm_g.in_line)) {
 		bm_out_level = !bm_out_level;
 		drv->set_out(&bm_g, bm_out_level);
 		int level = drv->get_in(&bm_g);
