@@ -73,7 +73,7 @@ struct bm_config {
 	const char *gpio_sel; /* gpio= */
 	int gpio_sel_len;
 	const char *gpio_error;
-	uint64_t in, out, poll, sgi, quiet_ms, intid_arg, nodt;
+	uint64_t in, out, poll, sgi, quiet_ms, intid_arg, nodt, irq_index;
 	int have_in, have_out, have_intid;
 };
 
@@ -176,10 +176,11 @@ static void bm_print_word(const char *w, int len, const char *what)
 
 static void bm_parse_bootargs(struct bm_config *c, int report)
 {
-	static const char *const keys[] = {"in", "out", "poll", "sgi", "quiet_ms", "intid", "nodt"};
-	uint64_t *const values[] = {&c->in, &c->out, &c->poll, &c->sgi, &c->quiet_ms, &c->intid_arg,
-				    &c->nodt};
-	int *const seen[] = {&c->have_in, &c->have_out, 0, 0, 0, &c->have_intid, 0};
+	static const char *const keys[] = {"in",       "out",   "poll", "sgi", "quiet_ms",
+					   "intid",    "nodt",  "irq"};
+	uint64_t *const values[] = {&c->in,        &c->out,  &c->poll, &c->sgi, &c->quiet_ms,
+				    &c->intid_arg, &c->nodt, &c->irq_index};
+	int *const seen[] = {&c->have_in, &c->have_out, 0, 0, 0, &c->have_intid, 0, 0};
 	const char *p = c->bootargs, *end = c->bootargs + c->bootargs_len;
 	while (p && p < end && *p) {
 		while (p < end && (*p == ' ' || *p == '\t'))
@@ -280,7 +281,10 @@ static void bm_dt_gpio(const struct bm_fdt *fdt, const struct bm_fdt_node *n, st
 		c->gpio_error = "its reg cannot be read or translated";
 	} else if (!irq || len < 12) {
 		c->gpio_error = "it has no GIC interrupts property (3 cells)";
+	} else if ((uint64_t)len < 12 * (c->irq_index + 1)) {
+		c->gpio_error = "its interrupts property has no entry irq= names";
 	} else {
+		irq += 3 * c->irq_index;
 		uint32_t type = (uint32_t)bm_fdt_cells(irq, 1), num = (uint32_t)bm_fdt_cells(irq + 1, 1),
 			 flags = (uint32_t)bm_fdt_cells(irq + 2, 1);
 		c->drv = drv;
