@@ -2,14 +2,17 @@
 // irqloop explain: where the worst samples' time went, from the target's own kernel trace.
 #include "explain-command.hpp"
 
+#include "breakdown-store.hpp"
 #include "error.hpp"
 #include "read.hpp"
+#include "store.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -22,7 +25,7 @@ namespace
 namespace po = boost::program_options;
 
 constexpr command_help explain_help = {
-    "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ...] [--json]",
+    "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ...] [--store] [--json]",
     "Where a run's worst samples spent their time, from the target's own kernel trace:\n"
     "the text of /sys/kernel/tracing/trace (or of 'trace-cmd report') taken on the target\n"
     "during the run (recorded with --raw), with the events irq:irq_handler_entry/exit,\n"
@@ -34,7 +37,10 @@ constexpr command_help explain_help = {
     "the handler and from the handler to the response (inferred on the logger's clock), the\n"
     "handler's run and what else the CPU did in the window (measured on the target's clock):\n"
     "other IRQs, softirqs, NMIs, IRQs-off sections and the task that ran.\n"
-    "Reads only: nothing is written. Exit status: 0 explained, 2 for bad input (no such run,\n"
+    "Reads only unless --store: then each explained sample's breakdown (its parts, the\n"
+    "largest blocker, the fit's residual and the trace's name, size and hash) is kept with\n"
+    "the run, replacing that sample's earlier one; report, worst and export show it.\n"
+    "Exit status: 0 explained, 2 for bad input (no such run,\n"
     "no stimulus times, a trace with no responder edges or of another tracer, a truncated\n"
     "line, a trace that does not align with the run).\n"
     "Docs: docs/commands/explain.md"};
@@ -71,6 +77,8 @@ parsed<explain_request> parse_explain(int argc, char** argv)
         "explain the sample with this sequence number instead (repeatable)");
     add("irq-name", po::value(&r.irq_name)->default_value(r.irq_name),
         "the responder's IRQ as the kernel names it (/proc/interrupts)");
+    add("store", po::bool_switch(&r.store),
+        "keep the breakdowns with the run (replacing the same samples' earlier ones)");
     add("json", po::bool_switch(&r.json), "print JSON instead of text");
     return parse_reading(
         argc, argv, desc, explain_help, r,
@@ -156,6 +164,22 @@ explain_outcome execute_explain(const explain_request& r)
     for (const auto i : index)
         o.samples.push_back(
             analysis::explain_sample(stimuli, edges, o.alignment, trace, i, o.floor.ns));
+    if (r.store) {
+        // Everything is checked by now: a refused trace has thrown and the file is untouched.
+        const auto id = analysis::identify_trace(r.trace);
+        const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+        std::vector<analysis::stored_breakdown> rows;
+        for (const auto& s : o.samples)
+            if (s.in_trace)
+                rows.push_back(analysis::to_stored(s, id, o.trace_events, o.alignment, now));
+        if (!rows.empty()) {
+            db::store st(o.db_path);
+            analysis::store_breakdowns(st, o.run_id, rows);
+        }
+        o.stored = rows.size();
+    }
     return o;
 }
 
@@ -202,33 +226,35 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
         }
         samples.push_back(j);
     }
-    const oj out = {{"db", o.db_path},
-                    {"run", o.run_id},
-                    {"uuid", o.run_uuid},
-                    {"trace", r.trace},
-                    {"irq_name", r.irq_name},
-                    {"trace_events", o.trace_events},
-                    {"lost_events", o.lost_events},
-                    {"edges", o.edges},
-                    {"threaded", o.threaded},
-                    {"stimuli", o.stimuli},
-                    {"alignment",
-                     {{"paired", a.pairs.size()},
-                      {"first_seq", o.first_seq},
-                      {"last_seq", o.last_seq},
-                      {"trace_only", a.trace_only},
-                      {"run_only", a.run_only},
-                      {"outside_trace", a.outside},
-                      {"offset_ns", double(a.base_ns) + a.offset_ns},
-                      {"drift_ppm", a.drift_ppm},
-                      {"residual_ns", a.residual_ns},
-                      {"windows", a.windows},
-                      {"anchor_spread_ns", a.anchor_spread_ns},
-                      {"next_spread_ns", a.next_spread_ns},
-                      {"delay_floor_ns", o.floor.ns},
-                      {"delay_floor_lo_ns", o.floor.lo_ns},
-                      {"delay_floor_hi_ns", o.floor.hi_ns}}},
-                    {"samples", samples}};
+    oj out = {{"db", o.db_path},
+              {"run", o.run_id},
+              {"uuid", o.run_uuid},
+              {"trace", r.trace},
+              {"irq_name", r.irq_name},
+              {"trace_events", o.trace_events},
+              {"lost_events", o.lost_events},
+              {"edges", o.edges},
+              {"threaded", o.threaded},
+              {"stimuli", o.stimuli},
+              {"alignment",
+               {{"paired", a.pairs.size()},
+                {"first_seq", o.first_seq},
+                {"last_seq", o.last_seq},
+                {"trace_only", a.trace_only},
+                {"run_only", a.run_only},
+                {"outside_trace", a.outside},
+                {"offset_ns", double(a.base_ns) + a.offset_ns},
+                {"drift_ppm", a.drift_ppm},
+                {"residual_ns", a.residual_ns},
+                {"windows", a.windows},
+                {"anchor_spread_ns", a.anchor_spread_ns},
+                {"next_spread_ns", a.next_spread_ns},
+                {"delay_floor_ns", o.floor.ns},
+                {"delay_floor_lo_ns", o.floor.lo_ns},
+                {"delay_floor_hi_ns", o.floor.hi_ns}}},
+              {"samples", samples}};
+    if (r.store)
+        out["stored"] = o.stored; // breakdowns kept with the run
     std::cout << out.dump(2) << '\n';
 }
 
@@ -315,6 +341,13 @@ int present_explain(const explain_outcome& o, const explain_request& r)
             out << line;
         }
     }
+    if (r.store)
+        out << "\nstored: " << o.stored << " breakdown" << (o.stored == 1 ? "" : "s")
+            << " with run " << o.run_id << " in '" << message_text(o.db_path) << "'"
+            << (o.stored < o.samples.size() ? " (" + std::to_string(o.samples.size() - o.stored) +
+                                                  " not in the trace: none stored for them)"
+                                            : std::string())
+            << '\n';
     return 0;
 }
 

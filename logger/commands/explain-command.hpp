@@ -20,6 +20,7 @@ struct explain_request final {
     std::string irq_name = "irqloop_responder"; ///< the responder's IRQ, as the kernel names it
     std::size_t worst = 5;                      ///< the run's worst K samples, unless seqs
     std::vector<std::uint64_t> seqs;            ///< --seq, in the order given
+    bool store = false;                         ///< --store: keep the breakdowns with the run
     bool json = false;
 };
 
@@ -36,6 +37,7 @@ struct explain_outcome final {
     analysis::delay_floor floor; ///< delay_floor_of()
     bool threaded = false;       ///< the responder's IRQ thread is in the trace
     std::vector<analysis::sample_breakdown> samples;
+    std::size_t stored = 0; ///< breakdowns stored (--store): the samples in the trace
 };
 
 /** @brief Check `irqloop explain`'s arguments into a request (pure). */

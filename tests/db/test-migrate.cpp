@@ -111,10 +111,11 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 } // namespace
 
 TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
-          "counts), 0005 (worst_cases kind), 0006 (truth) and 0007 (verify): version 7",
+          "counts), 0005 (worst_cases kind), 0006 (truth), 0007 (verify) and 0008 (breakdowns): "
+          "version 8",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 6);
+    REQUIRE(shipped_migrations().size() == 7);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
@@ -122,8 +123,9 @@ TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 000
     CHECK(std::string(shipped_migrations()[3].name) == "0005-worst-cases-kind");
     CHECK(std::string(shipped_migrations()[4].name) == "0006-truth");
     CHECK(std::string(shipped_migrations()[5].name) == "0007-verify");
-    CHECK(latest_version(shipped_migrations()) == 7);
-    CHECK(store::schema_version() == 7);
+    CHECK(std::string(shipped_migrations()[6].name) == "0008-breakdowns");
+    CHECK(latest_version(shipped_migrations()) == 8);
+    CHECK(store::schema_version() == 8);
 }
 
 TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
@@ -569,4 +571,38 @@ TEST_CASE("a read-write open of a file at the latest version changes no schema o
     }
     CHECK(scalar(path, "PRAGMA schema_version") == cookie); // no view dropped and re-created
     CHECK(schema_text(path) == before);
+}
+
+TEST_CASE("a version-7 file from the previous irqloop reads without an upgrade; upgraded to 8 "
+          "it has the empty breakdown tables and every old row as it was",
+          "[db]")
+{
+    // Written by main's build at ac30e44 (schema 7):
+    //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,seed=5,far=computed' -n 300
+    //     -i 100us --raw --stats-interval 100ms --top-k 100 --label v7-fixture --db v7-sim.db
+    temp_dir dir;
+    const auto path = fixture(dir, 7);
+    const std::string rows = "SELECT seq, latency_ns, gap_ns, flags, bracket_ns, truth_ns, "
+                             "unix_ns FROM raw_samples ORDER BY rowid";
+    const auto before = rows_text(path, rows);
+    const auto worst = rows_text(path, "SELECT * FROM worst_cases ORDER BY run_id, rank");
+    read_as_is(path, [&](catalog& cat) {
+        REQUIRE(cat.runs().size() == 1);
+        CHECK(cat.runs()[0].meta.label == "v7-fixture");
+        CHECK(cat.raw_count(cat.runs()[0]) == 300);
+    });
+    CHECK(scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'breakdowns'") == 0);
+    {
+        store upgraded(path);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 8);
+    CHECK(scalar(path, "SELECT count(*) FROM breakdowns") == 0);
+    CHECK(scalar(path, "SELECT count(*) FROM breakdown_parts") == 0);
+    CHECK(has_column(path, "breakdowns", "blocker_ns"));
+    CHECK(has_column(path, "breakdowns", "trace_hash"));
+    CHECK(has_column(path, "breakdowns", "residual_ns"));
+    CHECK(has_column(path, "breakdown_parts", "measured"));
+    CHECK(rows_text(path, rows) == before);
+    CHECK(rows_text(path, "SELECT * FROM worst_cases ORDER BY run_id, rank") == worst);
+    CHECK(scalar(path, "SELECT count(unix_ns) FROM raw_samples") == 300);
 }

@@ -156,7 +156,7 @@ TEST_CASE("store creates the schema in a new file: WAL, application_id, version,
         CHECK(scalar(s, "PRAGMA foreign_keys") == 1);
         CHECK(scalar(s, "PRAGMA application_id") == 0x49524C50);
         CHECK(scalar(s, "PRAGMA user_version") == store::schema_version());
-        CHECK(store::schema_version() == 7);
+        CHECK(store::schema_version() == 8);
         for (const char* t :
              {"irqloop_info", "runs", "run_metadata", "intervals", "histogram", "worst",
               "exceedances", "events", "raw_samples", "interval_histograms"})
@@ -279,10 +279,10 @@ TEST_CASE("store refuses a file from a newer irqloop and leaves it untouched", "
         s.finish_run(s.begin_run(sample_run("uuid-newer", "n", t_start)), run_status::complete,
                      t_start + 1);
     }
-    REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA user_version = 8'").status == 0);
+    REQUIRE(run_shell("sqlite3 '" + path + "' 'PRAGMA user_version = 9'").status == 0);
     auto e = require_refused(path);
     CHECK_THAT(e.why(), ContainsSubstring("newer irqloop"));
-    CHECK_THAT(e.why(), ContainsSubstring("schema version 8"));
+    CHECK_THAT(e.why(), ContainsSubstring("schema version 9"));
     require_refused(path, store::mode::read_only);
     SQLite::Database d(path, SQLite::OPEN_READONLY);
     CHECK(d.execAndGet("SELECT count(*) FROM runs").getInt() == 1);

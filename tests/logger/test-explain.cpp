@@ -10,6 +10,7 @@
 #include "trace-explain.hpp"
 #include "trace-text.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <catch2/catch_test_macros.hpp>
 #include <nlohmann/json.hpp>
 
@@ -596,4 +597,161 @@ TEST_CASE("explain: alignment: stimuli back to back (latency above the interval)
     CHECK(!f.crossed);
     CHECK(f.lo_ns <= 500'000);
     CHECK(f.hi_ns >= 500'000);
+}
+
+namespace explain_test
+{
+
+/** Every row of every table of @p path but the breakdown tables, as text: the rest of a file. */
+std::string rows_but_breakdowns(const std::string& path)
+{
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    SQLite::Statement tables(d, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') "
+                                "AND name NOT IN ('breakdowns', 'breakdown_parts') ORDER BY name");
+    std::string out;
+    while (tables.executeStep()) {
+        const std::string name = tables.getColumn(0).getString();
+        SQLite::Statement q(d, "SELECT * FROM " + name);
+        out += "== " + name + "\n";
+        while (q.executeStep()) {
+            for (int c = 0; c < q.getColumnCount(); ++c)
+                out += q.getColumn(c).getString() + "|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+std::int64_t count_of(const std::string& path, const std::string& sql)
+{
+    SQLite::Database d(path, SQLite::OPEN_READONLY);
+    return d.execAndGet(sql).getInt64();
+}
+
+} // namespace explain_test
+
+TEST_CASE("explain --store: each explained sample's breakdown is kept with the run and nothing "
+          "else in the file changes; explaining again replaces it; a refused trace writes nothing",
+          "[explain]")
+{
+    temp_dir dir;
+    const auto db = dir.file("e.db"), other_db = dir.file("o.db");
+    const auto raw = seeded_raw_run(db, 2000, "kept", 11);
+    const auto other = seeded_raw_run(other_db, 2000, "other", 12);
+    // The run's worst sample as explain --worst picks it (the stored top-K's rank 1).
+    const auto seq = std::to_string(count_of(db, "SELECT seq FROM worst WHERE rank = 1"));
+    const auto trace = dir.file("trace.txt");
+    write_text(trace, trace_of_run(raw, 0, 2000, "irqloop_responder", std::stol(seq)));
+
+    // Refused traces write nothing: the file byte for byte as it was, --store or not.
+    auto before = read_bytes(db);
+    auto refused = [&](const std::string& text, const std::string& why) {
+        const auto bad = dir.file("bad.txt");
+        write_text(bad, text);
+        const auto b = run_irqloop(
+            {"explain", "--db", db, "--run", "1", "--trace", bad, "--seq", seq, "--store"});
+        INFO(b.out << b.err);
+        CHECK(b.status == 2);
+        CHECK(b.err.find(why) != std::string::npos);
+        CHECK(read_bytes(db) == before);
+    };
+    refused(trace_of_run(raw, 200, 1800, "eth0"),
+            "it has no irq_handler_entry of 'irqloop_responder'");
+    refused(trace_of_run(other, 200, 1800, "irqloop_responder"), "a trace of another run");
+    refused("# tracer: function\n", "it is the output of the 'function' tracer");
+    // Without --store, explain reads only.
+    REQUIRE(
+        run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", seq}).status ==
+        0);
+    CHECK(read_bytes(db) == before);
+    const auto rest = rows_but_breakdowns(db);
+
+    // Stored: the worst sample's breakdown; a sample outside the trace gets none.
+    const auto cut = dir.file("cut.txt");
+    write_text(cut, trace_of_run(raw, 0, 1800, "irqloop_responder", std::stol(seq)));
+    auto r = run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", cut, "--seq", "1900", "--store"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("stored: 0 breakdowns with run 1 in '") != std::string::npos);
+    CHECK(r.out.find("(1 not in the trace: none stored for them)") != std::string::npos);
+    CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 0);
+    r = run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", seq, "--store", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["stored"] == 1);
+    CHECK(rows_but_breakdowns(db) == rest);
+    CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 1);
+    SQLite::Database d(db, SQLite::OPEN_READONLY);
+    {
+        SQLite::Statement q(d, "SELECT run_id, seq, trace, trace_bytes, trace_hash, trace_events, "
+                               "paired, residual_ns, latency_ns, blocker_kind, blocker_name, "
+                               "blocker_ns, blocker_in_window_ns, blocker_complete FROM "
+                               "breakdowns");
+        REQUIRE(q.executeStep());
+        CHECK(q.getColumn(0).getInt64() == 1);
+        CHECK(q.getColumn(1).getString() == seq);
+        CHECK(q.getColumn(2).getString() == trace);
+        const auto bytes = read_bytes(trace);
+        CHECK(q.getColumn(3).getInt64() == std::int64_t(bytes.size()));
+        // FNV-1a 64 of the trace's bytes, computed here on its own.
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (const auto c : bytes)
+            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+        CHECK(q.getColumn(4).getString() == hex);
+        CHECK(q.getColumn(5).getInt64() == j["trace_events"].get<std::int64_t>());
+        CHECK(q.getColumn(6).getInt64() == 2000);
+        CHECK(q.getColumn(7).getDouble() == j["alignment"]["residual_ns"].get<double>());
+        CHECK(q.getColumn(8).getInt64() ==
+              count_of(db, "SELECT latency_ns FROM worst WHERE rank = 1"));
+        CHECK(q.getColumn(9).getString() == "irqs off");
+        CHECK(q.getColumn(10).getString() == "injected_lock+0x1/0x2");
+        CHECK(q.getColumn(11).getInt64() == 3000);
+        CHECK(q.getColumn(12).getInt64() == 3000);
+        CHECK(q.getColumn(13).getInt() == 1);
+    }
+    {
+        SQLite::Statement q(d, "SELECT idx, part, ns, clock, measured FROM breakdown_parts "
+                               "WHERE seq = " +
+                                   seq + " ORDER BY idx");
+        const auto& parts = j["samples"][0]["parts"];
+        std::size_t n = 0;
+        while (q.executeStep()) {
+            ++n;
+            if (n <= parts.size()) {
+                CHECK(q.getColumn(1).getString() == parts[n - 1]["part"]);
+                CHECK(q.getColumn(2).getInt64() == parts[n - 1]["ns"]);
+                CHECK(q.getColumn(3).getString() == "logger");
+                CHECK(q.getColumn(4).getInt() == 0); // inferred
+            } else {
+                CHECK(q.getColumn(1).getString() == "handler ran");
+                CHECK(q.getColumn(2).getInt64() == 4000);
+                CHECK(q.getColumn(3).getString() == "target");
+                CHECK(q.getColumn(4).getInt() == 1); // measured
+            }
+        }
+        CHECK(n == 3);
+    }
+
+    // Explained again, with the worst 3 (the same sample among them): replaced, not doubled.
+    for (int pass = 0; pass < 2; ++pass) {
+        r = run_irqloop(
+            {"explain", "--db", db, "--run", "1", "--trace", trace, "--worst", "3", "--store"});
+        REQUIRE(r.status == 0);
+        CHECK(r.out.find("stored: 3 breakdowns with run 1 in '") != std::string::npos);
+        CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 3);
+        CHECK(count_of(db, "SELECT count(*) FROM breakdowns WHERE seq = " + seq) == 1);
+        CHECK(count_of(db, "SELECT count(*) FROM breakdown_parts") == 9);
+        CHECK(count_of(db, "SELECT count(*) FROM breakdown_parts WHERE seq = " + seq) == 3);
+        CHECK(rows_but_breakdowns(db) == rest);
+    }
+
+    // A refusal after storing leaves the stored breakdowns, and the whole file, as they were.
+    before = read_bytes(db);
+    refused(trace_of_run(other, 200, 1800, "irqloop_responder"), "a trace of another run");
+    refused(trace_of_run(raw, 0, 2000, "eth0"), "it has no irq_handler_entry");
+    CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 3);
 }
