@@ -3,6 +3,7 @@
 // in the formats of cyclictest and Prometheus (export-formats.*) and of CI (export-ci.*).
 #include "export-command.hpp"
 
+#include "breakdown-store.hpp"
 #include "error.hpp"
 #include "export-formats.hpp"
 #include "export-lab-formats.hpp"
@@ -365,6 +366,42 @@ ojson verifications_json(const db::run_record& r)
     return a;
 }
 
+/** @brief The run's stored breakdowns (irqloop explain --store), by seq. */
+ojson breakdowns_json(const db::run_record& r)
+{
+    ojson a = ojson::array();
+    for (const auto& [seq, b] : analysis::read_breakdowns(r.db_path, r.id)) {
+        ojson parts = ojson::array();
+        for (const auto& p : b.parts)
+            parts.push_back(
+                {{"part", p.part}, {"ns", p.ns}, {"clock", p.clock}, {"measured", p.measured}});
+        ojson largest = nullptr;
+        if (b.largest)
+            largest = {{"kind", b.largest->kind},
+                       {"name", b.largest->name},
+                       {"duration_ns", b.largest->duration_ns},
+                       {"in_window_ns", b.largest->in_window_ns},
+                       {"complete", b.largest->complete},
+                       {"clock", "target"}};
+        a.push_back({{"seq", seq},
+                     {"unix_ns", b.unix_ns},
+                     {"trace", b.trace.path},
+                     {"trace_bytes", b.trace.bytes},
+                     {"trace_hash", b.trace.hash},
+                     {"trace_events", b.trace_events},
+                     {"paired", b.paired},
+                     {"residual_ns", ns3(b.residual_ns)},
+                     {"drift_ppm", b.drift_ppm},
+                     {"latency_ns", b.latency_ns},
+                     {"cpu", b.cpu},
+                     {"parts", std::move(parts)},
+                     {"largest_blocker", std::move(largest)},
+                     {"task", b.task ? ojson(*b.task) : ojson(nullptr)},
+                     {"why", analysis::why_text(b)}});
+    }
+    return a;
+}
+
 ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::string>& what)
 {
     ojson run = ojson::object();
@@ -380,6 +417,8 @@ ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::st
     run["metadata"] = metadata_json(r.meta);
     if (auto v = verifications_json(r); !v.empty()) // irqloop verify's, when there are any
         run["verifications"] = std::move(v);
+    if (auto b = breakdowns_json(r); !b.empty()) // irqloop explain --store's, when there are any
+        run["breakdowns"] = std::move(b);
     for (const char* part : json_parts) {
         if (std::string_view(part) == "raw" || !what.count(part))
             continue;

@@ -2,6 +2,7 @@
 // irqloop report: one run's metadata, summary, histogram, timeline and worst cases.
 #include "report-command.hpp"
 
+#include "breakdown-store.hpp"
 #include "error.hpp"
 #include "floor-rule.hpp"
 #include "percentiles.hpp"
@@ -496,9 +497,14 @@ void print_worst(const db::run_record& r, const std::vector<db::sample_row>& w,
         print_note(out, o.format, "(no samples)");
         return;
     }
+    // What irqloop explain --store kept of each listed sample: the why column.
+    const auto why = analysis::read_breakdowns(r.db_path, r.id);
     std::vector<worst_entry> rows;
-    for (const auto& s : w)
-        rows.push_back({&r, s, disturbed_cause(r, s, intervals)});
+    for (const auto& s : w) {
+        const auto b = why.find(s.seq);
+        rows.push_back({&r, s, disturbed_cause(r, s, intervals),
+                        b == why.end() ? std::string() : analysis::why_text(b->second)});
+    }
     print_worst_table(rows, worst_columns::sample_only, o.unit, o.format, out);
 }
 

@@ -2,6 +2,7 @@
 // irqloop worst: the worst samples across runs or within one.
 #include "worst-command.hpp"
 
+#include "breakdown-store.hpp"
 #include "error.hpp"
 #include "units.hpp"
 
@@ -71,6 +72,15 @@ worst_outcome execute_worst(const worst_request& r)
                 it = windows.emplace(h.run, o.cat->intervals(*h.run)).first;
             h.cause = disturbed_cause(*h.run, h.sample, it->second);
         }
+    // What irqloop explain --store kept of each listed sample: the why column.
+    std::map<const db::run_record*, std::map<std::uint64_t, analysis::stored_breakdown>> kept;
+    for (auto& h : o.hits) {
+        auto it = kept.find(h.run);
+        if (it == kept.end())
+            it = kept.emplace(h.run, analysis::read_breakdowns(h.run->db_path, h.run->id)).first;
+        if (const auto b = it->second.find(h.sample.seq); b != it->second.end())
+            h.why = analysis::why_text(b->second);
+    }
     return o;
 }
 

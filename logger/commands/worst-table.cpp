@@ -137,6 +137,10 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     const bool truth = std::any_of(rows.begin(), rows.end(), [](const worst_entry& e) {
         return e.sample.truth_ns.has_value();
     });
+    // The why column only where a listed sample has a stored breakdown (irqloop explain
+    // --store, schema version 8): the tables of every other run stay as they were.
+    const bool why =
+        std::any_of(rows.begin(), rows.end(), [](const worst_entry& e) { return !e.why.empty(); });
     table t;
     t.add_column("rank");
     if (run) {
@@ -151,10 +155,14 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
     t.add_column("bracket" + u);
     t.add_column("edge", table::align::left);
     t.add_column("flags", table::align::left);
+    if (why)
+        t.add_column("why", table::align::left, table::content::stored);
     if (file)
         t.add_column("file", table::align::left, table::content::stored);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& [r, s, cause] = rows[i];
+        const auto& r = rows[i].run;
+        const auto& s = rows[i].sample;
+        const auto& cause = rows[i].cause;
         std::string flags;
         if (s.flags & db::flag_disturbed) {
             // Ranked by what it proves, its lower bound: said on its line, and why an upper
@@ -189,6 +197,8 @@ void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols,
         row.push_back(format_latency(double(s.bracket_ns), unit));
         row.push_back((s.flags & db::flag_rising) ? "rising" : "falling");
         row.push_back(flags);
+        if (why)
+            row.push_back(rows[i].why);
         if (file)
             row.push_back(r->db_path);
         t.add_row(std::move(row));

@@ -17,6 +17,7 @@ struct worst_entry final {
     const db::run_record* run = nullptr;
     db::sample_row sample;
     std::string cause; ///< a disturbed sample's known cause (disturbed_cause()), or empty
+    std::string why; ///< its stored breakdown's largest blocker (irqloop explain --store), or empty
 };
 
 /**
@@ -92,7 +93,8 @@ std::string format_warm_max(const db::run_record& r, const warm_lost& w, latency
  * what each sample proves, db::rank_ns), latencies in @p unit; each sample's bracket (the width
  * its true latency lies in, below the latency); flags "disturbed, proves X" (with "above the
  * timeout by its bracket" when its upper bound passes the run's timeout) / "warmup" (/
- * "partial-run"); edge rising or falling.
+ * "partial-run"); edge rising or falling. A "why" column (each sample's stored breakdown,
+ * breakdown-store.hpp's why_text(); blank where none) only when a listed sample has one.
  */
 void print_worst_table(const std::vector<worst_entry>& rows, worst_columns cols, latency_unit unit,
                        table_format fmt, std::ostream& out);

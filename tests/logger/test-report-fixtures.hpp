@@ -4,6 +4,7 @@
 // files.
 #pragma once
 
+#include "breakdown-store.hpp"
 #include "compare-command.hpp"
 #include "error.hpp"
 #include "export-command.hpp"
@@ -16,6 +17,8 @@
 #include "store.hpp"
 #include "temp-dir.hpp"
 #include "worst-command.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -212,10 +215,44 @@ inline std::int64_t record_run(db::store& st, const run_spec& spec)
 }
 
 /**
+ * @brief A breakdown stored with the sample of rank @p rank of run @p run_id, as irqloop
+ * explain --store writes it: the trace @p trace, its largest blocker @p kind @p name of
+ * @p blocker_ns (none when @p kind is empty).
+ */
+inline void store_golden_breakdown(db::store& st, std::int64_t run_id, int rank,
+                                   const std::string& kind, const std::string& name,
+                                   std::int64_t blocker_ns)
+{
+    SQLite::Statement q(st.database(),
+                        "SELECT seq, latency_ns FROM worst WHERE run_id = ? AND rank = ?");
+    q.bind(1, run_id);
+    q.bind(2, rank);
+    REQUIRE(q.executeStep());
+    analysis::stored_breakdown b;
+    b.seq = static_cast<std::uint64_t>(q.getColumn(0).getInt64());
+    b.latency_ns = q.getColumn(1).getInt64();
+    b.unix_ns = epoch_ns + 400'000'000'000;
+    b.trace = {"trace-run" + std::to_string(run_id) + ".txt", 123'456, "0123456789abcdef"};
+    b.trace_events = 5000;
+    b.paired = 900;
+    b.residual_ns = 812.5;
+    b.drift_ppm = 21.25;
+    b.cpu = 1;
+    if (!kind.empty())
+        b.largest = analysis::blocker{kind, name, 1000, blocker_ns, blocker_ns - 500, true};
+    b.task = "hackbench-812 (prio 120)";
+    b.parts = {{"before the handler", b.latency_ns - 6000, "logger", false},
+               {"handler to response", 6000, "logger", false},
+               {"handler ran", 4200, "target", true}};
+    analysis::store_breakdowns(st, run_id, {b});
+}
+
+/**
  * @brief The golden database: a floor run, two labelled measurement runs (one of them with
  * two runs under one label), an interrupted run, a short --raw run and a running one.
  * Ids: 1 floor, 2 rt-idle, 3 rt-hackbench, 4 rt-idle (second), 5 interrupted, 6 raw-short,
- * 7 running.
+ * 7 running. Breakdowns (irqloop explain --store) are stored with run 2's two worst samples
+ * (the first an IRQ, the second with nothing traced) and run 6's worst (an IRQs-off section).
  */
 inline void build_golden_db(const std::string& path)
 {
@@ -291,6 +328,10 @@ inline void build_golden_db(const std::string& path)
     e.samples = 25'000; // two 10 s intervals committed, the third still open
     e.seed = 77;
     record_run(st, e);
+
+    store_golden_breakdown(st, 2, 1, "irq", "irq 45 eth0", 31'200);
+    store_golden_breakdown(st, 2, 2, "", "", 0);
+    store_golden_breakdown(st, 6, 1, "irqs off", "raw_spin_lock_irqsave+0x30/0x60", 12'400);
 }
 
 /**
