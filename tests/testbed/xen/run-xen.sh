@@ -363,24 +363,37 @@ grep -Eq 'DOM1: irqloop-(bm|domu): error' "$console" && fail "the DomU's respond
 
 # last_counts: the DomU's last counters line, from the first count on.
 last_counts() { grep -o "DOM1: $counters.*" "$console" | tail -n 1 | sed "s/^DOM1: ${counters%%:*}: //"; }
-for ((i = 1; i <= edges; i++)); do
+# A press whose response the observer never saw high (it polls through QMP; on a loaded host it
+# can be off the CPU for the whole 100 ms the press lasts) is pressed again, up to 3 times in
+# all: its two edges count in those sent, so the DomU's counters must still match every edge.
+sent=0
+again=3
+i=1
+while ((i <= edges)); do
     seen=$(qmp_press) || fail "QMP system_powerdown $i failed"
-    # The response seen from outside: the guest's writes reach the passed-through bank.
-    [[ $seen == "high=1 end=0" ]] ||
-        fail "after powerdown $i the response line (PL061 line 4) read from outside: $seen" \
-            "(high=1 end=0 expected: it rises on the press's edge and falls on the release's)"
-    if [[ $linux == 1 ]]; then
-        want="handled=$((2 * i)) spurious=0 "
+    sent=$((sent + 2))
+    if [[ $seen == "high=0 end=0" ]] && ((again > 0)); then
+        again=$((again - 1))
+        echo "xen testbed: powerdown $i: the response line was not seen high: pressing again"
     else
-        want="edges=$((2 * i)) spurious=0 unexpected=0 "
+        # The response seen from outside: the guest's writes reach the passed-through bank.
+        [[ $seen == "high=1 end=0" ]] ||
+            fail "after powerdown $i the response line (PL061 line 4) read from outside: $seen" \
+                "(high=1 end=0 expected: it rises on the press's edge and falls on the release's)"
+        i=$((i + 1))
     fi
-    wait_for "DOM1: ${counters}$((2 * i)) " 60 ||
-        fail "after powerdown $i (press and release) the DomU did not count $((2 * i)) edges"
+    if [[ $linux == 1 ]]; then
+        want="handled=$sent spurious=0 "
+    else
+        want="edges=$sent spurious=0 unexpected=0 "
+    fi
+    wait_for "DOM1: ${counters}$sent " 60 ||
+        fail "after $((sent / 2)) powerdowns (press and release) the DomU did not count $sent edges"
     # The release comes 100 ms after the press; a second on, nothing more may have been counted.
     sleep 1
     [[ "$(last_counts)" == "$want"* ]] ||
-        fail "after powerdown $i the DomU's counters are '$(last_counts)', not '$want...'"
+        fail "after $((sent / 2)) powerdowns the DomU's counters are '$(last_counts)', not '$want...'"
 done
-echo "xen testbed: $edges powerdowns, $((2 * edges)) edges counted by the DomU, none spurious"
+echo "xen testbed: $((sent / 2)) powerdowns, $sent edges counted by the DomU, none spurious"
 grep 'DOM1: ' "$console" | tail -n 3
 echo "xen testbed: PASS in $(($(date +%s) - start)) s"
