@@ -754,4 +754,44 @@ TEST_CASE("explain --store: each explained sample's breakdown is kept with the r
     refused(trace_of_run(other, 200, 1800, "irqloop_responder"), "a trace of another run");
     refused(trace_of_run(raw, 0, 2000, "eth0"), "it has no irq_handler_entry");
     CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 3);
+
+    // The real consumers: worst and report show the why column on the explained samples,
+    // export gives the breakdowns, merge carries them into another file.
+    const std::string why = "irqs off injected_lock+0x1/0x2 3.0us (target clock)";
+    for (const auto& cmd :
+         {std::vector<std::string>{"worst", "--db", db, "--top", "5"},
+          std::vector<std::string>{"report", "--db", db, "--run", "1", "--top", "5"}}) {
+        const auto w = run_irqloop(cmd);
+        INFO(w.out << w.err);
+        REQUIRE(w.status == 0);
+        CHECK(w.out.find(" why") != std::string::npos);
+        const auto at = w.out.find(why);
+        REQUIRE(at != std::string::npos);
+        // On the worst sample's own line.
+        const auto line = w.out.substr(w.out.rfind('\n', at) + 1,
+                                       w.out.find('\n', at) - w.out.rfind('\n', at) - 1);
+        CHECK(line.find(" " + seq + " ") != std::string::npos);
+    }
+    const auto e = run_irqloop({"export", "--db", db, "--run", "1", "--what", "summary"});
+    REQUIRE(e.status == 0);
+    const auto x = nlohmann::json::parse(e.out);
+    const auto& kept = x["runs"][0]["breakdowns"];
+    REQUIRE(kept.size() == 3);
+    std::size_t named = 0;
+    for (const auto& b : kept) {
+        CHECK(b["parts"].size() == 3);
+        CHECK(b["trace"] == trace);
+        if (std::to_string(b["seq"].get<std::int64_t>()) == seq) {
+            ++named;
+            CHECK(b["why"] == why);
+            CHECK(b["largest_blocker"]["duration_ns"] == 3000);
+            CHECK(b["parts"][2]["measured"] == true);
+            CHECK(b["parts"][0]["measured"] == false);
+        }
+    }
+    CHECK(named == 1);
+    const auto merged = dir.file("merged.db");
+    REQUIRE(run_irqloop({"merge", "--db", merged, db}).status == 0);
+    CHECK(count_of(merged, "SELECT count(*) FROM breakdowns") == 3);
+    CHECK(count_of(merged, "SELECT count(*) FROM breakdown_parts") == 9);
 }
