@@ -190,7 +190,15 @@ def run_case(name, image, results, timeout):
     for p in (con, sock):
         if os.path.exists(p):
             os.unlink(p)
+    # -icount: QEMU's virtual clock, which times the gpio-key's release, counts the guest's
+    # instructions (128 ns each) instead of the host's time. Without it a vCPU thread the
+    # loaded host stopped for 100 ms inside the handler (between pending() and ack()) saw the
+    # release land there: the two edges merged into one latch, one answer, counted spurious
+    # (1 run in 30 beside two CPU hogs). With it the release comes only after the guest ran
+    # 780000 instructions or idled 100 ms. (1 ns each made the polling loop, slow MMIO reads
+    # of few instructions, wait 10 s of the host's time for a release.)
     cmd = ["qemu-system-aarch64", "-machine", f"virt,{machine},acpi=off", "-cpu", "cortex-a57",
+           "-icount", "shift=7",
            "-m", "128", "-nodefaults", "-display", "none", "-no-reboot",
            "-serial", f"file:{con}", "-qmp", f"unix:{sock},server=on,wait=off"]
     if name in LOADER_ADDR:
@@ -234,7 +242,7 @@ def run_case(name, image, results, timeout):
         while press < presses:
             qmp.cmd("system_powerdown")
             sent += 2
-            seen = watch_press(qmp, 2.0)
+            seen = watch_press(qmp, 5.0)
             if seen == "unseen" and retries:
                 retries -= 1
                 print(f"run-virt: press {press + 1}: the response line was not seen high: "
