@@ -90,9 +90,10 @@ void copy_runs(sqlite3* db, merge_result& res)
 /** Copy the rows of every run in temp.merge_map, table by table, under the run's new id. */
 void copy_run_rows(sqlite3* db)
 {
-    for (const char* table : {"run_metadata", "intervals", "interval_histograms", "histogram",
-                              "worst", "exceedances", "events", "raw_samples", "verifications",
-                              "verification_outside", "breakdowns", "breakdown_parts"}) {
+    for (const char* table :
+         {"run_metadata", "intervals", "interval_histograms", "histogram", "worst", "exceedances",
+          "events", "raw_samples", "verifications", "verification_outside", "breakdowns",
+          "breakdown_parts", "target_info", "target_facts"}) {
         // A source of an older schema version lacks newer tables and columns: what it lacks
         // takes the column's default (NULL: not recorded), as an upgrade would.
         const auto shared = shared_columns(db, table);

@@ -120,6 +120,41 @@ run_record read_run(const sql::statement& q)
     return r;
 }
 
+/** run --target-info's row and facts (version 9 on) of the runs from @p first on. */
+void load_target_info(sqlite3* db, std::vector<run_record>& out, std::size_t first)
+{
+    sql::statement ti(db, "SELECT command, status, exit_code, signal, error, timeout_ns, "
+                          "duration_ns, stdout, stderr, stdout_bytes, stderr_bytes FROM "
+                          "target_info WHERE run_id = ?");
+    sql::statement tf(db, "SELECT key, value, source FROM target_facts WHERE run_id = ? ORDER BY "
+                          "idx");
+    for (std::size_t i = first; i < out.size(); ++i) {
+        ti.reset();
+        ti.bind(1, out[i].id);
+        if (!ti.step())
+            continue;
+        target_info_row t;
+        t.command = ti.text(0);
+        t.status = parse_target_info_status(ti.text(1));
+        if (!ti.is_null(2))
+            t.exit_code = static_cast<int>(ti.int64(2));
+        if (!ti.is_null(3))
+            t.signal = static_cast<int>(ti.int64(3));
+        t.error = ti.text(4);
+        t.timeout_ns = ti.int64(5);
+        t.duration_ns = ti.int64(6);
+        t.out = ti.text(7);
+        t.err = ti.text(8);
+        t.out_bytes = u64(ti, 9);
+        t.err_bytes = u64(ti, 10);
+        tf.reset();
+        tf.bind(1, out[i].id);
+        while (tf.step())
+            t.facts.push_back({tf.text(0), tf.text(1), tf.text(2)});
+        out[i].meta.target_info = std::move(t);
+    }
+}
+
 /** Every run of one file with its metadata, by id. */
 void load_runs(store& st, std::size_t index, std::vector<run_record>& out)
 {
@@ -139,6 +174,8 @@ void load_runs(store& st, std::size_t index, std::vector<run_record>& out)
             while (md.step())
                 out[i].meta.metadata.emplace_back(md.text(0), md.text(1));
         }
+        if (st.file_version() >= 9)
+            load_target_info(db, out, first);
         // What a floor run's stored samples prove (db::floor_share_ns): clean answered ones. One
         // pass over raw_samples (it has no index) for all of the file's floor runs, none without.
         std::map<std::int64_t, std::size_t> floors;

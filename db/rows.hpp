@@ -46,6 +46,47 @@ std::string_view to_text(run_kind k) noexcept;
 run_status parse_run_status(std::string_view text);
 run_kind parse_run_kind(std::string_view text);
 
+/** @brief One fact recognized in a run's --target-info output: target_facts. */
+struct target_fact final {
+    std::string key;
+    std::string value;
+    std::string source; ///< the parser that found it: "xl info", "xen cmdline", "line", ...
+
+    bool operator==(const target_fact&) const = default;
+};
+
+/** @brief How a run's --target-info command ended: target_info.status. */
+enum class target_info_status { exited, killed, timed_out, not_started };
+
+/** @brief "exited", "killed", "timed_out", "not_started". */
+std::string_view to_text(target_info_status s) noexcept;
+/** @throws irqloop::error (exit_failure) for another text. */
+target_info_status parse_target_info_status(std::string_view text);
+
+/**
+ * @brief The command `run --target-info` ran once before the first stimulus, how it ended,
+ * what it wrote (each stream cut at the cap: *_bytes counts what was written) and the facts
+ * parsed from its stdout: tables target_info and target_facts (schema version 9).
+ */
+struct target_info_row final {
+    std::string command;
+    target_info_status status = target_info_status::exited;
+    std::optional<int> exit_code; ///< exited
+    std::optional<int> signal;    ///< killed
+    std::string error;            ///< not_started: why
+    std::int64_t timeout_ns = 0;
+    std::int64_t duration_ns = 0;
+    std::string out, err;
+    std::uint64_t out_bytes = 0, err_bytes = 0;
+    std::vector<target_fact> facts; ///< in the order found, one per key
+
+    bool out_truncated() const noexcept { return out_bytes > out.size(); }
+    bool err_truncated() const noexcept { return err_bytes > err.size(); }
+    /** @brief The value of @p key, or none. */
+    std::optional<std::string> fact(std::string_view key) const;
+    bool operator==(const target_info_row&) const = default;
+};
+
 /** @brief A run's metadata, written once when the run begins. */
 struct run_row final {
     std::string uuid;  ///< RFC 4122 v4, unique across machines
@@ -73,6 +114,9 @@ struct run_row final {
     std::string target;      ///< free text: the target board and kernel
     std::string load;        ///< free text: the load on the target
     std::vector<std::pair<std::string, std::string>> metadata; ///< backend extras
+    /// run --target-info: stored in target_info and target_facts; none without the option
+    /// (and for every run of a file before version 9).
+    std::optional<target_info_row> target_info;
 
     bool operator==(const run_row&) const = default;
 };

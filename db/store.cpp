@@ -618,6 +618,27 @@ SQLite::Database& store::database() noexcept
     return impl_->db;
 }
 
+namespace
+{
+
+/** run --target-info's row and facts (schema version 9), in begin_run()'s transaction. */
+void insert_target_info(sqlite3* db, std::int64_t id, const target_info_row& t)
+{
+    sql::statement ti(db, "INSERT INTO target_info (run_id, command, status, exit_code, signal, "
+                          "error, timeout_ns, duration_ns, stdout, stderr, stdout_bytes, "
+                          "stderr_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ti.run_with(id, t.command, to_text(t.status), t.exit_code, t.signal, t.error, t.timeout_ns,
+                t.duration_ns, t.out, t.err, static_cast<std::int64_t>(t.out_bytes),
+                static_cast<std::int64_t>(t.err_bytes));
+    sql::statement tf(db, "INSERT INTO target_facts (run_id, key, idx, value, source) VALUES (?, "
+                          "?, ?, ?, ?)");
+    std::int64_t idx = 0;
+    for (const auto& f : t.facts)
+        tf.run_with(id, f.key, ++idx, f.value, f.source);
+}
+
+} // namespace
+
 std::int64_t store::begin_run(const run_row& r)
 {
     const std::string what = "begin run in database '" + impl_->path + "'";
@@ -660,6 +681,8 @@ std::int64_t store::begin_run(const run_row& r)
             for (const auto& [k, v] : r.metadata) {
                 md.run_with(id, k, v);
             }
+            if (r.target_info)
+                insert_target_info(impl_->handle(), id, *r.target_info);
             // Lock before COMMIT: no other process can see the row 'running' and unlocked.
             if (!ofd_lock(impl_->lock_fd, id, F_WRLCK, F_OFD_SETLK))
                 throw error(what, "run id " + std::to_string(id) + " is locked by another process",

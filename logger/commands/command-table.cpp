@@ -35,7 +35,7 @@ constexpr command_entry commands[] = {
     {"check", check_command, parse_only<parse_check>,
      "hold stored runs to limits (max, percentiles, lost); exit 3 on a FAIL"},
     {"compare", compare_command, parse_only<parse_compare>,
-     "side-by-side table of runs or labels (published formats)"},
+     "side-by-side table of runs, labels or target info keys (published formats)"},
     {"doctor", doctor_command, parse_only<parse_doctor>,
      "check that this machine is fit to log latency (preflight)"},
     {"explain", explain_command, parse_only<parse_explain>,

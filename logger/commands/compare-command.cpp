@@ -286,6 +286,13 @@ std::vector<column_def> make_columns()
         {"run", "run", true, "run id(s)", joined([](R r) { return std::to_string(r.id); })},
         {"uuid", "uuid", false, "run uuid(s)", meta(&db::run_row::uuid)},
         {"label", "label", false, "the run's --label", meta(&db::run_row::label)},
+        {"group", "group", false,
+         "with --by KEY[,KEY...]: the keys' values the row's runs share (\"(none)\": their "
+         "target info lacks the key; \"(no target info)\": runs made without --target-info)",
+         [](const group& g, const context&) {
+             // Grouped by run or label: the row's name, as the label column would give it.
+             return g.key.rfind('#', 0) == 0 ? g.runs[0]->name() : g.key;
+         }},
         {"runs", "runs", true, "number of runs pooled in the row",
          [](const group& g, const context&) { return std::to_string(g.runs.size()); }},
         {"kind", "kind", false, "measure, floor or selftest",
@@ -373,7 +380,19 @@ const preset presets[] = {
      "min-max"},
     {"tbm", "label=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX,lost=LOST", latency_unit::ns, 0,
      "AVG/MIN/MAX/WARM MAX in ns (xen-devel TBM tables)"},
+    {"tbm-target", "group=,avg=AVG,min=MIN,max=MAX,warm_max=WARM MAX,lost=LOST", latency_unit::ns,
+     0,
+     "the TBM table from the runs' stored target info: one row per scheduler x vwfi (--by "
+     "sched,vwfi unless --by says otherwise), AVG/MIN/MAX/WARM MAX in ns"},
 };
+
+/** @brief The --by keys a preset implies when --by is not given. */
+std::vector<std::string> preset_by_keys(const std::string& name)
+{
+    if (name == "tbm-target")
+        return {"sched", "vwfi"};
+    return {};
+}
 
 /** @brief The preset named @p name. @throws irqloop::error (exit 2) for an unknown one. */
 const preset& find_preset(const std::string& name)
@@ -382,11 +401,14 @@ const preset& find_preset(const std::string& name)
         if (name == x.name)
             return x;
     throw error("bad --preset", "unknown preset '" + name + "'",
-                "use default, opersys, tbm or rt_eval");
+                "use default, opersys, tbm, tbm-target or rt_eval");
 }
 
-const char* default_columns(bool by_label)
+const char* default_columns(bool by_label, bool by_keys)
 {
+    if (by_keys)
+        return "group,runs,samples,min,avg,p50,p99,p999,p9999,max,warm_max,stddev,pct_above,lost,"
+               "disturbed";
     return by_label ? "label,runs,samples,min,avg,p50,p99,p999,p9999,max,warm_max,stddev,pct_above,"
                       "lost,disturbed"
                     : "run,label,samples,min,avg,p50,p99,p999,p9999,max,warm_max,stddev,pct_above,"
@@ -492,14 +514,32 @@ void sort_groups(std::vector<group>& groups, const std::string& sort)
     });
 }
 
-/** @brief The selected runs in rows: one a run, or one a label (@p by_label). */
-std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bool by_label)
+/** @brief The values of @p keys in @p r's stored target info, as the group column shows them:
+ *  "k=v, k=v"; a key the target info lacks is "(none)"; a run without target info is
+ *  "(no target info)", a row of its own, never dropped. */
+std::string target_group(const db::run_record& r, const std::vector<std::string>& keys)
+{
+    if (!r.meta.target_info)
+        return "(no target info)";
+    std::string s;
+    for (const auto& k : keys) {
+        const auto v = r.meta.target_info->fact(k);
+        s += (s.empty() ? "" : ", ") + k + "=" + (v ? *v : "(none)");
+    }
+    return s;
+}
+
+/** @brief The selected runs in rows: one a run, one a label (@p by_label), or one a combination
+ *  of target info values (@p by_keys). */
+std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bool by_label,
+                              const std::vector<std::string>& by_keys = {})
 {
     std::vector<group> groups;
     for (const auto* r : runs) {
         // Unlabelled runs stay apart: an empty label is not a configuration.
-        const std::string key =
-            by_label && !r->meta.label.empty() ? r->meta.label : "#" + r->meta.uuid;
+        const std::string key = !by_keys.empty()                     ? target_group(*r, by_keys)
+                                : by_label && !r->meta.label.empty() ? r->meta.label
+                                                                     : "#" + r->meta.uuid;
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const group& g) { return g.key == key; });
         if (it == groups.end()) {
@@ -509,6 +549,36 @@ std::vector<group> group_runs(const std::vector<const db::run_record*>& runs, bo
         it->runs.push_back(r);
     }
     return groups;
+}
+
+/** @brief Refuse a --by key that no selected run's target info has (a typo would otherwise
+ *  pool every run under "(none)"), naming the keys the runs do have. */
+void check_by_keys(const std::vector<const db::run_record*>& runs,
+                   const std::vector<std::string>& keys)
+{
+    for (const auto& k : keys) {
+        bool found = false;
+        std::vector<std::string> known;
+        for (const auto* r : runs) {
+            if (!r->meta.target_info)
+                continue;
+            found |= r->meta.target_info->fact(k).has_value();
+            for (const auto& f : r->meta.target_info->facts)
+                if (std::find(known.begin(), known.end(), f.key) == known.end())
+                    known.push_back(f.key);
+        }
+        if (found)
+            continue;
+        std::string some;
+        for (std::size_t i = 0; i < known.size() && i < 12; ++i)
+            some += (i ? ", " : "") + known[i];
+        throw error("bad --by", "no selected run has '" + k + "' in its target info",
+                    known.empty() ? std::string("use run or label: no selected run was made with "
+                                                "run --target-info")
+                                  : "use run, label, or keys the runs have: " + some +
+                                        (known.size() > 12 ? ", ..." : "") +
+                                        " (irqloop report lists a run's)");
+    }
 }
 
 /** @brief rt_eval: the per-window lines of the Zephyr/Linux rt_eval apps, as a table. */
@@ -582,7 +652,7 @@ void print_groups(const compare_outcome& o, const compare_request& r, std::ostre
     const preset& p = find_preset(r.preset);
     // The default columns gain the gates' outcome when a run has one stored.
     const std::string defaults =
-        std::string(default_columns(r.by_label)) + (o.gated ? ",gate" : "");
+        std::string(default_columns(r.by_label, !r.by_keys.empty())) + (o.gated ? ",gate" : "");
     std::string spec = !r.columns.empty() ? r.columns : *p.columns ? p.columns : defaults;
     // --tail adds the tail columns, unless the columns asked for name some of them.
     bool named = false;
@@ -650,7 +720,7 @@ std::string compare_about()
 
 /** @brief The option values kept as text until they are checked. */
 struct compare_texts {
-    std::string by = "run", unit, fmt = "text", decimals;
+    std::string by, unit, fmt = "text", decimals; ///< by "": not given (run, or the preset's keys)
 };
 
 /** @brief The option table of `irqloop compare`, bound to @p r and @p t. */
@@ -658,8 +728,11 @@ void add_compare_options(po::options_description& desc, compare_request& r, comp
 {
     add_selection_options(desc, r.sel);
     auto add = desc.add_options();
-    add("by", po::value(&t.by)->default_value(t.by),
-        "one row per run, or per label (the runs of a label pooled)");
+    add("by", po::value(&t.by),
+        "one row per run (the default), per label (the runs of a label pooled), or per combination "
+        "of the "
+        "values of keys of the runs' stored target info (run --target-info), e.g. sched,vwfi or "
+        "halt_poll_ns");
     add("preset", po::value(&r.preset)->default_value(r.preset),
         "column set: default, opersys, tbm or rt_eval (see below)");
     add("columns", po::value(&r.columns),
@@ -684,10 +757,27 @@ void check_compare(compare_request& r, const compare_texts& t)
 {
     const int decimals =
         t.decimals.empty() ? -1 : static_cast<int>(parse_count_in(t.decimals, "--decimals", 0, 9));
-    if (t.by != "run" && t.by != "label")
-        throw error("bad --by", "unknown grouping '" + t.by + "'", "use run or label");
-    r.by_label = t.by == "label";
     const preset& p = find_preset(r.preset);
+    r.by_label = t.by == "label";
+    if (!t.by.empty() && t.by != "run" && t.by != "label") {
+        // Keys of the runs' stored target info (run --target-info), comma-separated.
+        std::stringstream ss(t.by);
+        for (std::string k; std::getline(ss, k, ',');) {
+            const bool word =
+                !k.empty() && k.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                  "0123456789_.-") == std::string::npos;
+            if (!word)
+                throw error("bad --by", "'" + t.by + "' is not run, label or target info keys",
+                            "use run, label, or keys such as sched,vwfi (irqloop report shows a "
+                            "run's keys)");
+            r.by_keys.push_back(k);
+        }
+        if (r.by_keys.empty())
+            throw error("bad --by", "no key given", "use run, label, or keys such as sched,vwfi");
+    } else if (t.by.empty()) {
+        r.by_keys = preset_by_keys(r.preset);
+    }
     r.unit = t.unit.empty() ? p.unit : parse_latency_unit(t.unit);
     r.decimals = decimals >= 0                ? decimals
                  : t.unit.empty()             ? p.decimals
@@ -700,8 +790,8 @@ void check_compare(compare_request& r, const compare_texts& t)
         for (const auto& c : parse_columns(r.columns, r.unit)) // throws for an unknown column
             for (const char* k : compare_tail_keys)
                 r.tail |= c.def->key == k;
-    if (r.tail && r.by_label)
-        throw error("bad --tail", "a tail fit is one run's, not a label's pooled runs'",
+    if (r.tail && (r.by_label || !r.by_keys.empty()))
+        throw error("bad --tail", "a tail fit is one run's, not a group's pooled runs'",
                     "use --by run");
     if (r.tail && r.rt_eval())
         throw error("bad --tail", "the rt_eval preset prints windows, not runs",
@@ -713,7 +803,8 @@ void check_compare(compare_request& r, const compare_texts& t)
 parsed<compare_request> parse_compare(int argc, char** argv)
 {
     const std::string about = compare_about();
-    const command_help help = {"irqloop compare [--by run|label] [--preset P | --columns C] "
+    const command_help help = {"irqloop compare [--by run|label|KEY[,KEY...]] [--preset P | "
+                               "--columns C] "
                                "[--db F] [F1.db F2.db ...]",
                                about.c_str()};
     return parse_reading_table(argc, argv, help, add_compare_options, check_compare);
@@ -724,7 +815,8 @@ compare_outcome execute_compare(const compare_request& r)
     compare_outcome o;
     o.cat = std::make_unique<db::catalog>(r.sel.dbs);
     o.runs = o.cat->select(r.sel.sel);
-    o.groups = group_runs(o.runs, r.by_label);
+    check_by_keys(o.runs, r.by_keys);
+    o.groups = group_runs(o.runs, r.by_label, r.by_keys);
     for (auto& g : o.groups) {
         pool(*o.cat, g, r.floor_corrected);
         if (r.tail)

@@ -18,7 +18,10 @@ namespace irqloop::logger
 
 struct compare_request final {
     selection_options sel;
-    bool by_label = false;          ///< --by label: the runs of a label pooled in one row
+    bool by_label = false; ///< --by label: the runs of a label pooled in one row
+    /// --by KEY[,KEY...]: the runs pooled by the values of these keys of their stored target
+    /// info (run --target-info), one row per combination; empty: by run or label
+    std::vector<std::string> by_keys;
     std::string preset = "default"; ///< a known preset (checked)
     std::string columns;            ///< --columns as given (checked), empty: the preset's
     std::string sort = "start";     ///< start, label or a figure, "-" first for descending
@@ -47,7 +50,8 @@ struct compare_tail final {
 
 /** @brief One row: a run, or every run of one label pooled. */
 struct compare_group final {
-    std::string key; ///< the label, or "#" and the uuid of an unlabelled run
+    std::string key; ///< the label, "#" and the uuid of an unlabelled run, or the --by keys'
+                     ///< values ("sched=credit2, vwfi=trap")
     std::vector<const db::run_record*> runs;
     db::summary_row s; ///< the pooled (and floor-corrected) figures
     bool has_stats = false;

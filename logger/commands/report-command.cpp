@@ -10,6 +10,7 @@
 #include "stats-pool.hpp"
 #include "store.hpp"
 #include "table.hpp"
+#include "target-info.hpp"
 #include "units.hpp"
 #include "verify-command.hpp"
 #include "worst-table.hpp"
@@ -23,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace irqloop::logger
 {
@@ -544,6 +546,44 @@ const db::run_record* pick_floor(const db::catalog& cat, const db::run_record& r
 }
 
 /** @brief Read what the report of @p r shows (the floor @p o names, checked). */
+/**
+ * run --target-info's command, how it ended, and the keys parsed from its stdout (a run without
+ * one says so: never a silent gap); --target-output adds the stored stdout and stderr, each
+ * line escaped as stored text is.
+ */
+void print_target_info(const db::run_record& r, const report_request& o, std::ostream& out)
+{
+    const auto& t = r.meta.target_info;
+    if (!t) {
+        print_note(out, o.format, "none recorded (the run was made without --target-info)");
+        return;
+    }
+    print_note(out, o.format, "command: " + message_text(t->command));
+    print_note(out, o.format, "outcome: " + message_text(target_info_line(*t)));
+    if (t->facts.empty()) {
+        print_note(out, o.format, "keys: none recognized in its stdout");
+    } else {
+        table k;
+        k.add_column("key", table::align::left, table::content::stored);
+        k.add_column("value", table::align::left, table::content::stored);
+        k.add_column("source", table::align::left, table::content::stored);
+        for (const auto& f : t->facts)
+            k.add_row({f.key, f.value, f.source});
+        k.print(out, o.format);
+    }
+    if (!o.target_output)
+        return;
+    for (const auto& [name, text, cut] : {std::tuple{"stdout", &t->out, t->out_truncated()},
+                                          std::tuple{"stderr", &t->err, t->err_truncated()}}) {
+        print_note(out, o.format,
+                   std::string(name) + (text->empty() ? ": (empty)" : ":") +
+                       (cut ? " (TRUNCATED at " + std::to_string(text->size()) + " bytes)" : ""));
+        std::istringstream lines(*text);
+        for (std::string l; std::getline(lines, l);)
+            print_note(out, o.format, "  " + message_text(l));
+    }
+}
+
 report_run read_run(db::catalog& cat, const db::run_record& r, const report_request& o)
 {
     report_run rr;
@@ -590,6 +630,9 @@ void report_one(const report_run& rr, const report_request& o, std::ostream& out
     gap();
     print_heading(out, o.format, "run");
     print_metadata(rr, o, out);
+    gap();
+    print_heading(out, o.format, "target info");
+    print_target_info(r, o, out);
     gap();
     print_heading(out, o.format, r.partial() ? "summary (partial)" : "summary");
     print_summary(r, rr.floor, rr.warm, o, out);
@@ -649,6 +692,9 @@ parsed<report_request> parse_report(int argc, char** argv)
     add("floor", po::value(&r.floor)->default_value(r.floor),
         "floor run to correct with: auto (a floor run in the same file), none, or a run id");
     add("list", po::bool_switch(&r.list), "list the runs of the file(s) and stop");
+    add("target-output", po::bool_switch(&r.target_output),
+        "in the target info section, also print the stored stdout and stderr of the run's "
+        "--target-info command");
     bool tail = false;
     std::vector<std::string> exceed;
     add_tail_report_options(desc, tail, exceed);

@@ -25,6 +25,7 @@ struct report_request final {
     std::size_t timeline_rows = 48;   ///< 0: one row per interval
     std::string floor = "auto";       ///< auto, none or a run id
     bool list = false;                ///< --list: the runs of the file(s), nothing else
+    bool target_output = false;       ///< --target-output: the stored stdout/stderr too
     std::optional<tail_request> tail; ///< --tail / --exceed: a tail section, as `irqloop tail`
 };
 

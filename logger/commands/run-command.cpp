@@ -123,6 +123,12 @@ void add_recording_options(po::options_description& d, run_request& req, run_swi
         ("action-holdoff", into([&o](const std::string& v) { o.soak.action_holdoff_ns = parse_duration_ns_in(v, "--action-holdoff", 0, day); })->default_value("10s"), "after the actions fire, samples above --threshold within this long fire none (counted)")
         ("max-events", into([&o](const std::string& v) { o.recording.max_events = parse_count(v, "--max-events"); })->default_value("100K"), "cap on stored lost/disturbed/overflow events (the rest are counted)")
         ("metrics-file", po::value(&o.recording.metrics_file), "rewrite this file (temp file + rename) at every stats window with the run's figures in the Prometheus text format, for node_exporter's textfile collector (name it *.prom)")
+        ("target-info", into([&o](const std::string& v) {
+            if (v.find_first_not_of(" \t\n") == std::string::npos)
+                throw error("bad value for --target-info", "an empty command", "give the /bin/sh command that prints the target's set-up, e.g. --target-info \"ssh board 'xl info; xl sched-credit2'\"");
+            o.recording.target_info.command = v;
+         }), "run this /bin/sh command once before the first stimulus and store its stdout, stderr, exit status and duration with the run, with the keys parsed from its output (xl info, xl sched-*, /sys/module/*/parameters, uname, key=value); a failing or hung command is recorded and the run goes on")
+        ("target-info-timeout", into([&o](const std::string& v) { o.recording.target_info.timeout_ns = parse_duration_ns_in(v, "--target-info-timeout", ms, hour); })->default_value("30s"), "kill the --target-info command (its process group) after this long and record it as timed out")
         ("preflight-root", po::value(&req.preflight_root)->default_value(req.preflight_root), "read the preflight checks' sys/ and proc/, and the SMI counter's dev/cpu/N/msr, below this directory (as doctor --root)");
     // clang-format on
 }
@@ -216,6 +222,9 @@ void finish_request(run_request& req, const run_switches& sw, const po::variable
     }
     if (opt.recording.load.empty())
         opt.recording.load = opt.soak.load_cmd; // the description defaults to the command
+    if (!vm["target-info-timeout"].defaulted() && opt.recording.target_info.command.empty())
+        throw error("run", "--target-info-timeout given without --target-info",
+                    "give the command with --target-info");
     if (opt.soak.load_required && opt.soak.load_cmd.empty())
         throw error("run", "--load-required given without --load-cmd",
                     "give the load to run with --load-cmd");
@@ -320,6 +329,8 @@ void print_summary(const run_outcome& r, const run_options& opt)
     else if (r.late_start)
         std::printf("  late start: no stimulus in the run (sampler released after %.3f s)\n",
                     static_cast<double>(r.sampler_release_ns) / 1e9);
+    if (r.target_info)
+        std::printf("  target info: %s\n", message_text(target_info_line(*r.target_info)).c_str());
 }
 
 /**
@@ -434,6 +445,12 @@ void present_extras(const run_result& res, const run_request& req)
     if (!r.metrics_error.empty())
         std::fprintf(stderr, "irqloop: warning: %s (the run went on; the metrics file is stale)\n",
                      r.metrics_error.c_str());
+    if (const auto& t = r.target_info;
+        t && !(t->status == db::target_info_status::exited && t->exit_code == 0))
+        std::fprintf(stderr,
+                     "irqloop: warning: --target-info command %s (the run went on; its output "
+                     "is stored: irqloop report --target-output)\n",
+                     message_text(target_info_outcome(*t)).c_str());
     if (res.gates) {
         std::fputs(format_gate_lines(*res.gates).c_str(), stdout);
         std::printf("  gates: %s (%zu of %zu limits failed)\n", res.gates->pass() ? "PASS" : "FAIL",

@@ -278,6 +278,7 @@ db::run_row make_run_row(const session& c)
         meta("actions.holdoff_ns", std::to_string(opt.soak.action_holdoff_ns));
     }
     meta("logger.max_events", std::to_string(opt.recording.max_events));
+    r.target_info = c.out.target_info;
     meta("logger.smi_counter",
          c.smi->available() ? c.smi->device() + " MSR 0x34" : "n/a: " + c.smi->why());
     return r;
@@ -343,6 +344,10 @@ void set_up(session& c)
     for (auto* p : c.plugins)
         p->on_start(c);
     c.smi.emplace(c.opt.recording.smi_root, c.opt.rt.cpu);
+    // The target's set-up (--target-info), asked once: the wire is up and the sampler parked,
+    // nothing is sent before it is done, and the run goes on however the command ends.
+    if (!c.opt.recording.target_info.command.empty())
+        c.out.target_info = run_target_info(c.opt.recording.target_info, c.stop);
     if (c.store)
         c.out.run_id = c.store->begin_run(make_run_row(c));
     c.anchor_cycles = hw::cycles();

@@ -9,9 +9,11 @@
 #include "rt-setup.hpp"
 #include "sampler.hpp"
 #include "session.hpp"
+#include "target-info.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -63,6 +65,8 @@ struct run_recording final {
     /// when not pinned); the preflight's root, so tests point it at a fake tree.
     std::string smi_root = "/";
     std::vector<preflight_check> preflight; ///< stored as run metadata preflight.<key>
+    /// --target-info: run once before the first stimulus, stored with the run; command "" = none
+    target_info_options target_info;
 };
 
 /** @brief The soak's side tasks: the load process and the threshold actions. */
@@ -129,6 +133,8 @@ struct run_outcome final {
     /// The first stimulus came more than run_options::late_start_ns after the run's start, or
     /// none came in a run longer than that: stored as a `late_start` event, shown in the summary.
     bool late_start = false;
+    /// --target-info's command, how it ended and what it printed; none without the option.
+    std::optional<db::target_info_row> target_info;
 };
 
 /**

@@ -111,11 +111,11 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 } // namespace
 
 TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
-          "counts), 0005 (worst_cases kind), 0006 (truth), 0007 (verify) and 0008 (breakdowns): "
-          "version 8",
+          "counts), 0005 (worst_cases kind), 0006 (truth), 0007 (verify), 0008 (breakdowns) and "
+          "0009 (target info): version 9",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 7);
+    REQUIRE(shipped_migrations().size() == 8);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
@@ -124,8 +124,9 @@ TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 000
     CHECK(std::string(shipped_migrations()[4].name) == "0006-truth");
     CHECK(std::string(shipped_migrations()[5].name) == "0007-verify");
     CHECK(std::string(shipped_migrations()[6].name) == "0008-breakdowns");
-    CHECK(latest_version(shipped_migrations()) == 8);
-    CHECK(store::schema_version() == 8);
+    CHECK(std::string(shipped_migrations()[7].name) == "0009-target-info");
+    CHECK(latest_version(shipped_migrations()) == 9);
+    CHECK(store::schema_version() == 9);
 }
 
 TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
@@ -526,6 +527,80 @@ TEST_CASE("a version-5 file from the previous irqloop reads without an upgrade, 
     CHECK(cat.intervals(fresh)[0].truth_max_ns == 8'700);
 }
 
+TEST_CASE("a version-8 file from the previous irqloop reads without an upgrade, no target "
+          "info; upgraded to 9 its runs keep every row, a new run stores its target info, and "
+          "merge copies it",
+          "[db]")
+{
+    // Written by a schema-8 build: the build tree of /work/wt-explain26c at b9a4948 (main with
+    // 0008-breakdowns, before 0009-target-info), 10:19 UTC on 2026-12-05:
+    //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,seed=7,far=computed' -n 2000
+    //     -i 100us --raw --stats-interval 100ms --top-k 50 --label v8-fixture --db v8-sim.db
+    temp_dir dir;
+    const auto path = fixture(dir, 8);
+    CHECK(scalar(path, "PRAGMA user_version") == 8);
+    CHECK(scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'target_info'") == 0);
+    read_as_is(path, [](catalog& cat) {
+        REQUIRE(cat.runs().size() == 1);
+        CHECK(cat.runs()[0].meta.label == "v8-fixture");
+        CHECK_FALSE(cat.runs()[0].meta.target_info); // none recorded, never an empty one
+    });
+    const auto raw_before = scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1");
+    CHECK(raw_before == 2000);
+    {
+        store s(path);
+        CHECK(s.file_version() == store::schema_version());
+        auto run = sample_run("uuid-v9", "with-target", t_start);
+        target_info_row t;
+        t.command = "xl info";
+        t.status = target_info_status::exited;
+        t.exit_code = 0;
+        t.timeout_ns = 30'000'000'000;
+        t.duration_ns = 12'000'000;
+        t.out = "xen_scheduler          : credit2\n";
+        t.out_bytes = t.out.size();
+        t.facts = {{"xen_scheduler", "credit2", "xl info"}, {"sched", "credit2", "xl info"}};
+        run.target_info = t;
+        const auto id = s.begin_run(run);
+        s.finish_run(id, run_status::complete, t_start + 1);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 9);
+    CHECK(integrity(path) == "ok");
+    CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == raw_before);
+    CHECK(scalar(path, "SELECT count(*) FROM target_info WHERE run_id = 1") == 0);
+    CHECK(scalar(path, "SELECT count(*) FROM target_facts WHERE run_id = 2 AND key = 'sched' AND "
+                       "value = 'credit2'") == 1);
+    {
+        catalog cat({path});
+        REQUIRE(cat.runs().size() == 2);
+        const run_record* old_run = nullptr;
+        const run_record* new_run = nullptr;
+        for (const auto& r : cat.runs())
+            (r.meta.label == "v8-fixture" ? old_run : new_run) = &r;
+        REQUIRE(old_run);
+        REQUIRE(new_run);
+        CHECK_FALSE(old_run->meta.target_info);
+        REQUIRE(new_run->meta.target_info);
+        const auto& t = *new_run->meta.target_info;
+        CHECK(t.command == "xl info");
+        CHECK(t.exit_code == 0);
+        CHECK_FALSE(t.signal);
+        CHECK(t.fact("sched") == "credit2");
+        CHECK(t.facts.size() == 2);
+        CHECK_FALSE(t.out_truncated());
+    }
+    // merge carries the target info under the run's new id.
+    const auto dst = dir.file("merged.db");
+    {
+        store d(dst);
+        merge_into(d, path);
+    }
+    CHECK(scalar(dst, "SELECT count(*) FROM target_info t JOIN runs r ON r.id = t.run_id WHERE "
+                      "r.uuid = 'uuid-v9' AND t.command = 'xl info'") == 1);
+    CHECK(scalar(dst, "SELECT count(*) FROM target_facts f JOIN runs r ON r.id = f.run_id WHERE "
+                      "r.uuid = 'uuid-v9'") == 2);
+}
+
 namespace
 {
 
@@ -595,7 +670,7 @@ TEST_CASE("a version-7 file from the previous irqloop reads without an upgrade; 
     {
         store upgraded(path);
     }
-    CHECK(scalar(path, "PRAGMA user_version") == 8);
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(scalar(path, "SELECT count(*) FROM breakdowns") == 0);
     CHECK(scalar(path, "SELECT count(*) FROM breakdown_parts") == 0);
     CHECK(has_column(path, "breakdowns", "blocker_ns"));

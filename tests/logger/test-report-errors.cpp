@@ -229,9 +229,10 @@ TEST_CASE("bad options of the reading commands exit 2 with the option named", "[
              {"report --format html",
               "irqloop: bad --format: unknown format 'html' (use text, markdown or csv)\n"},
              {"compare --preset foo", "irqloop: bad --preset: unknown preset 'foo' (use default, "
-                                      "opersys, tbm or rt_eval)\n"},
+                                      "opersys, tbm, tbm-target or rt_eval)\n"},
              {"compare --by host",
-              "irqloop: bad --by: unknown grouping 'host' (use run or label)\n"},
+              "irqloop: bad --by: no selected run has 'host' in its target info (use run or "
+              "label: no selected run was made with run --target-info)\n"},
              {"plot --kind pie -o x.svg",
               "irqloop: bad --kind: unknown plot kind 'pie' (use "
               "histogram, timeline, cdf, heatmap, long-term or tail)\n"},
