@@ -153,13 +153,11 @@ process_result run_process(const std::vector<std::string>& argv)
     return run(argv, false);
 }
 
-#ifndef IRQLOOP_TEST_WITHOUT_LOGGER // a test program without the logger has no 'irqloop' to run
 process_result run_irqloop(std::vector<std::string> args)
 {
     args.insert(args.begin(), IRQLOOP_BIN);
     return run_process(args);
 }
-#endif
 
 process_result run_shell(const std::string& command_line)
 {
