@@ -108,7 +108,7 @@ TEST_CASE("compare --tail: --by label and the rt_eval preset are refused with st
     const auto path = compare_tail_db(dir);
     const auto by = test::run_irqloop({"compare", "--db", path, "--tail", "--by", "label"});
     CHECK(by.status == 2);
-    CHECK(by.err == "irqloop: bad --tail: a tail fit is one run's, not a label's pooled runs' "
+    CHECK(by.err == "irqloop: bad --tail: a tail fit is one run's, not a group's pooled runs' "
                     "(use --by run)\n");
     const auto rt = test::run_irqloop({"compare", "--db", path, "--tail", "--preset", "rt_eval"});
     CHECK(rt.status == 2);
