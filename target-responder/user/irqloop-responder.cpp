@@ -8,13 +8,16 @@
 #include "spec.hpp"
 #include "stop-signal.hpp"
 #include "thread-name.hpp"
+#include "trace-marker.hpp"
 #include "units.hpp"
 
 #include <array>
 #include <atomic>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <limits>
@@ -123,8 +126,10 @@ bool wanted(edge_filter f, int level)
 }
 
 // Busy-poll: the lowest latency a userspace responder can reach, at the cost of a CPU.
+// With @p tm (--trace), each answered edge is marked before and after its answer: seq is the
+// edge's number among the answered ones (1-based, the handled count it brings).
 int poll_loop(hw::polled_wire& w, edge_filter f, bool follow, counters& c, std::uint64_t limit,
-              const std::atomic<bool>& stop)
+              const std::atomic<bool>& stop, responder::trace_marker* tm)
 {
     int last = w.sense();
     int out = 0;
@@ -137,8 +142,13 @@ int poll_loop(hw::polled_wire& w, edge_filter f, bool follow, counters& c, std::
         if (v != last) {
             last = v;
             if (wanted(f, v)) {
+                const std::uint64_t seq = c.handled.load(std::memory_order_relaxed) + 1;
+                if (tm)
+                    tm->edge(seq, v);
                 out = follow ? v : out ^ 1;
                 w.drive(out);
+                if (tm)
+                    tm->response(seq, v);
                 if (c.handled.fetch_add(1, std::memory_order_relaxed) + 1 == limit)
                     return 0;
             } else {
@@ -156,7 +166,8 @@ int poll_loop(hw::polled_wire& w, edge_filter f, bool follow, counters& c, std::
 // that ends on a signal (gpiod) blocks without a timeout, one system call per edge; the stop
 // then comes as a signal to this thread (wake_signal). The others wake every 200 ms to look.
 int event_loop(hw::polled_wire& w, hw::edge_waiter& edges, edge_filter f, bool follow, counters& c,
-               split& sp, std::uint64_t limit, const std::atomic<bool>& stop)
+               split& sp, std::uint64_t limit, const std::atomic<bool>& stop,
+               responder::trace_marker* tm)
 {
     const std::int64_t wait_ns = edges.wait_ends_on_signal() ? -1 : 200'000'000;
     int out = 0;
@@ -177,9 +188,14 @@ int event_loop(hw::polled_wire& w, hw::edge_waiter& edges, edge_filter f, bool f
             c.ignored.fetch_add(1, std::memory_order_relaxed);
             continue;
         }
+        const std::uint64_t seq = c.handled.load(std::memory_order_relaxed) + 1;
+        if (tm)
+            tm->edge(seq, v);
         out = follow ? v : out ^ 1;
         w.drive(out);
         const std::int64_t answered = monotonic_ns();
+        if (tm)
+            tm->response(seq, v);
         if (e.kernel_ns > 0) {
             sp.irq_to_wake.add(woke - e.kernel_ns);
             sp.wake_to_response.add(answered - woke);
@@ -232,9 +248,9 @@ void write_split_file(const std::string& path, const split& sp, const std::strin
 
 // What the command line asks for, checked; nothing opened.
 struct request {
-    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", split_file;
+    std::string hw_spec, mode = "event", edge = "both", answer = "toggle", split_file, marker;
     edge_filter filter = edge_filter::both;
-    bool poll = false, follow = false, quiet = false;
+    bool poll = false, follow = false, quiet = false, trace = false;
     std::uint64_t limit = 0;
     std::int64_t duration_ns = 0, report_ns = 0;
     base::rt_request rt;
@@ -260,6 +276,8 @@ po::options_description describe_options(request& r, base::rt_options& rt_opt, s
     d.add_options()
         ("report", po::value(&report)->default_value(report), "print what was handled this often; 0 = never")
         ("split-file", po::value(&r.split_file), "event mode: at exit, write the IRQ -> wake-up -> response split (CSV, ns) to this file")
+        ("trace", po::bool_switch(&r.trace), "mark each answered edge in the kernel's trace: 'irqloop_edge: seq=N level=L' to /sys/kernel/tracing/trace_marker when it is seen, 'irqloop_response: ...' once answered (for irqloop explain; the events to record are trace-cmd's, see docs/responder.md)")
+        ("trace-marker", po::value(&r.marker), "--trace to this file instead (tracefs mounted elsewhere)")
         ("quiet,q", po::bool_switch(&r.quiet), "print only errors");
     // clang-format on
     return d;
@@ -284,6 +302,10 @@ void check_request(request& r, const std::string& count, const std::string& dura
     r.duration_ns = duration.empty() ? 0 : parse_duration_ns(duration, "--duration");
     r.report_ns = parse_duration_ns_in(report, "--report", 0, 24LL * 3600 * 1'000'000'000);
     r.rt = base::to_rt_request(rt_opt);
+    if (!r.marker.empty())
+        r.trace = true;
+    else if (r.trace)
+        r.marker = responder::trace_marker::default_path;
     if (!r.split_file.empty() && r.poll)
         throw error("bad option --split-file", "the split needs edge events",
                     "use it with --mode event");
@@ -408,6 +430,34 @@ void print_done(const counters& c, const split& sp, const hw::edge_waiter* edges
                          h->max() / 1e3, static_cast<unsigned long long>(h->count()));
 }
 
+// The markers' count at exit. Lost markers never stopped the answers; they fail the run (status
+// 1) unless tracefs refused them because tracing was off (EBADF: tracing_on 0, e.g. after a
+// trigger's tracing_off()), which is a warning: the trace then ends where tracing stopped.
+void report_markers(const responder::trace_marker& m, bool quiet)
+{
+    const auto total = static_cast<unsigned long long>(m.written() + m.failed());
+    const auto failed = static_cast<unsigned long long>(m.failed());
+    if (!quiet)
+        std::fprintf(stderr, "irqloop-responder: trace: %llu markers written to %s, %llu failed\n",
+                     static_cast<unsigned long long>(m.written()), m.path().c_str(), failed);
+    if (!failed)
+        return;
+    if (m.first_errno() == EBADF) {
+        std::fprintf(stderr,
+                     "irqloop-responder: warning: trace: %llu of %llu markers not recorded: "
+                     "tracing was off (tracing_on 0, or a trigger's tracing_off())\n",
+                     failed, total);
+        return;
+    }
+    throw error("write trace markers to '" + m.path() + "'",
+                std::to_string(failed) + " of " + std::to_string(total) +
+                    " failed, the first with: " + std::strerror(m.first_errno()),
+                m.first_errno() == EINVAL
+                    ? "tracefs refused them: check that options/markers is 1"
+                    : "check tracefs, or the disk of a file given with --trace-marker",
+                exit_failure);
+}
+
 int responder_main(int argc, char** argv)
 {
     const std::optional<request> parsed = parse_request(argc, argv);
@@ -415,6 +465,11 @@ int responder_main(int argc, char** argv)
         return 0;
     const request& r = *parsed;
     hw::spec spec = wire_spec(r);
+    // The trace marker first: a tracefs that is not mounted or not writable is refused before
+    // the wire is opened (no shm segment created, no line requested).
+    std::optional<responder::trace_marker> marker;
+    if (r.trace)
+        marker.emplace(r.marker);
     // SIGINT/SIGTERM end the loops within one wait (200 ms; a gpiod wait ends on the signal,
     // or on the reporter's wake signal within its 10 ms tick) or 4096 polls; a second one
     // gets the default action. Caught from before the wire is opened: whenever one arrives,
@@ -458,8 +513,9 @@ int responder_main(int argc, char** argv)
     // would starve it, so that --duration never ended the run).
     rt.demote_thread(reporter.native_handle());
     wire->start();
-    int rc = r.poll ? poll_loop(lines, r.filter, r.follow, c, r.limit, stop)
-                    : event_loop(lines, *edges, r.filter, r.follow, c, sp, r.limit, stop);
+    responder::trace_marker* tm = marker ? &*marker : nullptr;
+    int rc = r.poll ? poll_loop(lines, r.filter, r.follow, c, r.limit, stop, tm)
+                    : event_loop(lines, *edges, r.filter, r.follow, c, sp, r.limit, stop, tm);
     finished.store(true);
     reporter.join();
     auto err = wire->error();
@@ -472,6 +528,8 @@ int responder_main(int argc, char** argv)
         throw_from_errno(err.errnum ? err.errnum : EIO,
                          std::string("respond: ") + (err.op ? err.op : "line access"),
                          "check the wiring and the device", exit_failure);
+    if (marker)
+        report_markers(*marker, r.quiet);
     return 0;
 }
 
