@@ -156,51 +156,57 @@ TEST_CASE("responder trace: --trace-marker refusals end the responder with statu
 }
 
 TEST_CASE("responder trace: against a logger on the shm wire, every answered edge is marked "
-          "before and after its answer, seq 1..handled",
+          "before and after its answer, seq 1..handled, in event and poll mode",
           "[responder][trace]")
 {
-    temp_dir dir;
-    const std::string name = "trace" + std::to_string(getpid());
-    const std::string marker = dir / "trace_marker", log = dir / "responder.log";
-    std::ofstream{marker};
-    background_process resp({responder_bin, "--hw", "shm:name=" + name, "--mode", "event",
-                             "--priority", "0", "--no-mlock", "--no-dma-latency", "--report", "0",
-                             "--trace-marker", marker},
-                            log);
-    REQUIRE(wait_for_text(log, "; obtained ", 30.0));
-    // SCHED_OTHER on a shared machine: a generous gap limit keeps its preempted polls' samples
-    // (the markers, not the latencies, are under test).
-    auto r =
-        run_irqloop({"run", "--hw", "shm:name=" + name, "--samples", "300", "--interval", "200us",
-                     "--timeout", "20ms", "--gap-limit", "5ms", "--no-db", "--priority", "0",
-                     "--no-mlock", "--no-dma-latency", "--progress", "none"});
-    INFO(r.out << r.err);
-    CHECK(r.status == 0);
-    resp.signal(SIGTERM);
-    CHECK(resp.wait() == 0);
-    const std::string out = file_text(log);
-    INFO("responder:\n" << out);
-    std::smatch m;
-    REQUIRE(std::regex_search(out, m, std::regex("done: handled ([0-9]+),")));
-    const std::uint64_t handled = std::stoull(m[1]);
-    CHECK(handled >= 100); // the logger's 300 stimuli, less what a loaded machine lost
-    const std::vector<std::string> lines = lines_of(marker);
-    REQUIRE(lines.size() == 2 * handled);
-    const std::regex edge("irqloop_edge: seq=([0-9]+) level=([01])");
-    const std::regex resp_line("irqloop_response: seq=([0-9]+) level=([01])");
-    std::uint64_t bad = 0;
-    for (std::uint64_t k = 1; k <= handled; ++k) {
-        std::smatch e, a;
-        const bool ok = std::regex_match(lines[2 * k - 2], e, edge) &&
-                        std::regex_match(lines[2 * k - 1], a, resp_line) &&
-                        std::stoull(e[1]) == k && std::stoull(a[1]) == k && e[2] == a[2];
-        if (!ok && bad++ < 3)
-            UNSCOPED_INFO("edge " << k << ": '" << lines[2 * k - 2] << "', '" << lines[2 * k - 1]
-                                  << "'");
+    // Both loops: event mode (the shm futex) and poll mode (the spinning reader).
+    for (const char* mode : {"event", "poll"}) {
+        DYNAMIC_SECTION("mode " << mode)
+        {
+            temp_dir dir;
+            const std::string name = std::string("trace") + mode + std::to_string(getpid());
+            const std::string marker = dir / "trace_marker", log = dir / "responder.log";
+            std::ofstream{marker};
+            background_process resp({responder_bin, "--hw", "shm:name=" + name, "--mode", mode,
+                                     "--priority", "0", "--no-mlock", "--no-dma-latency",
+                                     "--report", "0", "--trace-marker", marker},
+                                    log);
+            REQUIRE(wait_for_text(log, "; obtained ", 30.0));
+            // SCHED_OTHER on a shared machine: a generous gap limit keeps its preempted polls'
+            // samples (the markers, not the latencies, are under test).
+            auto r = run_irqloop({"run", "--hw", "shm:name=" + name, "--samples", "300",
+                                  "--interval", "200us", "--timeout", "20ms", "--gap-limit", "5ms",
+                                  "--no-db", "--priority", "0", "--no-mlock", "--no-dma-latency",
+                                  "--progress", "none"});
+            INFO(r.out << r.err);
+            CHECK(r.status == 0);
+            resp.signal(SIGTERM);
+            CHECK(resp.wait() == 0);
+            const std::string out = file_text(log);
+            INFO("responder:\n" << out);
+            std::smatch m;
+            REQUIRE(std::regex_search(out, m, std::regex("done: handled ([0-9]+),")));
+            const std::uint64_t handled = std::stoull(m[1]);
+            CHECK(handled >= 100); // the logger's 300 stimuli, less what a loaded machine lost
+            const std::vector<std::string> lines = lines_of(marker);
+            REQUIRE(lines.size() == 2 * handled);
+            const std::regex edge("irqloop_edge: seq=([0-9]+) level=([01])");
+            const std::regex resp_line("irqloop_response: seq=([0-9]+) level=([01])");
+            std::uint64_t bad = 0;
+            for (std::uint64_t k = 1; k <= handled; ++k) {
+                std::smatch e, a;
+                const bool ok = std::regex_match(lines[2 * k - 2], e, edge) &&
+                                std::regex_match(lines[2 * k - 1], a, resp_line) &&
+                                std::stoull(e[1]) == k && std::stoull(a[1]) == k && e[2] == a[2];
+                if (!ok && bad++ < 3)
+                    UNSCOPED_INFO("edge " << k << ": '" << lines[2 * k - 2] << "', '"
+                                          << lines[2 * k - 1] << "'");
+            }
+            CHECK(bad == 0);
+            CHECK_THAT(out, ContainsSubstring("trace: " + std::to_string(2 * handled) +
+                                              " markers written to " + marker + ", 0 failed"));
+        }
     }
-    CHECK(bad == 0);
-    CHECK_THAT(out, ContainsSubstring("trace: " + std::to_string(2 * handled) +
-                                      " markers written to " + marker + ", 0 failed"));
 }
 
 } // namespace responder_trace_test
