@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# irqloop explain on a real kernel's trace with an IRQs-off section injected at known moments:
+# irqloop_hog.ko mode=irqsoff (kmod-node/), a SCHED_FIFO 90 kthread on CPU 0 (above the logger's
+# sampler) that busy-waits $busy us inside local_irq_save() every $period us. The kernel
+# responder answers on the wires of kmod-measure; wire0 is delayed $delay us, so each stimulus's
+# edge comes due on CPU 0 (the wire's hrtimer, armed by the logger's write) and waits for the
+# end of an IRQs-off section that covers that moment. Debian's stock kernel has no
+# CONFIG_PREEMPTIRQ_TRACEPOINTS: the section itself is not traced. What explain truthfully says
+# of an affected sample is the task that ran in its window, the hog's kthread, and nothing else
+# traced. Asserted on the trace of a --raw run (all of its samples explained; stimuli paced at
+# 5 ms + 0..2 ms, above the round trip, so that explain can place the trace's first edges):
+# - at least 5 samples name the hog's kthread as a task of their window for more than a tenth
+#   of $busy us, no more than the hog ran;
+# - at least 5 name it as the largest part of their window, within 10 % of $busy us: no IRQ,
+#   softirq or other task larger, the logger's own sampler aside (it shares CPU 0 here; its time
+#   in the window is the logger's, between its time stamp and its write). (A loaded host stalls
+#   QEMU's threads for milliseconds wherever the guest happens to be: a stall that lands in
+#   another part makes that one larger; the notes count such samples);
+# - with no preemptirq events, no sample names an IRQs-off section;
+# - no sample under 90 % of $busy us names the hog's kthread for more than a tenth of $busy us:
+#   a task that holds the CPU with interrupts on does not delay the responder's hard handler,
+#   one with interrupts off does.
+# With preemptirq events present (a kernel with the tracepoints), they are enabled, and the
+# section's own lines are counted in the notes, not asserted.
+. /testbed/guest-lib.sh
+tb_need irqloop sqlite3
+tb_kmod_setup
+hog=$TB_KMOD_DIR/irqloop_hog.ko
+[ -f "$hog" ] || tb_fail "$hog is missing (run-testbed.sh --kmod tests/testbed/kmod-node)"
+n=1000       # samples, all explained (explain takes at most 1000)
+busy=1000    # us, the IRQs-off section
+period=1000  # us from the end of one section to the next
+delay=500    # us on wire0 (logger to responder)
+db=$TB_TMP/explain.db
+tr=/sys/kernel/tracing
+trap 'rmmod irqloop_responder 2>/dev/null; rmmod irqloop_hog 2>/dev/null; echo local >$tr/trace_clock 2>/dev/null; tb_wire_delay 0 0' EXIT
+
+[ -e $tr/trace ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
+echo 0 >$tr/tracing_on
+echo nop >$tr/current_tracer
+# The mono trace clock (CLOCK_MONOTONIC, one time line for every CPU). Not local, the default,
+# nor global: where the kernel does not trust the TSC (as under TCG with two CPUs) both are
+# clamped to one tick past each CPU's last tick, so a time stamp taken as interrupts come back
+# on after a long IRQs-off section can lag by up to a tick, and CPUs drift apart.
+echo mono >$tr/trace_clock || tb_fail "cannot select the mono trace clock"
+echo 4096 >$tr/buffer_size_kb
+for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
+	sched/sched_switch sched/sched_wakeup; do
+	echo 1 >$tr/events/$e/enable || tb_fail "cannot enable the event $e"
+done
+if grep -q '^preemptirq:irq_disable$' $tr/available_events; then
+	pirq=present
+	echo 1 >$tr/events/preemptirq/irq_disable/enable
+	echo 1 >$tr/events/preemptirq/irq_enable/enable
+else
+	pirq=absent
+fi
+echo "preemptirq events: $pirq"
+echo >$tr/trace
+
+insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 || tb_fail "cannot load the responder"
+tb_wire_delay 0 $((delay * 1000))
+insmod "$hog" mode=irqsoff cpu=0 period_us=$period busy_us=$busy ||
+	tb_fail "cannot load irqloop_hog"
+p=/sys/module/irqloop_hog/parameters
+f0=$(cat $p/fired) o0=$(cat $p/overran)
+echo 1 >$tr/tracing_on
+irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --timeout 1s \
+	--samples $n --interval 5ms --jitter 2ms --gap-limit 5ms --raw --label explain-irqsoff \
+	--progress none --db "$db" \
+	--target "QEMU TCG guest, $(uname -r), irqloop_responder.ko, irqloop_hog.ko mode=irqsoff" \
+	>/dev/null || tb_fail "irqloop run failed"
+echo 0 >$tr/tracing_on
+fired=$(($(cat $p/fired) - f0)) overran=$(($(cat $p/overran) - o0))
+longest=$(($(cat $p/longest_ns) / 1000))
+rmmod irqloop_hog || tb_fail "cannot unload irqloop_hog"
+rmmod irqloop_responder || tb_fail "cannot unload the responder"
+tb_wire_delay 0 0
+cat $tr/trace >trace.txt
+echo 0 >$tr/events/enable
+echo >$tr/trace
+echo "trace: $(wc -l <trace.txt) lines; the hog ran $fired times during the run," \
+	"$overran of them longer than $busy us + 10 %, the longest $longest us"
+cp trace.txt "$TB_OUT/trace.txt"
+sqlite3 "$db" ".backup $TB_OUT/explain.db" || tb_fail "cannot copy the database out"
+[ "$fired" -gt 0 ] || tb_fail "the hog never ran during the run"
+
+irqloop explain --db "$db" --run 1 --trace trace.txt --worst $n >all.txt 2>&1 ||
+	{ cat all.txt; tb_fail "irqloop explain refused the real trace"; }
+cp all.txt "$TB_OUT/explain-all.txt"
+sed -n '1,6p' all.txt
+
+# Per sample: seq, latency, before the handler, the hog task's part of the window, the largest
+# other part (IRQ, softirq, NMI, or a task other than the logger's own sampler, which shares CPU 0
+# here and whose time in the window is the logger's, between its time stamp and its write), and
+# whether an IRQs-off section is named (all in us).
+awk '
+function flush() { if (seq != "") print seq, lat, before, hog, other, off; seq = "" }
+/^seq / { flush(); seq = $2; lat = $4; before = 0; hog = 0; other = 0; off = 0 }
+/^  before the handler / { before = $4 }
+/^    (irq|softirq|nmi) / { if ($2 > other) other = $2 }
+/^    irqs off / { off = 1 }
+/^    task / {
+	if ($0 ~ / irqloop_hog\//) hog += $2
+	else if ($0 !~ / irqloop-sampler-/ && $2 > other) other = $2
+}
+END { flush() }' all.txt >all.sum
+[ "$(wc -l <all.sum)" = $n ] || tb_fail "explain did not explain the $n samples"
+lo=$((busy * 9 / 10)) hi=$((busy * 11 / 10)) min=$((busy / 10))
+echo "samples naming the hog (seq latency_us before_us hog_us largest_other_us irqs_off_named):"
+awk -v min=$min '$4 > min' all.sum
+named=$(awk -v min=$min '$4 > min' all.sum | wc -l)
+good=$(awk -v lo=$lo -v hi=$hi '$4 >= lo && $4 <= hi && $4 > $5' all.sum | wc -l)
+beaten=$(awk -v min=$min '$4 > min && $4 <= $5' all.sum | wc -l)
+longer=$(awk -v hi=$hi '$4 > hi' all.sum | wc -l)
+fast=$(awk -v lo=$lo '$2 < lo' all.sum | wc -l)
+fast_named=$(awk -v lo=$lo -v min=$min '$2 < lo && $4 > min' all.sum | wc -l)
+offs=$(grep -c '^    irqs off ' all.txt)
+tb_note "explain-irqsoff: $named of $n samples name the hog's kthread in their window (it ran $fired times with interrupts off, $overran runs longer than $busy us + 10 %, the longest $longest us); in $good it is the largest part and within 10 % of $busy us; in $beaten another part is larger (a stall of QEMU's thread); $longer read it longer than $hi us; $fast samples under $lo us, $fast_named of them name it; preemptirq events $pirq, $offs IRQs-off lines"
+[ "$named" -ge 5 ] || tb_fail "only $named samples name the hog's kthread"
+[ "$named" -le "$fired" ] || tb_fail "$named samples name the hog, which ran $fired times"
+[ "$good" -ge 5 ] ||
+	tb_fail "only $good samples name the hog as the largest part of the window, within 10 % of $busy us"
+if [ "$pirq" = absent ]; then
+	[ "$offs" = 0 ] || tb_fail "$offs IRQs-off lines, with no preemptirq events in the trace"
+fi
+tb_pass "$good samples name the hog's kthread as the largest part of the window, within 10 % of $busy us, and no IRQs-off section (preemptirq events $pirq; $named name it)"
+[ "$fast" -ge 20 ] || tb_fail "only $fast samples are under $lo us"
+[ "$fast_named" = 0 ] || tb_fail "$fast_named samples under $lo us name the hog's kthread"
+tb_pass "none of the $fast samples under $lo us names the hog's kthread"
