@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "read.hpp"
 #include "store.hpp"
+#include "trace-dat.hpp"
 #include "units.hpp"
 
 #include <boost/program_options.hpp>
@@ -27,8 +28,9 @@ namespace po = boost::program_options;
 constexpr command_help explain_help = {
     "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ...] [--store] [--json]",
     "Where a run's worst samples spent their time, from the target's own kernel trace:\n"
-    "the text of /sys/kernel/tracing/trace (or of 'trace-cmd report') taken on the target\n"
-    "during the run (recorded with --raw), with the events irq:irq_handler_entry/exit,\n"
+    "trace-cmd's .dat file (trace-cmd record; told by its magic, not its name), or the text\n"
+    "of /sys/kernel/tracing/trace or of 'trace-cmd report -N -t', taken on the target during\n"
+    "the run (recorded with --raw), with the events irq:irq_handler_entry/exit,\n"
     "irq:softirq_entry/exit, sched:sched_switch, and preemptirq:irq_disable/enable and\n"
     "nmi:nmi_handler where the kernel has them. The responder's handler entries (its IRQ\n"
     "named by --irq-name) are paired with the run's stimuli by order and by the two clocks'\n"
@@ -42,7 +44,8 @@ constexpr command_help explain_help = {
     "the run, replacing that sample's earlier one; report, worst and export show it.\n"
     "Exit status: 0 explained, 2 for bad input (no such run,\n"
     "no stimulus times, a trace with no responder edges or of another tracer, a truncated\n"
-    "line, a trace that does not align with the run).\n"
+    "line or .dat file, a .dat given to an irqloop built without libtracecmd, a trace that\n"
+    "does not align with the run).\n"
     "Docs: docs/commands/explain.md"};
 
 std::string explain_us(std::int64_t ns)
@@ -70,7 +73,7 @@ parsed<explain_request> parse_explain(int argc, char** argv)
     add_selection_options(desc, r.sel);
     auto add = desc.add_options();
     add("trace", po::value(&r.trace),
-        "the text of the target's trace taken during the run (required)");
+        "the target's trace taken during the run: trace-cmd's .dat or the trace's text (required)");
     add("worst", po::value(&worst_text)->default_value(worst_text),
         "explain the run's K worst samples, 1 to 1000");
     add("seq", po::value(&seq_texts)->composing(),
@@ -144,7 +147,7 @@ explain_outcome execute_explain(const explain_request& r)
                         "its samples are 0 to " + std::to_string(stimuli.back().seq));
         index.push_back(std::size_t(it - stimuli.begin()));
     }
-    const auto trace = analysis::read_trace_text(r.trace);
+    const auto trace = analysis::read_trace_file(r.trace); // .dat or text, by its magic
     const auto edges = analysis::responder_edges(trace, r.irq_name);
     if (edges.empty())
         throw error("explain: read trace '" + r.trace + "'",

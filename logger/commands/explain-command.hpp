@@ -16,7 +16,7 @@ namespace irqloop::logger
 
 struct explain_request final {
     selection_options sel;
-    std::string trace;                          ///< the text of the target's trace
+    std::string trace;                          ///< the target's trace: .dat or text
     std::string irq_name = "irqloop_responder"; ///< the responder's IRQ, as the kernel names it
     std::size_t worst = 5;                      ///< the run's worst K samples, unless seqs
     std::vector<std::uint64_t> seqs;            ///< --seq, in the order given
