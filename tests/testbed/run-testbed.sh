@@ -294,7 +294,7 @@ for p in irqloop irqloop-responder irqloop-tests; do
         echo "testbed: note: $p is not built in $build_dir; scenarios needing it will fail"
     fi
 done
-for p in gpiodetect gpioinfo gpioget gpioset gpiomon sqlite3; do
+for p in gpiodetect gpioinfo gpioget gpioset gpiomon sqlite3 trace-cmd; do
     f=$(command -v "$p" || true)
     [[ -n $f ]] && add_prog "$f" "/usr/bin/$p"
 done
