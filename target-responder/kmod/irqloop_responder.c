@@ -32,6 +32,10 @@
  * (ktime_get_ns() right after the output write), mode, context (what the
  * handler is expected to run in, decided at load) and context_seen (what it
  * ran in: "hard", "thread <comm>", or "none yet").
+ *
+ * Trace events (irqloop_trace.h, TRACE_SYSTEM irqloop): irqloop_edge and
+ * irqloop_response per edge, irqloop_thread in threaded mode, each with the
+ * edge's sequence number (its handled count), for `irqloop explain`.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -58,6 +62,9 @@
 #include <linux/workqueue.h>
 
 #include "irqloop_compat.h"
+
+#define CREATE_TRACE_POINTS
+#include "irqloop_trace.h"
 
 #if IS_ENABLED(CONFIG_PARPORT) && !defined(IRQLOOP_NO_PARPORT)
 #define IRQLOOP_HAVE_PARPORT 1
@@ -250,6 +257,8 @@ static inline void irqloop_note_context(struct irqloop_responder *r)
  */
 static void irqloop_answer(struct irqloop_responder *r)
 {
+	/* The handler never runs twice at once for one line: handled is ours. */
+	u64 seq = (u64)atomic_long_read(&r->handled) + 1;
 	int level;
 
 	r->out_level = !r->out_level;
@@ -257,6 +266,7 @@ static void irqloop_answer(struct irqloop_responder *r)
 		gpiod_set_value_cansleep(r->out.desc, r->out_level);
 	else
 		gpiod_set_value(r->out.desc, r->out_level);
+	trace_irqloop_response(seq, r->out_level);
 	atomic64_set(&r->last_toggle_ns, ktime_get_ns());
 	atomic_long_inc(&r->handled);
 	irqloop_note_context(r);
@@ -288,9 +298,49 @@ static void irqloop_answer(struct irqloop_responder *r)
 	}
 }
 
+/* The edge's sequence number: the handled count it will make. */
+static inline u64 irqloop_next_seq(struct irqloop_responder *r)
+{
+	return (u64)atomic_long_read(&r->handled) + 1;
+}
+
+/*
+ * Hard mode. The input is read for the edge event only while that event is
+ * enabled: with tracing off, the measured path is what it always was.
+ */
 static irqreturn_t irqloop_gpio_irq(int irq, void *data)
 {
-	irqloop_answer(data);
+	struct irqloop_responder *r = data;
+
+	if (trace_irqloop_edge_enabled())
+		trace_irqloop_edge(irqloop_next_seq(r),
+				   gpiod_get_raw_value(r->in.desc));
+	irqloop_answer(r);
+	return IRQ_HANDLED;
+}
+
+/*
+ * Threaded mode's primary handler (hard context: requested IRQF_ONESHOT, so
+ * PREEMPT_RT does not force it into a thread of its own): the edge event,
+ * then what irq_default_primary_handler() does. The input is not read here:
+ * in threaded mode the chip's get() may take a sleeping lock on PREEMPT_RT.
+ * A sleeping chip's nested interrupt never calls it: its thread function
+ * records the edge instead.
+ */
+static irqreturn_t irqloop_gpio_primary(int irq, void *data)
+{
+	trace_irqloop_edge(irqloop_next_seq(data), -1);
+	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t irqloop_gpio_thread(int irq, void *data)
+{
+	struct irqloop_responder *r = data;
+
+	if (r->cansleep)
+		trace_irqloop_edge(irqloop_next_seq(r), -1);
+	trace_irqloop_thread(irqloop_next_seq(r));
+	irqloop_answer(r);
 	return IRQ_HANDLED;
 }
 
@@ -618,8 +668,9 @@ static int irqloop_request_irq(struct irqloop_responder *r, struct irqloop_line 
 				      l->con_id, l->spec, ret);
 	}
 	if (r->threaded)
-		ret = devm_request_threaded_irq(r->dev, l->irq, NULL, handler,
-						IRQF_ONESHOT | trigger, IRQLOOP_NAME, r);
+		ret = devm_request_threaded_irq(r->dev, l->irq, irqloop_gpio_primary,
+						irqloop_gpio_thread, IRQF_ONESHOT | trigger,
+						IRQLOOP_NAME, r);
 	else
 		ret = devm_request_irq(r->dev, l->irq, handler, IRQF_NO_THREAD | trigger,
 				       IRQLOOP_NAME, r);
@@ -742,8 +793,13 @@ static void irqloop_pp_irq(void *data)
 {
 	struct irqloop_responder *r = data;
 
+	u64 seq = irqloop_next_seq(r);
+
+	if (trace_irqloop_edge_enabled())
+		trace_irqloop_edge(seq, !!(parport_read_status(r->port) & PARPORT_STATUS_ACK));
 	r->data ^= 0xff;
 	parport_write_data(r->port, r->data);
+	trace_irqloop_response(seq, r->data);
 	atomic64_set(&r->last_toggle_ns, ktime_get_ns());
 	atomic_long_inc(&r->handled);
 	irqloop_note_context(r);
