@@ -153,6 +153,149 @@ double pairs_contradiction(std::span<const run_stimulus> run, std::span<const ha
     return hi == std::numeric_limits<std::int64_t>::max() || lo <= hi ? 0.0 : double(lo - hi);
 }
 
+/**
+ * The pairs of walk_edges() checked against the edges' sequence numbers (align_trace()'s
+ * comment says how); fills @p a's seq_ fields and changes its pairs and trace_only.
+ */
+void pair_by_sequence(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                      std::int64_t interval_ns, std::int64_t tol, trace_alignment& a)
+{
+    const std::string what = "explain: align the trace with the run";
+    // d = run seq - responder seq of each pair, in edge order.
+    std::vector<std::int64_t> d(a.pairs.size());
+    std::vector<bool> has(a.pairs.size(), false);
+    std::map<std::int64_t, std::size_t> votes;
+    std::size_t with_seq = 0;
+    for (std::size_t p = 0; p < a.pairs.size(); ++p) {
+        const auto& e = edges[a.pairs[p].edge_index];
+        if (!e.seq)
+            continue;
+        has[p] = true;
+        d[p] = std::int64_t(run[a.pairs[p].run_index].seq) - *e.seq;
+        ++votes[d[p]];
+        ++with_seq;
+    }
+    for (const auto& e : edges)
+        a.seq_edges += e.seq ? 1 : 0;
+    if (with_seq == 0)
+        return;
+    const auto best =
+        std::max_element(votes.begin(), votes.end(),
+                         [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (with_seq >= 8 && best->second * 2 < with_seq)
+        throw error(what,
+                    "the paired edges' sequence numbers agree on no offset (the most, " +
+                        std::to_string(best->first) + ", by " + std::to_string(best->second) +
+                        " of " + std::to_string(with_seq) + " pairs)",
+                    "a trace of another run, or of a responder restarted during it? give the "
+                    "trace taken during this run");
+    const std::int64_t k = best->first;
+    a.by_sequence = true;
+    a.seq_offset = k;
+    a.seq_agree = best->second;
+
+    // The sample of run seq @p s (the run's seqs ascend).
+    const auto sample_of = [&](std::int64_t s) -> std::optional<std::size_t> {
+        if (s < 0)
+            return std::nullopt;
+        const auto it =
+            std::lower_bound(run.begin(), run.end(), std::uint64_t(s),
+                             [](const run_stimulus& x, std::uint64_t v) { return x.seq < v; });
+        if (it == run.end() || it->seq != std::uint64_t(s))
+            return std::nullopt;
+        return std::size_t(it - run.begin());
+    };
+    // Whether edge @p j can be sample @p i's: on the logger's clock by the fit, not before the
+    // stimulus (less the tolerance), not after its answer; a lost one's not after the next
+    // stimulus by more than 4 intervals.
+    const auto plausible = [&](std::size_t j, std::size_t i) {
+        const std::int64_t at = edges[j].entry_ns - a.base_ns;
+        const std::int64_t after = at - run[i].t_ns - std::llround(a.envelope_at(run[i].t_ns));
+        if (after < -tol)
+            return false;
+        if (run[i].latency_ns >= 0)
+            return after <= run[i].latency_ns + tol;
+        const std::int64_t next = i + 1 < run.size() ? run[i + 1].t_ns - run[i].t_ns : 0;
+        return after <= next + 4 * interval_ns;
+    };
+
+    // Stretches of disagreeing pairs: at most 2, between agreeing ones (or an end), are the
+    // clock's mistakes; the rest are stretches of another offset.
+    std::map<std::size_t, std::size_t> edge_to_run; // the result, by edge index
+    for (const auto& p : a.pairs)
+        edge_to_run[p.edge_index] = p.run_index;
+    std::vector<bool> fix(a.pairs.size(), false);
+    for (std::size_t p = 0; p < a.pairs.size();) {
+        if (!has[p] || d[p] == k) {
+            ++p;
+            continue;
+        }
+        std::size_t q = p;
+        while (q < a.pairs.size() && (!has[q] || d[q] != k))
+            ++q;
+        const std::size_t n = std::size_t(
+            std::count(has.begin() + std::ptrdiff_t(p), has.begin() + std::ptrdiff_t(q), true));
+        for (std::size_t r = p; r < q; ++r) {
+            if (!has[r])
+                continue;
+            const auto i = sample_of(*edges[a.pairs[r].edge_index].seq + k);
+            if (n <= 2 && i && plausible(a.pairs[r].edge_index, *i))
+                fix[r] = true;
+            else
+                ++a.seq_fallback;
+        }
+        p = q;
+    }
+    // The runs the clock's pairs hold: a corrected edge takes its sample from whoever had it.
+    std::map<std::size_t, std::size_t> run_to_edge;
+    for (const auto& [j, i] : edge_to_run)
+        run_to_edge[i] = j;
+    auto take = [&](std::size_t j, std::size_t i) {
+        if (const auto o = run_to_edge.find(i); o != run_to_edge.end())
+            edge_to_run.erase(o->second);
+        if (const auto o = edge_to_run.find(j); o != edge_to_run.end())
+            run_to_edge.erase(o->second);
+        edge_to_run[j] = i;
+        run_to_edge[i] = j;
+        ++a.seq_corrected;
+    };
+    for (std::size_t p = 0; p < a.pairs.size(); ++p)
+        if (fix[p])
+            take(a.pairs[p].edge_index, *sample_of(*edges[a.pairs[p].edge_index].seq + k));
+    // Edges the walk left unpaired, between agreeing neighbours: their seq's sample when free.
+    std::optional<std::int64_t> last_d;
+    for (std::size_t j = 0; j < edges.size(); ++j) {
+        if (const auto it = edge_to_run.find(j); it != edge_to_run.end()) {
+            if (edges[j].seq)
+                last_d = std::int64_t(run[it->second].seq) - *edges[j].seq;
+            continue;
+        }
+        if (!edges[j].seq || last_d != k)
+            continue;
+        std::optional<std::int64_t> next_d;
+        for (auto it = edge_to_run.upper_bound(j); it != edge_to_run.end(); ++it)
+            if (edges[it->first].seq) {
+                next_d = std::int64_t(run[it->second].seq) - *edges[it->first].seq;
+                break;
+            }
+        const auto i = sample_of(*edges[j].seq + k);
+        if ((next_d && next_d != k) || !i || run_to_edge.count(*i) || !plausible(j, *i))
+            continue;
+        take(j, *i);
+        if (a.trace_only > 0)
+            --a.trace_only;
+    }
+    // In order of both: a pair out of the run's order (a clock pair a correction crossed) goes.
+    a.pairs.clear();
+    for (const auto& [j, i] : edge_to_run) {
+        while (!a.pairs.empty() && a.pairs.back().run_index >= i) {
+            a.pairs.pop_back();
+            ++a.trace_only;
+        }
+        a.pairs.push_back({i, j});
+    }
+}
+
 struct open_span final {
     std::int64_t start_ns = 0;
     std::string name;
@@ -164,17 +307,78 @@ std::vector<handler_edge> responder_edges(const trace_text& t, const std::string
 {
     std::vector<handler_edge> out;
     std::map<int, std::size_t> open; // cpu -> edge without its exit yet
+    std::vector<const trace_event*> seq_events;
     for (const auto& e : t.events) {
         if (e.kind == trace_kind::irq_entry && e.name == irq_name) {
             open[e.cpu] = out.size();
-            out.push_back({e.t_ns, std::nullopt, e.cpu, e.number, e.task});
+            out.push_back({e.t_ns, std::nullopt, e.cpu, int(e.number), e.task});
         } else if (e.kind == trace_kind::irq_exit) {
             const auto it = open.find(e.cpu);
             if (it != open.end() && out[it->second].irq == e.number) {
                 out[it->second].exit_ns = e.t_ns;
                 open.erase(it);
             }
+        } else if (e.kind == trace_kind::responder_edge ||
+                   e.kind == trace_kind::responder_response ||
+                   e.kind == trace_kind::responder_thread) {
+            seq_events.push_back(&e);
         }
+    }
+    if (seq_events.empty())
+        return out;
+    const auto by_time = [](const trace_event* x, const trace_event* y) {
+        return x->t_ns < y->t_ns;
+    };
+    std::stable_sort(seq_events.begin(), seq_events.end(), by_time);
+    if (out.empty()) {
+        // No handler entry of that name: the responder's edges stand for them.
+        for (const auto* e : seq_events)
+            if (e->kind == trace_kind::responder_edge)
+                out.push_back({e->t_ns, std::nullopt, e->cpu, -1, e->task});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const handler_edge& x, const handler_edge& y) {
+        return x.entry_ns < y.entry_ns;
+    });
+    // Each irqloop_edge to the last entry at or before it, when that one has no seq yet.
+    std::map<std::int64_t, std::size_t> by_seq;
+    std::size_t j = 0;
+    for (const auto* e : seq_events) {
+        if (e->kind != trace_kind::responder_edge)
+            continue;
+        while (j + 1 < out.size() && out[j + 1].entry_ns <= e->t_ns)
+            ++j;
+        if (j < out.size() && out[j].entry_ns <= e->t_ns && !out[j].seq &&
+            !by_seq.count(e->number)) {
+            out[j].seq = e->number;
+            by_seq[e->number] = j;
+        }
+    }
+    for (const auto* e : seq_events) {
+        const auto it = by_seq.find(e->number);
+        if (it == by_seq.end())
+            continue;
+        auto& h = out[it->second];
+        if (e->t_ns < h.entry_ns)
+            continue;
+        if (e->kind == trace_kind::responder_response && !h.response_ns)
+            h.response_ns = e->t_ns;
+        else if (e->kind == trace_kind::responder_thread && !h.thread_ns)
+            h.thread_ns = e->t_ns;
+    }
+    // Threaded: the wake-up of the IRQ's thread between the entry and the thread's start.
+    for (const auto& e : t.events) {
+        if (e.kind != trace_kind::sched_wakeup || !e.name.starts_with("irq/"))
+            continue;
+        auto it =
+            std::upper_bound(out.begin(), out.end(), e.t_ns,
+                             [](std::int64_t v, const handler_edge& h) { return v < h.entry_ns; });
+        if (it == out.begin())
+            continue;
+        auto& h = *std::prev(it);
+        const std::string thread = "irq/" + std::to_string(h.irq) + "-";
+        const auto end = h.thread_ns ? h.thread_ns : h.response_ns;
+        if (!h.wakeup_ns && e.name.starts_with(thread) && end && e.t_ns <= *end)
+            h.wakeup_ns = e.t_ns;
     }
     return out;
 }
@@ -284,54 +488,62 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
                     "a trace of another run? give the trace taken during this run");
 
     // The envelope: the minimum of each window of 16 pairs, a line through them.
-    a.t0_ns = run[a.pairs.front().run_index].t_ns;
-    auto diff_of = [&](const trace_alignment::pair& p) {
-        return edges[p.edge_index].entry_ns - run[p.run_index].t_ns - a.base_ns;
+    const auto fit_envelope = [&] {
+        a.t0_ns = run[a.pairs.front().run_index].t_ns;
+        auto diff_of = [&](const trace_alignment::pair& p) {
+            return edges[p.edge_index].entry_ns - run[p.run_index].t_ns - a.base_ns;
+        };
+        std::vector<std::pair<double, double>> minima; // (t - t0, diff)
+        for (std::size_t w = 0; w < a.pairs.size(); w += 16) {
+            const std::size_t end = std::min(a.pairs.size(), w + 16);
+            if (end - w < 8 && !minima.empty())
+                break; // a short last window's minimum would sit high
+            std::size_t m = w;
+            for (std::size_t p = w; p < end; ++p)
+                if (diff_of(a.pairs[p]) < diff_of(a.pairs[m]))
+                    m = p;
+            minima.emplace_back(double(run[a.pairs[m].run_index].t_ns - a.t0_ns),
+                                double(diff_of(a.pairs[m])));
+        }
+        a.windows = minima.size();
+        double slope = 0, icept = minima.front().second;
+        if (minima.size() >= 2) {
+            double sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (const auto& [x, y] : minima) {
+                sx += x;
+                sy += y;
+                sxx += x * x;
+                sxy += x * y;
+            }
+            const double n = double(minima.size()), den = n * sxx - sx * sx;
+            if (den > 0) {
+                slope = (n * sxy - sx * sy) / den;
+                icept = (sy - slope * sx) / n;
+            } else {
+                icept = sy / n;
+            }
+        }
+        double ss = 0;
+        for (const auto& [x, y] : minima)
+            ss += (y - icept - slope * x) * (y - icept - slope * x);
+        a.residual_ns = std::sqrt(ss / double(minima.size()));
+        double lowest = 0;
+        bool first_pair = true;
+        for (const auto& p : a.pairs) {
+            const double r =
+                double(diff_of(p)) - icept - slope * double(run[p.run_index].t_ns - a.t0_ns);
+            lowest = first_pair ? r : std::min(lowest, r);
+            first_pair = false;
+        }
+        a.offset_ns = icept + lowest;
+        a.drift_ppm = slope * 1e6;
     };
-    std::vector<std::pair<double, double>> minima; // (t - t0, diff)
-    for (std::size_t w = 0; w < a.pairs.size(); w += 16) {
-        const std::size_t end = std::min(a.pairs.size(), w + 16);
-        if (end - w < 8 && !minima.empty())
-            break; // a short last window's minimum would sit high
-        std::size_t m = w;
-        for (std::size_t p = w; p < end; ++p)
-            if (diff_of(a.pairs[p]) < diff_of(a.pairs[m]))
-                m = p;
-        minima.emplace_back(double(run[a.pairs[m].run_index].t_ns - a.t0_ns),
-                            double(diff_of(a.pairs[m])));
-    }
-    a.windows = minima.size();
-    double slope = 0, icept = minima.front().second;
-    if (minima.size() >= 2) {
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        for (const auto& [x, y] : minima) {
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            sxy += x * y;
-        }
-        const double n = double(minima.size()), den = n * sxx - sx * sx;
-        if (den > 0) {
-            slope = (n * sxy - sx * sy) / den;
-            icept = (sy - slope * sx) / n;
-        } else {
-            icept = sy / n;
-        }
-    }
-    double ss = 0;
-    for (const auto& [x, y] : minima)
-        ss += (y - icept - slope * x) * (y - icept - slope * x);
-    a.residual_ns = std::sqrt(ss / double(minima.size()));
-    double lowest = 0;
-    bool first_pair = true;
-    for (const auto& p : a.pairs) {
-        const double r =
-            double(diff_of(p)) - icept - slope * double(run[p.run_index].t_ns - a.t0_ns);
-        lowest = first_pair ? r : std::min(lowest, r);
-        first_pair = false;
-    }
-    a.offset_ns = icept + lowest;
-    a.drift_ppm = slope * 1e6;
+    fit_envelope();
+    // Checked by sequence, the envelope fitted again when that changed a pair.
+    const auto before = a.pairs.size();
+    pair_by_sequence(run, edges, interval_ns, tol, a);
+    if (a.seq_corrected || a.pairs.size() != before)
+        fit_envelope();
 
     // What the trace does not account for.
     const std::int64_t from =
@@ -350,6 +562,22 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
             ++a.run_only;
     }
     return a;
+}
+
+std::string sequence_summary(const trace_alignment& a)
+{
+    if (!a.by_sequence)
+        return "";
+    std::string s = "paired by sequence: offset " + std::to_string(a.seq_offset) + ", " +
+                    std::to_string(a.seq_agree) + " of " + std::to_string(a.seq_edges) +
+                    " edges agree";
+    if (a.seq_corrected)
+        s += ", " + std::to_string(a.seq_corrected) + " paired by their seq over the clock fit";
+    if (a.seq_fallback)
+        s += ", " + std::to_string(a.seq_fallback) +
+             " in stretches of another offset (stimuli the target missed or extra edges) "
+             "paired by the clock fit";
+    return s;
 }
 
 bool threaded_handler(const trace_text& t, int irq)
@@ -414,6 +642,13 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
     b.handler_to_response_ns = s.latency_ns >= 0 ? s.latency_ns - b.before_handler_ns : 0;
     if (e.exit_ns)
         b.handler_ns = *e.exit_ns - e.entry_ns;
+    b.responder_seq = e.seq;
+    if (e.response_ns)
+        b.handler_to_response_measured_ns = *e.response_ns - e.entry_ns;
+    // Threaded: from the thread's wake-up (else the hard handler's exit) to its start.
+    if (const auto woke = e.wakeup_ns ? e.wakeup_ns : e.exit_ns;
+        woke && e.thread_ns && *e.thread_ns >= *woke)
+        b.thread_run_ns = *e.thread_ns - *woke;
 
     // The window on the target's clock: the stimulus (by the fit) to the handler's entry.
     const std::int64_t w0 = e.entry_ns - b.before_handler_ns, w1 = e.entry_ns;
@@ -435,10 +670,11 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
         switch (ev.kind) {
         case trace_kind::irq_entry:
             if (ev.t_ns != e.entry_ns)
-                irqs[ev.number] = {ev.t_ns, "irq " + std::to_string(ev.number) + " " + ev.name};
+                irqs[int(ev.number)] = {ev.t_ns,
+                                        "irq " + std::to_string(ev.number) + " " + ev.name};
             break;
         case trace_kind::irq_exit:
-            if (auto o = irqs.find(ev.number); o != irqs.end()) {
+            if (auto o = irqs.find(int(ev.number)); o != irqs.end()) {
                 add(b.blockers, "irq", o->second.name, o->second.start_ns, ev.t_ns, true);
                 irqs.erase(o);
             }
@@ -471,6 +707,9 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
                                               std::to_string(ev.value) + ")"};
             break;
         case trace_kind::sched_wakeup:
+        case trace_kind::responder_edge:
+        case trace_kind::responder_response:
+        case trace_kind::responder_thread:
             break;
         }
     }

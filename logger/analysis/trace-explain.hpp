@@ -26,9 +26,23 @@ struct handler_edge final {
     int cpu = 0;
     int irq = 0;
     std::string task; ///< the task it interrupted ("comm-pid", the entry line's)
+    /// The responder's own events for this edge (irqloop_edge and the rest, trace-text.hpp),
+    /// when the trace has them: its sequence number, and on the target's clock its response
+    /// (irqloop_response), and in threaded mode the thread's wake-up (sched_wakeup of the
+    /// IRQ's thread, else the handler's exit) and its start (irqloop_thread).
+    std::optional<std::int64_t> seq;
+    std::optional<std::int64_t> response_ns;
+    std::optional<std::int64_t> wakeup_ns;
+    std::optional<std::int64_t> thread_ns;
 };
 
-/** @brief The responder's handler runs of a trace: irq_handler_entry named @p irq_name. */
+/**
+ * @brief The responder's handler runs of a trace: irq_handler_entry named @p irq_name, each
+ * with the responder's events that follow it (an irqloop_edge goes to the last entry at or
+ * before it that has none yet: the kernel responder's is inside the handler, the userspace
+ * responder's marker after it; its response and thread events by their seq). A trace with
+ * irqloop_edge events and no entry of that name gives its edges from those events.
+ */
 std::vector<handler_edge> responder_edges(const trace_text& t, const std::string& irq_name);
 
 /** @brief How the trace's edges pair with the run's stimuli. */
@@ -53,6 +67,16 @@ struct trace_alignment final {
     double anchor_spread_ns = 0; ///< the anchor's delay spread (median absolute deviation)
     double next_spread_ns = 0;   ///< the next best anchor's (0: no other candidate)
 
+    /// Pairing by sequence (the edges carry the responder's seq): run seq - responder seq =
+    /// seq_offset over the stretches where both counted the same edges.
+    bool by_sequence = false;
+    std::int64_t seq_offset = 0;
+    std::size_t seq_edges = 0;     ///< edges with a seq
+    std::size_t seq_agree = 0;     ///< of them, the clock fit paired with run seq = seq + offset
+    std::size_t seq_corrected = 0; ///< paired by sequence where the clock fit had not (or wrong)
+    std::size_t seq_fallback = 0;  ///< paired by the clock fit: stretches of another offset
+                                   ///< (stimuli the target missed, or edges it saw extra)
+
     /** @brief (target - logger - base_ns) on the envelope at the logger's time @p t_ns. */
     double envelope_at(std::int64_t t_ns) const noexcept
     {
@@ -76,17 +100,29 @@ struct trace_alignment final {
  * trace-only; an edge further from its stimulus than 4 intervals and its latency is trace-only.
  * Anchor places whose first pairs the run's latencies contradict (as delay_floor_of() checks,
  * without the lower bound when @p threaded) are left out while another place is consistent.
- * Then the envelope is fitted: the minimum difference of each window of 16 pairs, a least-
- * squares line through them, lowered to the lowest pair.
+ * When the edges carry the responder's sequence numbers, the pairs are checked against them:
+ * the offset (run seq - responder seq) most of the pairs agree on is the run's; an edge whose
+ * pair disagrees, in a stretch of at most 2 such edges between agreeing ones, goes to the
+ * sample of its seq + offset when its time allows it (not before the stimulus, not after its
+ * answer); so does an edge the walk left unpaired; longer stretches keep the clock's pairs
+ * (seq_fallback). Then the envelope is fitted: the minimum difference of each window of 16
+ * pairs, a least-squares line through them, lowered to the lowest pair.
  *
  * @param interval_ns the run's stimulus interval (tolerances are fractions of it).
  * @param threaded the responder's IRQ is threaded (its answer may follow the handler's exit).
  * @throws irqloop::error (exit 2) when the trace has fewer than 8 edges or the run fewer than 8
  *         stimuli; no anchor fits (another run's trace); two anchors fit alike (hint: --jitter);
- *         fewer than half of the edges inside the run pair.
+ *         fewer than half of the edges inside the run pair; fewer than half of the pairs of
+ *         edges with a seq agree on one offset (another run's trace, or a responder restarted).
  */
 trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
                             std::int64_t interval_ns, bool threaded = false);
+
+/**
+ * @brief The header line of a pairing by sequence ("paired by sequence: offset K, N of M edges
+ * agree", and the edges it corrected and left to the clock fit), or "" without one.
+ */
+std::string sequence_summary(const trace_alignment& a);
 
 /** @brief Something else the responder's CPU did in a sample's window (target clock). */
 struct blocker final {
@@ -110,9 +146,16 @@ struct sample_breakdown final {
     std::int64_t excess_ns = 0; ///< the edge's difference above the envelope
     /// Handler entry to the logger seeing the answer: latency - before_handler (inferred).
     std::int64_t handler_to_response_ns = 0;
-    std::optional<std::int64_t> handler_ns; ///< entry to exit, measured on the target's clock
-    std::vector<blocker> blockers;          ///< the largest part in the window first
-    std::vector<blocker> tasks;             ///< the tasks that ran on the CPU in the window
+    std::optional<std::int64_t> handler_ns;    ///< entry to exit, measured on the target's clock
+    std::optional<std::int64_t> responder_seq; ///< the responder's seq of the paired edge
+    /// Handler entry to the responder's irqloop_response, measured on the target's clock (in
+    /// threaded mode it includes thread_run_ns).
+    std::optional<std::int64_t> handler_to_response_measured_ns;
+    /// Threaded mode: the thread's wake-up (sched_wakeup of irq/N-..., else the handler's exit)
+    /// to its start (irqloop_thread), measured on the target's clock.
+    std::optional<std::int64_t> thread_run_ns;
+    std::vector<blocker> blockers; ///< the largest part in the window first
+    std::vector<blocker> tasks;    ///< the tasks that ran on the CPU in the window
 };
 
 /** @brief The fastest edge's delay, as the answered samples bound it (delay_floor_of()). */

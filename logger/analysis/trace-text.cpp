@@ -109,6 +109,16 @@ std::string text_field(std::string_view fields, std::string_view key, std::strin
     return std::string(*v);
 }
 
+/** A responder event's seq= (1-based, as the responder counts its edges). */
+std::int64_t responder_seq(std::string_view fields, std::string_view event)
+{
+    const auto seq = int_field(fields, "seq", event);
+    if (seq < 1)
+        throw line_error{"event " + std::string(event) + " has seq=" + std::to_string(seq) +
+                         " (the responder counts its edges from 1)"};
+    return seq;
+}
+
 /** Fill @p e from the event @p name and its @p fields; false for an event explain skips. */
 bool read_fields(trace_event& e, std::string_view name, std::string_view fields)
 {
@@ -146,6 +156,14 @@ bool read_fields(trace_event& e, std::string_view name, std::string_view fields)
     } else if (name == "irq_disable" || name == "irq_enable") {
         e.kind = name == "irq_disable" ? trace_kind::irq_disable : trace_kind::irq_enable;
         e.name = text_field(fields, "caller", name);
+    } else if (name == "irqloop_edge" || name == "irqloop_response") {
+        e.kind =
+            name == "irqloop_edge" ? trace_kind::responder_edge : trace_kind::responder_response;
+        e.number = responder_seq(fields, name);
+        e.value = int_field(fields, "level", name);
+    } else if (name == "irqloop_thread") {
+        e.kind = trace_kind::responder_thread;
+        e.number = responder_seq(fields, name);
     } else if (name == "nmi_handler") {
         e.kind = trace_kind::nmi;
         e.name = text_field(fields, "handler", name);
@@ -216,7 +234,28 @@ std::optional<trace_event> event_line(std::string_view line, trace_text& out)
             return std::nullopt; // a function tracer's line ("func <-parent")
         throw line_error{"no event name ending in ':' (a truncated line?)"};
     }
-    if (!read_fields(e, name.substr(0, name.size() - 1), rest))
+    auto event = name.substr(0, name.size() - 1);
+    // A trace_marker write: "tracing_mark_write: TEXT" in the kernel's text, "print:
+    // tracing_mark_write: TEXT" in trace-cmd report's. The responder's text is an event line's
+    // "EVENT: FIELDS"; any other text is someone else's marker.
+    if (event == "print" && rest.starts_with("tracing_mark_write:"))
+        event = "tracing_mark_write", rest = trim(rest.substr(19));
+    if (event == "tracing_mark_write") {
+        const auto colon = rest.find(": ");
+        const auto inner = rest.substr(0, colon);
+        if (colon == std::string_view::npos || !inner.starts_with("irqloop_")) {
+            ++out.other_markers;
+            return std::nullopt;
+        }
+        event = inner;
+        rest = trim(rest.substr(colon + 2));
+        if (!read_fields(e, event, rest)) {
+            ++out.other_markers;
+            return std::nullopt;
+        }
+        return e;
+    }
+    if (!read_fields(e, event, rest))
         return std::nullopt;
     return e;
 }

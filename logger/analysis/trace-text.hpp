@@ -26,6 +26,12 @@ enum class trace_kind {
     irq_disable,   ///< preemptirq:irq_disable: name = caller
     irq_enable,    ///< preemptirq:irq_enable: name = caller
     nmi,           ///< nmi:nmi_handler: name = handler, value = delta_ns (its duration)
+    /// The responder's own events (irqloop:irqloop_edge, ..._response, ..._thread of the kernel
+    /// responder, or the same text written to trace_marker by the userspace one): number = its
+    /// sequence number (its count of handled edges, 1-based), value = the level (-1: none).
+    responder_edge,
+    responder_response,
+    responder_thread,
 };
 
 /** @brief One event line of the trace. */
@@ -33,8 +39,8 @@ struct trace_event final {
     std::int64_t t_ns = 0; ///< the trace's timestamp, on the target's trace clock
     int cpu = 0;
     trace_kind kind = trace_kind::irq_entry;
-    std::string task; ///< the current task, as "comm-pid"
-    int number = -1;  ///< see trace_kind
+    std::string task;         ///< the current task, as "comm-pid"
+    std::int64_t number = -1; ///< see trace_kind (a sequence number needs 64 bits)
     std::int64_t value = 0;
     std::string name;
     std::size_t line = 0; ///< 1-based line of the text
@@ -46,6 +52,7 @@ struct trace_text final {
     std::vector<trace_event> events; ///< in the text's order (time order per CPU)
     std::size_t event_lines = 0;     ///< every event line, read or not
     std::size_t lost_events = 0;     ///< from "CPU:N [LOST K EVENTS]" lines
+    std::size_t other_markers = 0;   ///< trace_marker lines that are no responder event
     std::int64_t first_ns = 0, last_ns = 0; ///< the first and last timestamps of any event
 };
 
@@ -53,7 +60,11 @@ struct trace_text final {
  * @brief Read the text of a trace. Comment lines ("#"), blank lines, trace-cmd report's
  * header lines ("cpus=N", "version = N", "CPU N is empty") and lost-event notes are taken;
  * every other line must be an event line: "TASK-PID [CPU] [FLAGS] SECONDS.FRACTION: EVENT:
- * FIELDS", the fields of the events above complete.
+ * FIELDS", the fields of the events above complete. The responder's events are read in
+ * both forms: "irqloop_edge: seq=N level=L" (the kernel responder's tracepoint) and
+ * "tracing_mark_write: irqloop_edge: seq=N level=L" (a trace_marker write; trace-cmd report
+ * prints it as "print: tracing_mark_write: ..."); a marker of another text is counted in
+ * other_markers and skipped.
  * @param source the file's name, for messages.
  * @throws irqloop::error (exit 2) "explain: read trace 'F'": the text is the output of another
  *         tracer than nop (the function or latency tracers: events only); a line that is no
