@@ -10,7 +10,12 @@
 # and before the next edge, the level alternating with the toggled stimulus (rising on odd
 # seqs). Before that, the refusals: tracefs not mounted (exit 2, the line never requested), and
 # tracing off (tracefs refuses the writes with EBADF: a warning, answers unaffected, exit 0).
-# trace.txt, marker.db and the responder's logs come out in results/user-trace-marker/.
+# Then irqloop explain on the trace, --irq-name irqloop-responder (gpiolib's IRQ of the
+# responder's line, one entry per edge, which the markers follow): every handled edge found, at
+# least 3 in 4 of the stimuli paired (TCG's timing). explain does not print its pairing by
+# sequence yet (explain.md, "Limits"): that the markers are read is the checks above.
+# trace.txt, marker.db, explain.txt and the responder's logs come out in
+# results/user-trace-marker/.
 . /testbed/guest-lib.sh
 tb_need irqloop irqloop-responder gpioinfo sqlite3
 tr=/sys/kernel/tracing
@@ -122,6 +127,20 @@ echo "markers: $edges edges, $responses responses; the responder handled $handle
 	tb_fail "$edges edge and $responses response markers for $handled handled edges"
 [ "$bad" = 0 ] || tb_fail "$bad markers out of order, or with a wrong seq or level"
 tb_pass "one edge and one response marker per handled edge, seq 1..$handled in order, levels alternating"
+
+# --- irqloop explain on that trace. The responder's edges are the entries of gpiolib's IRQ for
+# its line, which is named after the line's consumer (irqloop-responder); each edge marker goes
+# with the entry before it (explain.md, "The responder's own events").
+irqloop explain --db "$db" --run 2 --trace trace.txt --irq-name irqloop-responder --worst 3 \
+	>explain.txt 2>&1 || { cat explain.txt; tb_fail "irqloop explain refused the trace with the markers"; }
+cp explain.txt "$TB_OUT/explain.txt"
+sed -n '1,5p' explain.txt
+grep -q "^trace: [0-9]* events, $handled edges of IRQ 'irqloop-responder'$" explain.txt ||
+	tb_fail "explain did not find the $handled edges of the responder's IRQ"
+paired=$(sed -n 's/^paired: \([0-9]*\) of \([0-9]*\) stimuli.*/\1/p' explain.txt)
+[ "${paired:-0}" -ge $((stimuli * 3 / 4)) ] ||
+	tb_fail "explain paired ${paired:-no} of $stimuli stimuli with the responder's edges"
+tb_pass "explain: $handled edges of the responder's IRQ, $paired of $stimuli stimuli paired"
 gap=$(awk '$1 == "irqloop_response" { print $4 - e } { e = $4 }' markers.txt | sort -n |
 	awk '{ v[NR] = $1 } END { printf "min %d  p50 %d  max %d", v[1], v[int((NR + 1) / 2)], v[NR] }')
-tb_note "user-trace-marker: $n stimuli, $handled edges handled, $edges + $responses markers in the trace; edge to response marker (us, trace clock): $gap"
+tb_note "user-trace-marker: $n stimuli, $handled edges handled, $edges + $responses markers in the trace; edge to response marker (us, trace clock): $gap; explain paired $paired of $stimuli stimuli"
