@@ -28,7 +28,7 @@ hog=$TB_KMOD_DIR/irqloop_hog.ko
 [ -f "$hog" ] || tb_fail "$hog is missing (run-testbed.sh --kmod tests/testbed/kmod-node)"
 n=1000       # samples, all explained (explain takes at most 1000)
 busy=1000    # us, the tasklet's busy-wait
-period=2000  # us from the end of one run to the next
+period=1000  # us from the end of one run to the next
 db=$TB_TMP/explain.db
 tr=/sys/kernel/tracing
 trap 'rmmod irqloop_responder 2>/dev/null; rmmod irqloop_hog 2>/dev/null; echo local >$tr/trace_clock 2>/dev/null' EXIT
