@@ -210,3 +210,44 @@ TEST_CASE("responder trace: against a logger on the shm wire, every answered edg
 }
 
 } // namespace responder_trace_test
+
+namespace responder_trace_test
+{
+
+TEST_CASE("responder trace: markers that cannot be written never stop the answers; at exit the "
+          "count and status 1",
+          "[responder][trace]")
+{
+    temp_dir dir;
+    const std::string name = "tracefull" + std::to_string(getpid());
+    const std::string log = dir / "responder.log";
+    // /dev/full: every marker fails with ENOSPC (tracefs's EBADF, tracing off, is a warning
+    // instead: the testbed's user-trace-marker shows it on a real kernel).
+    background_process resp({responder_bin, "--hw", "shm:name=" + name, "--mode", "event",
+                             "--priority", "0", "--no-mlock", "--no-dma-latency", "--report", "0",
+                             "--trace-marker", "/dev/full"},
+                            log);
+    REQUIRE(wait_for_text(log, "; obtained ", 30.0));
+    auto r =
+        run_irqloop({"run", "--hw", "shm:name=" + name, "--samples", "100", "--interval", "200us",
+                     "--timeout", "20ms", "--gap-limit", "5ms", "--no-db", "--priority", "0",
+                     "--no-mlock", "--no-dma-latency", "--progress", "none"});
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    resp.signal(SIGTERM);
+    CHECK(resp.wait() == 1);
+    const std::string out = file_text(log);
+    INFO("responder:\n" << out);
+    std::smatch m;
+    REQUIRE(std::regex_search(out, m, std::regex("done: handled ([0-9]+),")));
+    const std::uint64_t handled = std::stoull(m[1]);
+    CHECK(handled >= 50); // answered all along
+    const std::string n = std::to_string(2 * handled);
+    CHECK_THAT(out, ContainsSubstring("trace: 0 markers written to /dev/full, " + n + " failed\n"));
+    CHECK_THAT(out, ContainsSubstring(
+                        "irqloop-responder: write trace markers to '/dev/full': " + n + " of " + n +
+                        " failed, the first with: No space left on device (check "
+                        "tracefs, or the disk of a file given with --trace-marker)"));
+}
+
+} // namespace responder_trace_test
