@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string_view>
 
 #if IRQLOOP_HAVE_TRACECMD
@@ -210,6 +211,7 @@ struct dat_reader final {
     tep_event *irq_entry = nullptr, *irq_exit = nullptr, *softirq_entry = nullptr,
               *softirq_exit = nullptr, *sched_switch = nullptr, *sched_wakeup = nullptr,
               *irq_disable = nullptr, *irq_enable = nullptr, *nmi = nullptr;
+    tep_event* marker = nullptr; ///< ftrace:print, a trace_marker write
 };
 
 /** A numeric field of the record; false (and the reader's failure set) when it is missing. */
@@ -338,6 +340,51 @@ bool dat_fields(dat_reader& r, tep_event* ev, tep_record* rec, trace_event& e)
     return true;
 }
 
+/**
+ * The responder's own events (the kernel responder's irqloop:* tracepoints, the userspace
+ * responder's trace_marker writes): the record as the line its text form would be, read by the
+ * text reader itself, so that both forms agree on them by construction. False (r.failure set)
+ * when the text reader refuses the line.
+ */
+bool dat_responder_event(dat_reader& r, tep_event* ev, tep_record* rec, const std::string& task)
+{
+    std::string body;
+    if (ev == r.marker) {
+        // buf is "char buf[]": the text runs to the record's end (the field's size is 0).
+        const auto* f = tep_find_field(ev, "buf");
+        if (!f || f->offset < 0 || f->offset > rec->size) {
+            r.failure = "record " + std::to_string(r.out.event_lines) +
+                        " (print) has no field buf (a damaged file?)";
+            return false;
+        }
+        const auto* p = static_cast<const char*>(rec->data) + f->offset;
+        std::string buf(p, strnlen(p, std::size_t(rec->size - f->offset)));
+        while (!buf.empty() && buf.back() == '\n')
+            buf.pop_back();
+        if (buf.find('\n') != std::string::npos)
+            return true; // a marker of several lines: not the responder's
+        body = "tracing_mark_write: " + buf;
+    } else {
+        body = std::string(ev->name) + ": " + std::string(dat_info(r, rec));
+    }
+    char stamp[48];
+    std::snprintf(stamp, sizeof stamp, " [%03d] %lld.%09lld: ", rec->cpu,
+                  (long long)(rec->ts / 1'000'000'000), (long long)(rec->ts % 1'000'000'000));
+    std::istringstream line(task + stamp + body + "\n");
+    try {
+        auto one = parse_trace_text(line, "record " + std::to_string(r.out.event_lines));
+        for (auto& e : one.events) {
+            e.line = r.out.event_lines;
+            r.out.events.push_back(std::move(e));
+        }
+    } catch (const irqloop::error& e) {
+        r.failure =
+            "record " + std::to_string(r.out.event_lines) + " (" + ev->name + "): " + e.why();
+        return false;
+    }
+    return true;
+}
+
 int dat_record(tracecmd_input*, tep_record* rec, int, void* data)
 {
     auto& r = *static_cast<dat_reader*>(data);
@@ -353,6 +400,13 @@ int dat_record(tracecmd_input*, tep_record* rec, int, void* data)
         r.failure = "record " + std::to_string(r.out.event_lines) +
                     " is of an event the file has no format for (a damaged file?)";
         return 1;
+    }
+    if (ev == r.marker || (ev->system && std::string_view(ev->system) == "irqloop")) {
+        trace_seq_reset(&r.seq);
+        tep_print_event(r.tep, &r.seq, rec, "%s-%d", TEP_PRINT_COMM, TEP_PRINT_PID);
+        trace_seq_terminate(&r.seq);
+        const std::string task(r.seq.buffer, std::size_t(r.seq.len));
+        return dat_responder_event(r, ev, rec, task) ? 0 : 1;
     }
     trace_event e;
     e.t_ns = t;
@@ -479,6 +533,7 @@ trace_text read_trace_dat(const std::string& path)
     r.irq_disable = find("preemptirq", "irq_disable");
     r.irq_enable = find("preemptirq", "irq_enable");
     r.nmi = find("nmi", "nmi_handler");
+    r.marker = find("ftrace", "print");
     r.out.tracer = "nop";
     const int rc = tracecmd_iterate_events(h.in, nullptr, 0, dat_record, &r);
     if (!r.failure.empty())

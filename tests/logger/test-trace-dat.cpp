@@ -193,3 +193,25 @@ TEST_CASE("explain: trace .dat: explain on the .dat and on its text gives the sa
         CHECK(e.message().find("it is not a trace-cmd file") != std::string::npos);
     }
 }
+
+TEST_CASE("explain: trace .dat: the userspace responder's trace_marker writes read as its text "
+          "reads them",
+          "[explain]")
+{
+    using namespace trace_dat_test;
+    if (!trace_dat_supported())
+        SKIP("this irqloop is built without libtracecmd (IRQLOOP_HAVE_TRACECMD 0)");
+    temp_dir dir;
+    // 50 edges of irqloop-responder --trace in the testbed: 100 markers (ftrace:print records).
+    const auto dat = read_trace_dat(unpack(dir, "markers.dat"));
+    const auto txt = read_trace_text(unpack(dir, "markers.txt"));
+    CHECK(dat.event_lines == txt.event_lines);
+    REQUIRE(dat.events.size() == txt.events.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < dat.events.size(); ++i) {
+        const auto &a = dat.events[i], &b = txt.events[i];
+        differ += a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
+                  a.number != b.number || a.value != b.value || a.name != b.name;
+    }
+    CHECK(differ == 0);
+}
