@@ -361,8 +361,10 @@ bool dat_responder_event(dat_reader& r, tep_event* ev, tep_record* rec, const st
         std::string buf(p, strnlen(p, std::size_t(rec->size - f->offset)));
         while (!buf.empty() && buf.back() == '\n')
             buf.pop_back();
-        if (buf.find('\n') != std::string::npos)
-            return true; // a marker of several lines: not the responder's
+        if (buf.find('\n') != std::string::npos) {
+            ++r.out.other_markers; // a marker of several lines: not the responder's
+            return true;
+        }
         body = "tracing_mark_write: " + buf;
     } else {
         body = std::string(ev->name) + ": " + std::string(dat_info(r, rec));
@@ -373,6 +375,7 @@ bool dat_responder_event(dat_reader& r, tep_event* ev, tep_record* rec, const st
     std::istringstream line(task + stamp + body + "\n");
     try {
         auto one = parse_trace_text(line, "record " + std::to_string(r.out.event_lines));
+        r.out.other_markers += one.other_markers;
         for (auto& e : one.events) {
             e.line = r.out.event_lines;
             r.out.events.push_back(std::move(e));

@@ -214,4 +214,26 @@ TEST_CASE("explain: trace .dat: the userspace responder's trace_marker writes re
                   a.number != b.number || a.value != b.value || a.name != b.name;
     }
     CHECK(differ == 0);
+    std::map<trace_kind, std::size_t> kinds;
+    for (const auto& e : dat.events)
+        ++kinds[e.kind];
+    CHECK(kinds[trace_kind::responder_edge] == 50);
+    CHECK(kinds[trace_kind::responder_response] == 50);
+    CHECK(dat.other_markers == txt.other_markers);
+    // seq 1 to 50 in order, each response not before its edge, with the edge's level.
+    std::int64_t want = 1;
+    const irqloop::analysis::trace_event* edge = nullptr;
+    for (const auto& e : dat.events) {
+        if (e.kind == trace_kind::responder_edge) {
+            CHECK(e.number == want);
+            edge = &e;
+        } else if (e.kind == trace_kind::responder_response) {
+            REQUIRE(edge);
+            CHECK(e.number == want);
+            CHECK(e.value == edge->value);
+            CHECK(e.t_ns >= edge->t_ns); // under TCG both may read the same ns
+            ++want;
+        }
+    }
+    CHECK(want == 51);
 }
