@@ -237,3 +237,36 @@ TEST_CASE("explain: trace .dat: the userspace responder's trace_marker writes re
     }
     CHECK(want == 51);
 }
+
+TEST_CASE("explain: trace .dat: the kernel responder's irqloop tracepoints read as its text "
+          "reads them",
+          "[explain]")
+{
+    using namespace trace_dat_test;
+    if (!trace_dat_supported())
+        SKIP("this irqloop is built without libtracecmd (IRQLOOP_HAVE_TRACECMD 0)");
+    temp_dir dir;
+    // The scenario's run with the kernel responder's own events (trace-cmd record -e irqloop).
+    const auto dat = read_trace_dat(unpack(dir, "kmod-events.dat"));
+    const auto txt = read_trace_text(unpack(dir, "kmod-events.txt"));
+    CHECK(dat.event_lines == txt.event_lines);
+    REQUIRE(dat.events.size() == txt.events.size());
+    std::size_t differ = 0;
+    std::map<trace_kind, std::size_t> kinds;
+    for (std::size_t i = 0; i < dat.events.size(); ++i) {
+        const auto &a = dat.events[i], &b = txt.events[i];
+        ++kinds[a.kind];
+        differ += a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
+                  a.number != b.number || a.value != b.value || a.name != b.name;
+    }
+    CHECK(differ == 0);
+    CHECK(kinds[trace_kind::responder_edge] == 300);
+    CHECK(kinds[trace_kind::responder_response] == 300);
+    CHECK(kinds[trace_kind::irq_entry] >= 300);
+    std::int64_t last = 0;
+    for (const auto& e : dat.events)
+        if (e.kind == trace_kind::responder_edge) {
+            CHECK(e.number == last + 1);
+            last = e.number;
+        }
+}
