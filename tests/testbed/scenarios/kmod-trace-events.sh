@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The kernel responder's own trace events (irqloop:irqloop_edge, irqloop_response and, in
+# threaded mode, irqloop_thread; target-responder/kmod/irqloop_trace.h) on a real kernel, hard
+# and threaded=1: after 20 warm-up samples, a short --raw --jitter run (300 samples, 5 ms + 0..2
+# ms apart, everything on CPU 0, the mono trace clock) against the module on the wires of
+# kmod-measure, with the irqloop, irq and sched events traced. The events' seqs must run
+# h0+1..handled without a gap, one of each event per edge, each edge's response after its edge
+# (and its thread between them); then explain must pair every stimulus with an edge, and each
+# paired sample's handler run (entry to exit) must be the one of the edge whose seq is the
+# sample's (logger seq - responder seq is constant here: the module saw every stimulus), which
+# the trace itself gives. The clock fit's residual is noted. About 35 s of guest time.
+. /testbed/guest-lib.sh
+tb_need irqloop sqlite3
+tb_kmod_setup
+n=300
+db=$TB_TMP/trace-events.db
+tr=/sys/kernel/tracing
+trap 'rmmod irqloop_responder 2>/dev/null; echo 0 >$tr/events/enable 2>/dev/null; echo local >$tr/trace_clock 2>/dev/null' EXIT
+
+[ -e $tr/trace ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
+
+# trace_mode MODE PARAM...: one run against the module loaded with PARAM, traced.
+trace_mode()
+{
+	mode=$1
+	shift
+	echo 0 >$tr/tracing_on
+	echo nop >$tr/current_tracer
+	# mono: TCG clamps the local and global clocks per tick; as the explain-* scenarios.
+	echo mono >$tr/trace_clock || tb_fail "cannot select the mono trace clock"
+	echo 2048 >$tr/buffer_size_kb
+	insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 "$@" || tb_fail "$mode: cannot load with $*"
+	# Everything on CPU 0, the logger's (the wire raises the edge there): the IRQ's thread too,
+	# which the logger's priority (10, below the thread's 50) lets run.
+	for d in /proc/[0-9]*; do
+		case "$(cat $d/comm 2>/dev/null)" in
+		irq/*-irqloop_r*) taskset -p 1 "${d#/proc/}" >/dev/null || tb_fail "cannot pin ${d#/proc/}" ;;
+		esac
+	done
+	for e in irqloop irq/irq_handler_entry irq/irq_handler_exit sched/sched_switch \
+		sched/sched_wakeup; do
+		echo 1 >$tr/events/$e/enable || tb_fail "$mode: cannot enable the event $e"
+	done
+	# A warm-up run first, traced then cleared: under TCG the first edges through a new path
+	# (the handler, the tracepoints) are slow, code translated on first use, and a first edge
+	# milliseconds late leaves the clock fit's anchor two places alike. The measured run's
+	# edges then count from h0 + 1: the offset is not the trivial one.
+	echo 1 >$tr/tracing_on
+	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --priority 10 \
+		--timeout 1s --gap-limit 5ms --keep-disturbed --samples 20 --label warm --progress none --db $TB_TMP/warm.db >/dev/null ||
+		tb_fail "$mode: the warm-up run failed"
+	h0=$(cat $sys/handled)
+	echo >$tr/trace
+	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --priority 10 \
+		--timeout 1s --samples $n --interval 5ms --jitter 2ms --gap-limit 5ms --raw --label "$mode" --progress none \
+		--db "$db" --target "QEMU TCG guest, $(uname -r), irqloop_responder.ko $*" \
+		>/dev/null || tb_fail "$mode: irqloop run failed"
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/enable
+	handled=$(cat $sys/handled)
+	# Read before the unload: the kernel empties the ring buffer when a module whose events
+	# were enabled goes.
+	cat $tr/trace >$mode.txt
+	rmmod irqloop_responder || tb_fail "$mode: rmmod failed"
+	cp $mode.txt "$TB_OUT/trace-events-$mode.txt"
+	sqlite3 "$db" ".backup $TB_OUT/trace-events-$mode.db" || tb_fail "cannot copy the database out"
+	run=$(tb_sql "$db" "SELECT id FROM runs WHERE label = '$mode'")
+	stimuli=$(tb_sql "$db" "SELECT stimuli FROM runs WHERE id = $run")
+	first=$(tb_sql "$db" "SELECT min(seq) FROM raw_samples WHERE run_id = $run")
+	grep -m 3 'irqloop_' $mode.txt
+	echo "$mode: run $run, $stimuli stimuli from seq $first; module handled $h0 + $((handled - h0));" \
+		"$(grep -c ' irqloop_edge: ' $mode.txt) edge, $(grep -c ' irqloop_response: ' $mode.txt)" \
+		"response, $(grep -c ' irqloop_thread: ' $mode.txt) thread events"
+	[ $((handled - h0)) = "$stimuli" ] && [ "$stimuli" = $n ] ||
+		tb_fail "$mode: the module handled $((handled - h0)) edges for $stimuli stimuli ($n sent)"
+
+	# The events, in the trace's (time) order: per seq, edge < thread < response, no gap.
+	awk -v mode="$mode" -v last=$h0 -v want=$((handled - h0)) '
+	/ irqloop_(edge|response|thread): / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^irqloop_/) ev = $i
+		sub(/:$/, "", ev)
+		for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) s = substr($i, 5) + 0
+		if (ev == "irqloop_edge") {
+			if (s != last + 1) { printf "edge seq %d after %d\n", s, last; bad++ }
+			last = s; edges++; state[s] = "e"
+		} else if (ev == "irqloop_thread") {
+			if (state[s] != "e") { printf "thread of seq %d not after its edge\n", s; bad++ }
+			threads++; state[s] = "t"
+		} else {
+			if (state[s] != (mode == "threaded" ? "t" : "e")) {
+				printf "response of seq %d out of order\n", s; bad++
+			}
+			responses++; state[s] = "r"
+		}
+	}
+	END {
+		if (edges != want || responses != want || (mode == "threaded") * want != threads) {
+			printf "%d edges, %d responses, %d threads for %d handled\n", edges, responses,
+				threads, want
+			bad++
+		}
+		exit bad != 0
+	}' $mode.txt || tb_fail "$mode: the responder's events do not run $((h0 + 1))..$handled in order"
+	tb_pass "$mode: irqloop_edge and irqloop_response$([ "$mode" = threaded ] &&
+		echo ' and irqloop_thread') seq $((h0 + 1))..$handled, one each per edge, in order"
+
+	# explain: every stimulus paired; per sample, its handler run is its seq's edge's.
+	irqloop explain --db "$db" --run $run --trace $mode.txt --worst $n >$mode.explain 2>&1 ||
+		{ cat $mode.explain; tb_fail "$mode: irqloop explain refused the trace"; }
+	sed -n '1,8p' $mode.explain
+	cp $mode.explain "$TB_OUT/trace-events-$mode.explain.txt"
+	grep -q "^paired: $n of $n stimuli; 0 edges trace-only, 0 stimuli with no edge" \
+		$mode.explain || tb_fail "$mode: explain did not pair each of the $n stimuli"
+	irqloop explain --db "$db" --run $run --trace $mode.txt --worst $n --json >$mode.json ||
+		tb_fail "$mode: irqloop explain --json failed"
+	# Per sample (the only objects with "seq" and "handler_ns"): its seq and handler run.
+	tr -d ',' <$mode.json | awk '$1 == "\"seq\":" { s = $2 }
+		$1 == "\"handler_ns\":" && $2 != "null" { print s, $2 }' >$mode.pairs
+	# The trace's handler runs by the seq of the irqloop_edge inside them (exit - entry, ns).
+	# The microseconds get a leading 1: busybox awk reads "025773" as an octal number.
+	awk '
+	function stamp() {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) t = $i
+		sub(/:$/, "", t); split(t, p, "."); sec = p[1] + 0; us = ("1" substr(p[2] "000000", 1, 6)) - 1000000
+	}
+	/ irq_handler_entry: .*name=irqloop_responder/ { stamp(); es = sec; eus = us; open = 1; seq = 0 }
+	/ irqloop_edge: / && open { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) seq = substr($i, 5) }
+	/ irq_handler_exit: / && seq {
+		stamp(); print seq, ((sec - es) * 1000000 + us - eus) * 1000; open = 0; seq = 0
+	}' $mode.txt >$mode.handlers
+	cp $mode.json $mode.pairs $mode.handlers "$TB_OUT/"
+	k=$((first - h0 - 1))
+	wrong=$(awk -v k=$k 'NR == FNR { h[$1] = $2; next }
+		{ n++; if (h[$1 - k] != $2) bad++ } END { print bad + 0 " " n + 0 }' \
+		$mode.handlers $mode.pairs)
+	residual=$(irqloop explain --db "$db" --run $run --trace $mode.txt --worst 1 |
+		sed -n 's/.*residual \([0-9.]* us\).*/\1/p')
+	echo "$mode: samples whose handler run is not their seq's edge's, of those compared: $wrong"
+	[ "${wrong#* }" -ge $((n * 9 / 10)) ] || tb_fail "$mode: only ${wrong#* } samples compared"
+	[ "${wrong% *}" = 0 ] || tb_fail "$mode: ${wrong% *} samples paired with another seq's edge"
+	tb_pass "$mode: explain pairs each of the $n samples with the edge of its seq (offset $k)"
+	tb_note "kmod-trace-events $mode: $n samples, $((handled - h0)) edges traced (seq $((h0 + 1))..$handled), every sample on its seq's edge (logger seq - responder seq = $k); clock fit residual $residual"
+}
+
+trace_mode hard
+trace_mode threaded threaded=1
