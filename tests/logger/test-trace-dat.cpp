@@ -270,3 +270,42 @@ TEST_CASE("explain: trace .dat: the kernel responder's irqloop tracepoints read 
             last = e.number;
         }
 }
+
+TEST_CASE("explain: trace .dat: events the ring buffer dropped, as a CPU page notes them, are "
+          "counted",
+          "[explain]")
+{
+    using namespace trace_dat_test;
+    if (!trace_dat_supported())
+        SKIP("this irqloop is built without libtracecmd (IRQLOOP_HAVE_TRACECMD 0)");
+    temp_dir dir;
+    auto bytes = read_bytes(unpack(dir, "trace-v6.dat"));
+    // CPU 0's data start at 24576 in this file ('trace-cmd dump --flyrecord'); its first page's
+    // header: a u64 timestamp and a u64 commit word (the data's size in its low 27 bits). The
+    // kernel marks a page after dropped events with bit 31 of the commit word, and with bit 30
+    // when it stored their count (a u64) right after the page's data: 7 events here, as
+    // 'trace-cmd report' then prints "CPU:0 [7 EVENTS DROPPED]".
+    constexpr std::size_t page = 24576;
+    REQUIRE(bytes.size() > page + 4096);
+    auto word = [&](std::size_t at) {
+        std::uint64_t v = 0;
+        for (std::size_t k = 0; k < 8; ++k)
+            v |= std::uint64_t(static_cast<unsigned char>(bytes[at + k])) << (8 * k);
+        return v;
+    };
+    auto put = [&](std::size_t at, std::uint64_t v) {
+        for (std::size_t k = 0; k < 8; ++k)
+            bytes[at + k] = char((v >> (8 * k)) & 0xff);
+    };
+    const auto commit = word(page + 8);
+    const auto size = commit & ((1u << 27) - 1);
+    REQUIRE(16 + size + 8 <= 4096);
+    REQUIRE(read_trace_dat(unpack(dir, "trace-v6.dat")).lost_events == 0);
+    put(page + 8, commit | (1ull << 31) | (1ull << 30));
+    put(page + 16 + size, 7);
+    const auto lost = dir.file("lost.dat");
+    write_bytes(lost, bytes);
+    const auto t = read_trace_dat(lost);
+    CHECK(t.lost_events == 7);
+    CHECK(t.events.size() == read_trace_dat(unpack(dir, "trace-v6.dat")).events.size());
+}
