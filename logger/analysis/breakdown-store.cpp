@@ -46,6 +46,10 @@ std::vector<stored_part> parts_of(const sample_breakdown& b)
         out.push_back({"handler to response", b.handler_to_response_ns, "logger", false});
     if (b.handler_ns)
         out.push_back({"handler ran", *b.handler_ns, "target", true});
+    if (b.handler_to_response_measured_ns)
+        out.push_back({"handler to its write", *b.handler_to_response_measured_ns, "target", true});
+    if (b.thread_run_ns)
+        out.push_back({"thread wake-up to run", *b.thread_run_ns, "target", true});
     return out;
 }
 

@@ -217,6 +217,17 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                                      {"ns", s.handler_to_response_ns},
                                      {"clock", "logger"},
                                      {"inferred", true}}});
+            if (s.handler_to_response_measured_ns)
+                j["parts"].push_back({{"part", "handler to its write"},
+                                      {"ns", *s.handler_to_response_measured_ns},
+                                      {"clock", "target"},
+                                      {"inferred", false}});
+            if (s.thread_run_ns)
+                j["parts"].push_back({{"part", "thread wake-up to run"},
+                                      {"ns", *s.thread_run_ns},
+                                      {"clock", "target"},
+                                      {"inferred", false}});
+            j["responder_seq"] = s.responder_seq ? oj(*s.responder_seq) : oj(nullptr);
             j["excess_ns"] = s.excess_ns;
             j["handler_ns"] = s.handler_ns ? oj(*s.handler_ns) : oj(nullptr);
             oj bl = oj::array(), tk = oj::array();
@@ -252,6 +263,12 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                 {"windows", a.windows},
                 {"anchor_spread_ns", a.anchor_spread_ns},
                 {"next_spread_ns", a.next_spread_ns},
+                {"by_sequence", a.by_sequence},
+                {"seq_offset", a.by_sequence ? oj(a.seq_offset) : oj(nullptr)},
+                {"seq_edges", a.seq_edges},
+                {"seq_agree", a.seq_agree},
+                {"seq_corrected", a.seq_corrected},
+                {"seq_fallback", a.seq_fallback},
                 {"delay_floor_ns", o.floor.ns},
                 {"delay_floor_lo_ns", o.floor.lo_ns},
                 {"delay_floor_hi_ns", o.floor.hi_ns}}},
@@ -292,9 +309,18 @@ int present_explain(const explain_outcome& o, const explain_request& r)
         line, sizeof line, "anchor: spread %.1f us, next best %s\n", a.anchor_spread_ns / 1000.0,
         a.next_spread_ns > 0 ? (explain_us(std::int64_t(a.next_spread_ns))).c_str() : "none");
     out << line;
-    if (o.threaded)
-        out << "threaded: the IRQ's thread is in the trace; its wake-up and run are not yet a "
-               "part of the breakdown\n";
+    if (const std::string seqs = analysis::sequence_summary(a); !seqs.empty())
+        out << seqs << '\n';
+    if (o.threaded) {
+        const bool thread_runs = std::any_of(o.samples.begin(), o.samples.end(), [](const auto& s) {
+            return s.thread_run_ns.has_value();
+        });
+        out << "threaded: the IRQ's thread is in the trace; "
+            << (thread_runs ? "its wake-up to run is measured from the responder's irqloop_thread "
+                              "events\n"
+                            : "without the responder's irqloop_thread events (-e irqloop) its "
+                              "wake-up and run are not a part of the breakdown\n");
+    }
     out << "fastest edge's delay (stimulus to handler entry): " << explain_us(o.floor.ns);
     if (o.floor.crossed)
         out << " (the answered samples' bounds crossed: their upper one)\n";
@@ -309,7 +335,10 @@ int present_explain(const explain_outcome& o, const explain_request& r)
             out << "  not in the trace: no edge paired with it\n";
             continue;
         }
-        out << "  CPU " << s.cpu << '\n';
+        out << "  CPU " << s.cpu;
+        if (s.responder_seq)
+            out << "  responder seq " << *s.responder_seq;
+        out << '\n';
         const std::int64_t whole = s.latency_ns > 0 ? s.latency_ns : 0;
         std::snprintf(line, sizeof line, "  %-22s %12s %s  inferred (logger clock, via the fit)\n",
                       "before the handler", explain_us(s.before_handler_ns).c_str(),
@@ -324,6 +353,19 @@ int present_explain(const explain_outcome& o, const explain_request& r)
         if (s.handler_ns) {
             std::snprintf(line, sizeof line, "  %-22s %12s          measured (target clock)\n",
                           "handler ran", explain_us(*s.handler_ns).c_str());
+            out << line;
+        }
+        if (s.handler_to_response_measured_ns) {
+            std::snprintf(line, sizeof line,
+                          "  %-22s %12s          measured (target clock, to irqloop_response)\n",
+                          "handler to its write",
+                          explain_us(*s.handler_to_response_measured_ns).c_str());
+            out << line;
+        }
+        if (s.thread_run_ns) {
+            std::snprintf(line, sizeof line,
+                          "  %-22s %12s          measured (target clock, to irqloop_thread)\n",
+                          "thread wake-up to run", explain_us(*s.thread_run_ns).c_str());
             out << line;
         }
         if (s.blockers.empty())

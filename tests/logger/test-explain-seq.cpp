@@ -4,12 +4,19 @@
 // text through trace_marker), read in both forms, and the run's samples paired with the edges
 // by sequence number.
 #include "error.hpp"
+#include "run-process.hpp"
+#include "sim-raw-run.hpp"
+#include "temp-dir.hpp"
 #include "trace-explain.hpp"
 #include "trace-text.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -336,4 +343,84 @@ TEST_CASE("explain: the responder's events joined to its handler runs: seq, the 
     CHECK(m[0].seq == 1);
     CHECK(m[0].response_ns == 100'000'031'000);
     CHECK(m[0].task == "irqloop-respond-812");
+}
+
+namespace explain_seq_test
+{
+
+/** A kernel trace line at @p ns (6 decimals, as the kernel prints). */
+std::string seq_kline(std::int64_t ns, const std::string& event)
+{
+    char b[256];
+    std::snprintf(b, sizeof b, "%16s [001] d.h1. %5lld.%06lld: %s\n", "<idle>-0",
+                  static_cast<long long>(ns / 1'000'000'000),
+                  static_cast<long long>(ns % 1'000'000'000 / 1000), event.c_str());
+    return b;
+}
+
+} // namespace explain_seq_test
+
+TEST_CASE("explain: the command prints the pairing by sequence, each sample's responder seq and "
+          "the parts measured on the target's clock, in text and JSON",
+          "[explain]")
+{
+    using explain_seq_test::seq_kline;
+    irqloop::test::temp_dir dir;
+    const auto db = dir.file("s.db");
+    const auto raw = irqloop::test::seeded_raw_run(db, 1000, "seq", 21);
+    // The responder had counted 7 edges before the run (its count is 1-based): run seq 0 is its
+    // seq 8, offset run seq - responder seq = -8. Its entry 3 us before the logger saw the
+    // answer, its write 2 us after the entry, on a clock 3000 s ahead.
+    std::string text = "# tracer: nop\n#\n";
+    for (std::size_t i = 100; i < 900; ++i) {
+        const auto& s = raw[i];
+        const std::int64_t stim = 3'000'000'000'000 + (s.unix_ns - raw[0].unix_ns);
+        const std::int64_t entry = stim + (s.latency_ns >= 0 ? s.latency_ns - 3000 : 40'000);
+        const auto seq = std::to_string(s.seq + 8);
+        text += seq_kline(entry, "irq_handler_entry: irq=41 name=irqloop_responder");
+        text += seq_kline(entry + 1000, "irqloop_edge: seq=" + seq + " level=1");
+        text += seq_kline(entry + 2000, "irqloop_response: seq=" + seq + " level=1");
+        text += seq_kline(entry + 3000, "irq_handler_exit: irq=41 ret=handled");
+    }
+    const auto trace = dir.file("seq.txt");
+    std::ofstream(trace, std::ios::binary) << text;
+
+    auto r = irqloop::test::run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "500"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("paired by sequence: offset -8, 800 of 800 edges agree\n") !=
+          std::string::npos);
+    CHECK(r.out.find("  responder seq 508\n") != std::string::npos);
+    CHECK(r.out.find("handler to its write") != std::string::npos);
+    CHECK(r.out.find("2.0 us          measured (target clock, to irqloop_response)") !=
+          std::string::npos);
+    CHECK(r.out.find("thread wake-up to run") == std::string::npos); // a hard handler
+
+    r = irqloop::test::run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "500", "--json"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["alignment"]["by_sequence"] == true);
+    CHECK(j["alignment"]["seq_offset"] == -8);
+    CHECK(j["alignment"]["seq_agree"] == 800);
+    REQUIRE(j["samples"].size() == 1);
+    CHECK(j["samples"][0]["responder_seq"] == 508);
+    REQUIRE(j["samples"][0]["parts"].size() == 3);
+    CHECK(j["samples"][0]["parts"][2]["part"] == "handler to its write");
+    CHECK(j["samples"][0]["parts"][2]["ns"] == 2000);
+    CHECK(j["samples"][0]["parts"][2]["clock"] == "target");
+    CHECK(j["samples"][0]["parts"][2]["inferred"] == false);
+
+    // --store keeps the measured part with the others.
+    r = irqloop::test::run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "500", "--store"});
+    REQUIRE(r.status == 0);
+    SQLite::Database d(db);
+    SQLite::Statement q(d, "SELECT ns, clock, measured FROM breakdown_parts WHERE run_id = 1 AND "
+                           "seq = 500 AND part = 'handler to its write'");
+    REQUIRE(q.executeStep());
+    CHECK(q.getColumn(0).getInt64() == 2000);
+    CHECK(q.getColumn(1).getString() == "target");
+    CHECK(q.getColumn(2).getInt() == 1);
 }
