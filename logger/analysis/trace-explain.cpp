@@ -580,6 +580,11 @@ std::string sequence_summary(const trace_alignment& a)
     return s;
 }
 
+bool fit_is_poor(const trace_alignment& a) noexcept
+{
+    return a.residual_ns > 100'000 || std::abs(a.drift_ppm) > 200;
+}
+
 bool threaded_handler(const trace_text& t, int irq)
 {
     const std::string thread = "irq/" + std::to_string(irq) + "-";

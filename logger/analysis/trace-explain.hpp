@@ -124,6 +124,14 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
  */
 std::string sequence_summary(const trace_alignment& a);
 
+/**
+ * @brief The fit is too poor to place the windows: its residual is above 100 us (a few us on
+ * real boards, tens under QEMU's TCG) or its drift beyond 200 ppm (two crystals of +-100 ppm
+ * drift apart by 200 ppm at most). A target or VM stalled during the run, whose clock then did
+ * not follow the logger's, gives such a fit.
+ */
+bool fit_is_poor(const trace_alignment& a) noexcept;
+
 /** @brief Something else the responder's CPU did in a sample's window (target clock). */
 struct blocker final {
     std::string kind;              ///< "irqs off", "irq", "softirq", "nmi", "task"

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -260,6 +261,7 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                 {"offset_ns", double(a.base_ns) + a.offset_ns},
                 {"drift_ppm", a.drift_ppm},
                 {"residual_ns", a.residual_ns},
+                {"fit_poor", analysis::fit_is_poor(a)},
                 {"windows", a.windows},
                 {"anchor_spread_ns", a.anchor_spread_ns},
                 {"next_spread_ns", a.next_spread_ns},
@@ -305,6 +307,11 @@ int present_explain(const explain_outcome& o, const explain_request& r)
                   (double(a.base_ns) + a.offset_ns) / 1e9, a.drift_ppm, a.residual_ns / 1000.0,
                   a.windows);
     out << line;
+    if (analysis::fit_is_poor(a))
+        out << "warning: the clock fit is poor (a residual above 100 us or a drift beyond 200 "
+               "ppm): the trace's times do not follow the logger's (a target or VM stalled "
+               "during the run?); each window may be misplaced by about the residual, and the "
+               "parts and blockers below are uncertain by as much\n";
     std::snprintf(
         line, sizeof line, "anchor: spread %.1f us, next best %s\n", a.anchor_spread_ns / 1000.0,
         a.next_spread_ns > 0 ? (explain_us(std::int64_t(a.next_spread_ns))).c_str() : "none");

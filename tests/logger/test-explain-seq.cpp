@@ -396,6 +396,7 @@ TEST_CASE("explain: the command prints the pairing by sequence, each sample's re
     CHECK(r.out.find("2.0 us          measured (target clock, to irqloop_response)") !=
           std::string::npos);
     CHECK(r.out.find("thread wake-up to run") == std::string::npos); // a hard handler
+    CHECK(r.out.find("warning: the clock fit is poor") == std::string::npos);
 
     r = irqloop::test::run_irqloop(
         {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "500", "--json"});
@@ -412,6 +413,8 @@ TEST_CASE("explain: the command prints the pairing by sequence, each sample's re
     CHECK(j["samples"][0]["parts"][2]["clock"] == "target");
     CHECK(j["samples"][0]["parts"][2]["inferred"] == false);
 
+    CHECK(j["alignment"]["fit_poor"] == false);
+
     // --store keeps the measured part with the others.
     r = irqloop::test::run_irqloop(
         {"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", "500", "--store"});
@@ -423,4 +426,20 @@ TEST_CASE("explain: the command prints the pairing by sequence, each sample's re
     CHECK(q.getColumn(0).getInt64() == 2000);
     CHECK(q.getColumn(1).getString() == "target");
     CHECK(q.getColumn(2).getInt() == 1);
+}
+
+TEST_CASE("explain: a clock fit with a residual above 100 us or a drift beyond 200 ppm is poor",
+          "[explain]")
+{
+    irqloop::analysis::trace_alignment a;
+    a.residual_ns = 30'000;
+    a.drift_ppm = -150;
+    CHECK(!irqloop::analysis::fit_is_poor(a));
+    a.residual_ns = 100'001;
+    CHECK(irqloop::analysis::fit_is_poor(a));
+    a.residual_ns = 500;
+    a.drift_ppm = 200.5;
+    CHECK(irqloop::analysis::fit_is_poor(a));
+    a.drift_ppm = -1303; // explain-rtthread's fit on a loaded host (a stalled QEMU)
+    CHECK(irqloop::analysis::fit_is_poor(a));
 }
