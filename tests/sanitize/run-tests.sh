@@ -44,7 +44,7 @@ case "$kind" in
   asan)
     export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1"
     export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
-    [[ -f $supp ]] && export LSAN_OPTIONS="suppressions=$supp"
+    [[ -f $supp ]] && export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
     ;;
   tsan)
     export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:history_size=4"
