@@ -61,6 +61,40 @@ std::string without_trace_name(const std::string& out, const std::string& trace)
     return s;
 }
 
+/**
+ * How many of @p dat's events differ from @p txt's at the same index, in any field but the
+ * text's line (the first 3 noted for a failure's message); both hold as many events.
+ */
+std::size_t differing_events(const irqloop::analysis::trace_text& dat,
+                             const irqloop::analysis::trace_text& txt)
+{
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < dat.events.size(); ++i) {
+        const auto &a = dat.events[i], &b = txt.events[i];
+        if (a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
+            a.number != b.number || a.value != b.value || a.name != b.name) {
+            if (++differ <= 3)
+                UNSCOPED_INFO("event " << i << ": .dat " << a.t_ns << " cpu " << a.cpu << " "
+                                       << a.task << " " << int(a.kind) << " " << a.number << " "
+                                       << a.value << " '" << a.name << "'; text " << b.t_ns
+                                       << " cpu " << b.cpu << " " << b.task << " " << int(b.kind)
+                                       << " " << b.number << " " << b.value << " '" << b.name
+                                       << "' (line " << b.line << ")");
+        }
+    }
+    return differ;
+}
+
+/** How many events of each kind @p t holds. */
+std::map<irqloop::analysis::trace_kind, std::size_t>
+kinds_of(const irqloop::analysis::trace_text& t)
+{
+    std::map<irqloop::analysis::trace_kind, std::size_t> kinds;
+    for (const auto& e : t.events)
+        ++kinds[e.kind];
+    return kinds;
+}
+
 } // namespace trace_dat_test
 
 TEST_CASE("explain: trace .dat: the testbed's .dat reads into the same events as 'trace-cmd "
@@ -81,23 +115,8 @@ TEST_CASE("explain: trace .dat: the testbed's .dat reads into the same events as
     CHECK(dat.first_ns == txt.first_ns);
     CHECK(dat.last_ns == txt.last_ns);
     REQUIRE(dat.events.size() == txt.events.size());
-    std::size_t differ = 0;
-    std::map<trace_kind, std::size_t> kinds;
-    for (std::size_t i = 0; i < dat.events.size(); ++i) {
-        const auto &a = dat.events[i], &b = txt.events[i];
-        ++kinds[a.kind];
-        if (a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
-            a.number != b.number || a.value != b.value || a.name != b.name) {
-            if (++differ <= 3)
-                UNSCOPED_INFO("event " << i << ": .dat " << a.t_ns << " cpu " << a.cpu << " "
-                                       << a.task << " " << int(a.kind) << " " << a.number << " "
-                                       << a.value << " '" << a.name << "'; text " << b.t_ns
-                                       << " cpu " << b.cpu << " " << b.task << " " << int(b.kind)
-                                       << " " << b.number << " " << b.value << " '" << b.name
-                                       << "' (line " << b.line << ")");
-        }
-    }
-    CHECK(differ == 0);
+    CHECK(differing_events(dat, txt) == 0);
+    auto kinds = kinds_of(dat);
     // What the guest traced: the responder's 300 edges and their exits, the scheduler's
     // switches and wake-ups, the timer softirq; the stock kernel has no preemptirq events.
     std::size_t responder = 0;
@@ -207,16 +226,8 @@ TEST_CASE("explain: trace .dat: the userspace responder's trace_marker writes re
     const auto txt = read_trace_text(unpack(dir, "markers.txt"));
     CHECK(dat.event_lines == txt.event_lines);
     REQUIRE(dat.events.size() == txt.events.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < dat.events.size(); ++i) {
-        const auto &a = dat.events[i], &b = txt.events[i];
-        differ += a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
-                  a.number != b.number || a.value != b.value || a.name != b.name;
-    }
-    CHECK(differ == 0);
-    std::map<trace_kind, std::size_t> kinds;
-    for (const auto& e : dat.events)
-        ++kinds[e.kind];
+    CHECK(differing_events(dat, txt) == 0);
+    auto kinds = kinds_of(dat);
     CHECK(kinds[trace_kind::responder_edge] == 50);
     CHECK(kinds[trace_kind::responder_response] == 50);
     CHECK(dat.other_markers == txt.other_markers);
@@ -251,15 +262,8 @@ TEST_CASE("explain: trace .dat: the kernel responder's irqloop tracepoints read 
     const auto txt = read_trace_text(unpack(dir, "kmod-events.txt"));
     CHECK(dat.event_lines == txt.event_lines);
     REQUIRE(dat.events.size() == txt.events.size());
-    std::size_t differ = 0;
-    std::map<trace_kind, std::size_t> kinds;
-    for (std::size_t i = 0; i < dat.events.size(); ++i) {
-        const auto &a = dat.events[i], &b = txt.events[i];
-        ++kinds[a.kind];
-        differ += a.t_ns != b.t_ns || a.cpu != b.cpu || a.kind != b.kind || a.task != b.task ||
-                  a.number != b.number || a.value != b.value || a.name != b.name;
-    }
-    CHECK(differ == 0);
+    CHECK(differing_events(dat, txt) == 0);
+    auto kinds = kinds_of(dat);
     CHECK(kinds[trace_kind::responder_edge] == 300);
     CHECK(kinds[trace_kind::responder_response] == 300);
     CHECK(kinds[trace_kind::irq_entry] >= 300);
