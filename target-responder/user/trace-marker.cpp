@@ -4,6 +4,7 @@
 #include "error.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -34,20 +35,6 @@ std::string marker_open_hint(int errnum, const std::string& path)
     }
 }
 
-// Decimal digits of @p v at @p out, returns the end. No locale, no allocation.
-char* put_decimal(char* out, std::uint64_t v) noexcept
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *out++ = tmp[--n];
-    return out;
-}
-
 } // namespace
 
 trace_marker::trace_marker(std::string path) : path_(std::move(path))
@@ -75,15 +62,10 @@ std::size_t trace_marker::format(char* buf, std::string_view prefix, std::uint64
     std::memcpy(p, prefix.data(), prefix.size());
     p += prefix.size();
     std::memcpy(p, " seq=", 5);
-    p = put_decimal(p + 5, seq);
+    // std::to_chars: no locale, no allocation; max_line holds the longest line.
+    p = std::to_chars(p + 5, buf + max_line, seq).ptr;
     std::memcpy(p, " level=", 7);
-    p += 7;
-    if (level < 0) {
-        *p++ = '-';
-        p = put_decimal(p, static_cast<std::uint64_t>(-static_cast<std::int64_t>(level)));
-    } else {
-        p = put_decimal(p, static_cast<std::uint64_t>(level));
-    }
+    p = std::to_chars(p + 7, buf + max_line, level).ptr;
     *p++ = '\n';
     return static_cast<std::size_t>(p - buf);
 }
