@@ -70,7 +70,9 @@ runner_start raspi3b
 runner_select_scenarios
 runner_need_tools "sudo bash .ci/setup test" \
     qemu-system-aarch64 aarch64-linux-gnu-g++ cpio dpkg-deb apt-get cmake gzip
-dpkg --print-foreign-architectures | grep -qx arm64 ||
+# grep -x, not -qx: dpkg writes a line at a time, and with pipefail grep -q's early exit would
+# fail the check on a machine with arm64 and then armhf (stop 45's CI)
+dpkg --print-foreign-architectures | grep -x arm64 >/dev/null ||
     die "dpkg has no arm64 architecture (run: sudo bash .ci/setup test)"
 
 t_start=$(date +%s)
