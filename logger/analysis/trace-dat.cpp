@@ -207,6 +207,7 @@ struct dat_reader final {
     trace_text out;
     trace_seq seq{};
     std::string failure; ///< set: stop and refuse
+    trace_gap_tracker gaps;
     // The events explain reads, looked up once by system and name (nullptr: not in the file).
     tep_event *irq_entry = nullptr, *irq_exit = nullptr, *softirq_entry = nullptr,
               *softirq_exit = nullptr, *sched_switch = nullptr, *sched_wakeup = nullptr,
@@ -391,9 +392,14 @@ bool dat_responder_event(dat_reader& r, tep_event* ev, tep_record* rec, const st
 int dat_record(tracecmd_input*, tep_record* rec, int, void* data)
 {
     auto& r = *static_cast<dat_reader*>(data);
+    // missed_events: > 0 that many dropped before this record on its CPU, < 0 some (the
+    // buffer did not count them).
+    if (rec->missed_events != 0)
+        r.gaps.drop(rec->cpu, rec->missed_events > 0 ? std::int64_t(rec->missed_events) : -1);
     if (rec->missed_events > 0)
         r.out.lost_events += std::size_t(rec->missed_events);
     const auto t = std::int64_t(rec->ts);
+    r.gaps.event(rec->cpu, t);
     if (r.out.event_lines == 0)
         r.out.first_ns = t;
     r.out.last_ns = t;
@@ -546,6 +552,7 @@ trace_text read_trace_dat(const std::string& path)
                     "libtracecmd stopped reading its events after record " +
                         std::to_string(r.out.event_lines) + " (a truncated file?)",
                     "copy the whole file 'trace-cmd record' wrote");
+    r.out.gaps = std::move(r.gaps).finish();
     return std::move(r.out);
 #else
     throw error(what, "it is a trace-cmd .dat file, and this irqloop was built without libtracecmd",

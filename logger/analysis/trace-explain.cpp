@@ -665,6 +665,16 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
         to.push_back({std::move(kind), std::move(name), start - w0, end - start,
                       std::max<std::int64_t>(in, 0), complete});
     };
+    for (const auto& g : t.gaps) {
+        if (g.cpu != e.cpu || g.after_ns >= w1 || g.before_ns <= w0)
+            continue;
+        if (!b.dropped)
+            b.dropped = g.events;
+        else if (*b.dropped >= 0 && g.events >= 0)
+            *b.dropped += g.events;
+        else
+            b.dropped = -1;
+    }
     std::map<int, open_span> irqs; // irq number -> open handler (not the responder's edge)
     std::optional<open_span> softirq, irqs_off, task;
     for (const auto& ev : t.events) {

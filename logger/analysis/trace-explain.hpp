@@ -162,6 +162,10 @@ struct sample_breakdown final {
     /// Threaded mode: the thread's wake-up (sched_wakeup of irq/N-..., else the handler's exit)
     /// to its start (irqloop_thread), measured on the target's clock.
     std::optional<std::int64_t> thread_run_ns;
+    /// The tracer dropped events on the sample's CPU inside its window (a trace_gap of that CPU
+    /// overlaps stimulus to handler entry): how many (-1: the tracer did not say). Blockers may
+    /// be missing or cut.
+    std::optional<std::int64_t> dropped;
     std::vector<blocker> blockers; ///< the largest part in the window first
     std::vector<blocker> tasks;    ///< the tasks that ran on the CPU in the window
 };

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace irqloop::analysis
 {
@@ -178,7 +179,8 @@ bool read_fields(trace_event& e, std::string_view name, std::string_view fields)
  * One event line. nullopt for a line explain skips (another event); throws line_error for a
  * line that is no event line.
  */
-std::optional<trace_event> event_line(std::string_view line, trace_text& out)
+std::optional<trace_event> event_line(std::string_view line, trace_text& out,
+                                      trace_gap_tracker& gaps)
 {
     // The CPU field: the first " [NNN]" (a comm may hold '-' and spaces, not this).
     std::size_t open = 0, close = 0;
@@ -224,6 +226,7 @@ std::optional<trace_event> event_line(std::string_view line, trace_text& out)
                          "' is not a timestamp in seconds with 1 to 9 decimals (a counter "
                          "trace clock?)"};
     e.t_ns = *ts;
+    gaps.event(e.cpu, *ts);
     if (out.event_lines == 0)
         out.first_ns = *ts;
     out.last_ns = *ts;
@@ -260,12 +263,75 @@ std::optional<trace_event> event_line(std::string_view line, trace_text& out)
     return e;
 }
 
+/**
+ * A drop note: "CPU:N [LOST K EVENTS]" or "CPU:N [LOST EVENTS]" (the kernel's), "CPU:N [K
+ * EVENTS DROPPED]" or "CPU:N [EVENTS DROPPED]" (trace-cmd report's): (N, K), K = -1 where the
+ * note has no count. Anything else: none.
+ */
+std::optional<std::pair<int, std::int64_t>> drop_note(std::string_view line)
+{
+    if (!line.starts_with("CPU:"))
+        return std::nullopt;
+    const auto open = line.find(" [");
+    if (open == std::string_view::npos || line.back() != ']')
+        return std::nullopt;
+    const auto cpu = to_int(line.substr(4, open - 4));
+    if (!cpu || *cpu < 0 || *cpu > std::numeric_limits<int>::max())
+        return std::nullopt;
+    const auto body = line.substr(open + 2, line.size() - open - 3);
+    std::string_view count;
+    if (body == "LOST EVENTS" || body == "EVENTS DROPPED")
+        return std::pair{int(*cpu), std::int64_t(-1)};
+    if (body.starts_with("LOST ") && body.ends_with(" EVENTS"))
+        count = body.substr(5, body.size() - 5 - 7);
+    else if (body.ends_with(" EVENTS DROPPED"))
+        count = body.substr(0, body.size() - 15);
+    else
+        return std::nullopt;
+    const auto k = to_int(count);
+    if (!k || *k < 0)
+        return std::nullopt;
+    return std::pair{int(*cpu), std::int64_t(*k)};
+}
+
 } // namespace trace_text_detail
+
+void trace_gap_tracker::drop(int cpu, std::int64_t events)
+{
+    if (const auto o = open_.find(cpu); o != open_.end()) {
+        // A second note before the CPU's next event: one gap, the counts added.
+        auto& g = gaps_[o->second];
+        g.events = g.events < 0 || events < 0 ? -1 : g.events + events;
+        return;
+    }
+    trace_gap g;
+    g.cpu = cpu;
+    if (const auto l = last_ns_.find(cpu); l != last_ns_.end())
+        g.after_ns = l->second;
+    g.events = events;
+    open_[cpu] = gaps_.size();
+    gaps_.push_back(g);
+}
+
+void trace_gap_tracker::event(int cpu, std::int64_t t_ns)
+{
+    last_ns_[cpu] = t_ns;
+    if (const auto o = open_.find(cpu); o != open_.end()) {
+        gaps_[o->second].before_ns = t_ns;
+        open_.erase(o);
+    }
+}
+
+std::vector<trace_gap> trace_gap_tracker::finish() &&
+{
+    return std::move(gaps_);
+}
 
 trace_text parse_trace_text(std::istream& in, const std::string& source)
 {
     using namespace trace_text_detail;
     trace_text out;
+    trace_gap_tracker gaps;
     std::string raw;
     std::size_t n = 0;
     const std::string what = "explain: read trace '" + source + "'";
@@ -296,15 +362,14 @@ trace_text parse_trace_text(std::istream& in, const std::string& source)
         if (line.starts_with("cpus=") || line.starts_with("version =") ||
             (line.starts_with("CPU ") && line.ends_with(" is empty")))
             continue;
-        if (line.starts_with("CPU:") && line.find("[LOST ") != std::string_view::npos) {
-            const auto at = line.find("[LOST ") + 6;
-            const auto end = line.find(' ', at);
-            if (const auto k = to_int(line.substr(at, end - at)))
-                out.lost_events += std::size_t(*k);
+        if (const auto drop = drop_note(line)) {
+            gaps.drop(drop->first, drop->second);
+            if (drop->second > 0)
+                out.lost_events += std::size_t(drop->second);
             continue;
         }
         try {
-            if (auto e = event_line(line, out)) {
+            if (auto e = event_line(line, out, gaps)) {
                 e->line = n;
                 out.events.push_back(std::move(*e));
             }
@@ -316,6 +381,7 @@ trace_text parse_trace_text(std::istream& in, const std::string& source)
     }
     if (in.bad())
         throw error(what, "the read failed after line " + std::to_string(n), {}, exit_usage);
+    out.gaps = std::move(gaps).finish();
     return out;
 }
 

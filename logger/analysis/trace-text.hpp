@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,19 +48,53 @@ struct trace_event final {
     std::size_t line = 0; ///< 1-based line of the text
 };
 
+/**
+ * @brief Where the tracer dropped events: on one CPU, between two of its events. The kernel
+ * notes a drop before the CPU's next event ("CPU:N [LOST K EVENTS]", trace-cmd report's "CPU:N
+ * [K EVENTS DROPPED]", a .dat record's missed events); what happened on that CPU between its
+ * event before and that one is partly unknown.
+ */
+struct trace_gap final {
+    int cpu = 0;
+    /// The CPU's last event before the drop (INT64_MIN: none, the trace's start).
+    std::int64_t after_ns = std::numeric_limits<std::int64_t>::min();
+    /// Its first event after the drop (INT64_MAX: none, the trace's end).
+    std::int64_t before_ns = std::numeric_limits<std::int64_t>::max();
+    std::int64_t events = -1; ///< how many were dropped (-1: the tracer did not say)
+};
+
+/**
+ * @brief Builds the gaps of a trace as its reader goes: every event line or record through
+ * event(), every drop note through drop() (before the event it precedes).
+ */
+class trace_gap_tracker final {
+public:
+    void drop(int cpu, std::int64_t events);
+    void event(int cpu, std::int64_t t_ns);
+    std::vector<trace_gap> finish() &&;
+
+private:
+    std::map<int, std::int64_t> last_ns_;   ///< each CPU's last event so far
+    std::map<int, std::size_t> open_;       ///< each CPU's gap waiting for its next event
+    std::vector<trace_gap> gaps_;
+};
+
 /** @brief What the text held. */
 struct trace_text final {
     std::string tracer;              ///< from "# tracer: X" (empty in trace-cmd report's text)
     std::vector<trace_event> events; ///< in the text's order (time order per CPU)
     std::size_t event_lines = 0;     ///< every event line, read or not
-    std::size_t lost_events = 0;     ///< from "CPU:N [LOST K EVENTS]" lines
+    std::size_t lost_events = 0;     ///< the drops' counts, where the tracer said them
+    std::vector<trace_gap> gaps;     ///< the drops, in the order the trace noted them
     std::size_t other_markers = 0;   ///< trace_marker lines that are no responder event
     std::int64_t first_ns = 0, last_ns = 0; ///< the first and last timestamps of any event
 };
 
 /**
  * @brief Read the text of a trace. Comment lines ("#"), blank lines, trace-cmd report's
- * header lines ("cpus=N", "version = N", "CPU N is empty") and lost-event notes are taken;
+ * header lines ("cpus=N", "version = N", "CPU N is empty") and drop notes ("CPU:N [LOST K
+ * EVENTS]" or "[LOST EVENTS]" of the kernel, "CPU:N [K EVENTS DROPPED]" or "[EVENTS DROPPED]"
+ * of trace-cmd report: gaps) are taken;
  * every other line must be an event line: "TASK-PID [CPU] [FLAGS] SECONDS.FRACTION: EVENT:
  * FIELDS", the fields of the events above complete. The responder's events are read in
  * both forms: "irqloop_edge: seq=N level=L" (the kernel responder's tracepoint) and

@@ -159,6 +159,9 @@ explain_outcome execute_explain(const explain_request& r)
     o.stimuli = stimuli.size();
     o.trace_events = trace.event_lines;
     o.lost_events = trace.lost_events;
+    o.drops = trace.gaps.size();
+    o.drops_uncounted = std::size_t(std::count_if(trace.gaps.begin(), trace.gaps.end(),
+                                                  [](const auto& g) { return g.events < 0; }));
     o.edges = edges.size();
     o.threaded = analysis::threaded_handler(trace, edges.front().irq);
     o.alignment = analysis::align_trace(stimuli, edges, interval_ns, o.threaded);
@@ -231,6 +234,9 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
             j["responder_seq"] = s.responder_seq ? oj(*s.responder_seq) : oj(nullptr);
             j["excess_ns"] = s.excess_ns;
             j["handler_ns"] = s.handler_ns ? oj(*s.handler_ns) : oj(nullptr);
+            // The tracer dropped events on its CPU in the window: blockers may be missing.
+            j["window_complete"] = !s.dropped.has_value();
+            j["dropped_events"] = s.dropped && *s.dropped >= 0 ? oj(*s.dropped) : oj(nullptr);
             oj bl = oj::array(), tk = oj::array();
             for (const auto& b : s.blockers)
                 bl.push_back(blocker_json(b));
@@ -248,6 +254,8 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
               {"irq_name", r.irq_name},
               {"trace_events", o.trace_events},
               {"lost_events", o.lost_events},
+              {"drops", o.drops},
+              {"drops_uncounted", o.drops_uncounted},
               {"edges", o.edges},
               {"threaded", o.threaded},
               {"stimuli", o.stimuli},
@@ -295,8 +303,14 @@ int present_explain(const explain_outcome& o, const explain_request& r)
         << o.run_uuid << ", trace " << r.trace << '\n';
     out << "trace: " << o.trace_events << " events, " << o.edges << " edges of IRQ '" << r.irq_name
         << "'";
-    if (o.lost_events)
-        out << ", " << o.lost_events << " events lost by the tracer";
+    if (o.drops) {
+        out << ", ";
+        if (o.lost_events)
+            out << o.lost_events << ' ';
+        out << "events lost by the tracer in " << o.drops << (o.drops == 1 ? " gap" : " gaps");
+        if (o.drops_uncounted)
+            out << " (" << o.drops_uncounted << " without a count)";
+    }
     out << '\n';
     out << "paired: " << a.pairs.size() << " of " << o.stimuli << " stimuli; " << a.trace_only
         << " edges trace-only, " << a.run_only << " stimuli with no edge, " << a.outside
@@ -375,9 +389,14 @@ int present_explain(const explain_outcome& o, const explain_request& r)
                           "thread wake-up to run", explain_us(*s.thread_run_ns).c_str());
             out << line;
         }
-        if (s.blockers.empty())
-            out << "  in the window: no other IRQ, softirq, NMI or IRQs-off section traced\n";
-        else
+        if (s.dropped)
+            out << "  in the window: the tracer dropped "
+                << (*s.dropped >= 0 ? std::to_string(*s.dropped) + " events" : "events")
+                << " on CPU " << s.cpu << ": blockers may be missing or cut\n";
+        if (s.blockers.empty()) {
+            if (!s.dropped)
+                out << "  in the window: no other IRQ, softirq, NMI or IRQs-off section traced\n";
+        } else
             out << "  in the window (stimulus to handler entry, CPU " << s.cpu
                 << ", measured on the target's clock):\n";
         for (const auto& b : s.blockers) {

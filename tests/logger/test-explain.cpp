@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -251,6 +252,78 @@ TEST_CASE("explain: trace text: another tracer's output, a truncated line, a cut
     CHECK(refusal("<html><body>404</body></html>\n").find("line 1:") != std::string::npos);
     CHECK(refusal(ok + "  bash-1 [000] ...1. 1.0000000001: irq_handler_entry: irq=1 name=x\n")
               .find("line 2: '1.0000000001:' is not a timestamp") != std::string::npos);
+}
+
+TEST_CASE("explain: trace text: the tracer's drop notes, the kernel's and trace-cmd's, counted "
+          "or not, are gaps on their CPU between its events before and after",
+          "[explain]")
+{
+    constexpr std::int64_t s0 = 1'000'000'000;
+    const std::string entry = "irq_handler_entry: irq=25 name=x";
+    const auto t = parse(kline(s0, 0, entry) + kline(s0 + 10'000, 1, entry) +
+                         "CPU:0 [LOST 12 EVENTS]\n" +   // the kernel's, before CPU 0's next
+                         kline(s0 + 20'000, 1, entry) + // CPU 1's: leaves CPU 0's gap open
+                         kline(s0 + 30'000, 0, entry) + "CPU:1 [5 EVENTS DROPPED]\n" +
+                         "CPU:1 [EVENTS DROPPED]\n" + // a second note, no count: one gap
+                         kline(s0 + 40'000, 1, entry) +
+                         "CPU:3 [LOST EVENTS]\n"); // no event of CPU 3 before or after
+    REQUIRE(t.events.size() == 5);
+    REQUIRE(t.gaps.size() == 3);
+    CHECK(t.gaps[0].cpu == 0);
+    CHECK(t.gaps[0].after_ns == s0);
+    CHECK(t.gaps[0].before_ns == s0 + 30'000);
+    CHECK(t.gaps[0].events == 12);
+    CHECK(t.gaps[1].cpu == 1);
+    CHECK(t.gaps[1].after_ns == s0 + 20'000);
+    CHECK(t.gaps[1].before_ns == s0 + 40'000);
+    CHECK(t.gaps[1].events == -1);
+    CHECK(t.gaps[2].cpu == 3);
+    CHECK(t.gaps[2].after_ns == std::numeric_limits<std::int64_t>::min());
+    CHECK(t.gaps[2].before_ns == std::numeric_limits<std::int64_t>::max());
+    CHECK(t.gaps[2].events == -1);
+    CHECK(t.lost_events == 17);
+    // A note that is none of the four forms is no event line either.
+    for (const std::string bad : {"CPU:1 [LOST many EVENTS]\n", "CPU:x [LOST 3 EVENTS]\n",
+                                  "CPU:1 [LOST -3 EVENTS]\n", "CPU:1 [3 EVENTS GONE]\n"})
+        CHECK(refusal(kline(s0, 0, entry) + bad).find("line 2: no [CPU] field") !=
+              std::string::npos);
+}
+
+TEST_CASE("explain: breakdown: a drop of the tracer inside a sample's window marks it (blockers may "
+          "be missing); one after its handler's entry or on another CPU does not",
+          "[explain]")
+{
+    auto run = scripted_run(400, 100'000, 10'000, 6);
+    for (auto& s : run)
+        s.latency_ns = 9'000;
+    auto edges = scripted_edges(run, 0, 0, 400);
+    std::string text = "# tracer: nop\n#\n";
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        if (k == 300) // between edge 299's exit and edge 300's entry: in 300's window
+            text += "CPU:1 [LOST 3 EVENTS]\n";
+        if (k == 200) // another CPU's drop
+            text += "CPU:0 [LOST 4 EVENTS]\n";
+        text += kline(edges[k].entry_ns, 1, "irq_handler_entry: irq=25 name=irqloop_responder");
+        if (k == 100) // after edge 100's entry: outside its window (stimulus to entry)
+            text += "CPU:1 [EVENTS DROPPED]\n";
+        text += kline(edges[k].entry_ns + 3'000, 1, "irq_handler_exit: irq=25 ret=handled");
+    }
+    const auto t = parse(text);
+    REQUIRE(t.gaps.size() == 3);
+    const auto traced = responder_edges(t, "irqloop_responder");
+    REQUIRE(traced.size() == edges.size());
+    const auto a = align_trace(run, traced, 100'000);
+    REQUIRE(a.pairs.size() == 400);
+    const auto floor = delay_floor_of(run, traced, a).ns;
+    const auto hit = explain_sample(run, traced, a, t, 300, floor);
+    REQUIRE(hit.in_trace);
+    REQUIRE(hit.dropped);
+    CHECK(*hit.dropped == 3);
+    CHECK(hit.blockers.empty());
+    CHECK(!explain_sample(run, traced, a, t, 200, floor).dropped);
+    CHECK(!explain_sample(run, traced, a, t, 100, floor).dropped);
+    CHECK(!explain_sample(run, traced, a, t, 101, floor).dropped);
+    CHECK(!explain_sample(run, traced, a, t, 299, floor).dropped);
 }
 
 TEST_CASE("explain: alignment: an offset and a 40 ppm drift over 20 s are fitted and every edge "

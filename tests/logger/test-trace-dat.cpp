@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
 #include <map>
 
 using irqloop::analysis::read_trace_dat;
@@ -311,5 +312,8 @@ TEST_CASE("explain: trace .dat: events the ring buffer dropped, as a CPU page no
     write_bytes(lost, bytes);
     const auto t = read_trace_dat(lost);
     CHECK(t.lost_events == 7);
+    REQUIRE(t.gaps.size() == 1); // before the page's first record, on its CPU
+    CHECK(t.gaps[0].events == 7);
+    CHECK(t.gaps[0].before_ns != std::numeric_limits<std::int64_t>::max());
     CHECK(t.events.size() == read_trace_dat(unpack(dir, "trace-v6.dat")).events.size());
 }
