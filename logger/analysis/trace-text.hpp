@@ -67,15 +67,16 @@ struct trace_gap final {
  * @brief Builds the gaps of a trace as its reader goes: every event line or record through
  * event(), every drop note through drop() (before the event it precedes).
  */
-class trace_gap_tracker final {
+class trace_gap_tracker final
+{
 public:
     void drop(int cpu, std::int64_t events);
     void event(int cpu, std::int64_t t_ns);
     std::vector<trace_gap> finish() &&;
 
 private:
-    std::map<int, std::int64_t> last_ns_;   ///< each CPU's last event so far
-    std::map<int, std::size_t> open_;       ///< each CPU's gap waiting for its next event
+    std::map<int, std::int64_t> last_ns_; ///< each CPU's last event so far
+    std::map<int, std::size_t> open_;     ///< each CPU's gap waiting for its next event
     std::vector<trace_gap> gaps_;
 };
 

@@ -32,9 +32,9 @@ struct explain_outcome final {
     std::uint64_t first_seq = 0, last_seq = 0; ///< the first and last paired samples
     std::size_t trace_events = 0;              ///< event lines of the trace
     std::size_t lost_events = 0;               ///< the tracer's own lost-event notes
-    std::size_t drops = 0;            ///< where the tracer dropped events (trace_text::gaps)
-    std::size_t drops_uncounted = 0;  ///< of them, those without a count
-    std::size_t edges = 0;                     ///< the responder's handler entries
+    std::size_t drops = 0;           ///< where the tracer dropped events (trace_text::gaps)
+    std::size_t drops_uncounted = 0; ///< of them, those without a count
+    std::size_t edges = 0;           ///< the responder's handler entries
     analysis::trace_alignment alignment;
     analysis::delay_floor floor; ///< delay_floor_of()
     bool threaded = false;       ///< the responder's IRQ thread is in the trace

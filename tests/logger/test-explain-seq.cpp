@@ -367,7 +367,7 @@ TEST_CASE("explain: the command prints the pairing by sequence, each sample's re
     using explain_seq_test::seq_kline;
     irqloop::test::temp_dir dir;
     const auto db = dir.file("s.db");
-    const auto raw = irqloop::test::seeded_raw_run(db, 1000, "seq", 21);
+    const auto raw = irqloop::test::scripted_raw_run(db, 1000, "seq", 21);
     // The responder had counted 7 edges before the run (its count is 1-based): run seq 0 is its
     // seq 8, offset run seq - responder seq = -8. Its entry 3 us before the logger saw the
     // answer, its write 2 us after the entry, on a clock 3000 s ahead.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // irqloop explain (issue 26): the text of a kernel trace, the pairing of its responder edges
 // with a run's stimuli (scripted clocks: an offset, a drift, lost and late answers, a trace of
-// another run), the breakdown of a sample, and the command end to end on a real sim run with a
-// scripted trace; bad input refused with exit 2 and the file left as it was.
+// another run), the breakdown of a sample, and the command end to end on a stored run and a
+// trace, both scripted; bad input refused with exit 2 and the file left as it was.
 #include "error.hpp"
 #include "run-process.hpp"
 #include "sim-raw-run.hpp"
@@ -35,7 +35,7 @@ using irqloop::analysis::trace_kind;
 using irqloop::analysis::trace_text;
 using irqloop::test::read_bytes;
 using irqloop::test::run_irqloop;
-using irqloop::test::seeded_raw_run;
+using irqloop::test::scripted_raw_run;
 using irqloop::test::temp_dir;
 
 namespace explain_test
@@ -289,8 +289,8 @@ TEST_CASE("explain: trace text: the tracer's drop notes, the kernel's and trace-
               std::string::npos);
 }
 
-TEST_CASE("explain: breakdown: a drop of the tracer inside a sample's window marks it (blockers may "
-          "be missing); one after its handler's entry or on another CPU does not",
+TEST_CASE("explain: breakdown: a drop of the tracer inside a sample's window marks it; one "
+          "after its handler's entry or on another CPU does not",
           "[explain]")
 {
     auto run = scripted_run(400, 100'000, 10'000, 6);
@@ -499,14 +499,14 @@ TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a s
     CHECK(!explain_sample(run, traced, fewer, t, 399, floor).in_trace);
 }
 
-TEST_CASE("explain: the command on a real sim run and a scripted trace: paired, the injected "
+TEST_CASE("explain: the command on a scripted stored run and trace: paired, the injected "
           "section named, JSON; bad input exit 2 with the file untouched",
           "[explain]")
 {
     temp_dir dir;
     const auto db = dir.file("e.db"), other_db = dir.file("o.db");
-    const auto raw = seeded_raw_run(db, 2000, "explained", 11);
-    const auto other = seeded_raw_run(other_db, 2000, "other", 12);
+    const auto raw = scripted_raw_run(db, 2000, "explained", 11);
+    const auto other = scripted_raw_run(other_db, 2000, "other", 12);
     // The run's worst sample, as `irqloop explain` picks it.
     std::size_t worst = 200;
     for (std::size_t i = 200; i < 1800; ++i)
@@ -709,8 +709,8 @@ TEST_CASE("explain --store: each explained sample's breakdown is kept with the r
 {
     temp_dir dir;
     const auto db = dir.file("e.db"), other_db = dir.file("o.db");
-    const auto raw = seeded_raw_run(db, 2000, "kept", 11);
-    const auto other = seeded_raw_run(other_db, 2000, "other", 12);
+    const auto raw = scripted_raw_run(db, 2000, "kept", 11);
+    const auto other = scripted_raw_run(other_db, 2000, "other", 12);
     // The run's worst sample as explain --worst picks it (the stored top-K's rank 1).
     const auto seq = std::to_string(count_of(db, "SELECT seq FROM worst WHERE rank = 1"));
     const auto trace = dir.file("trace.txt");

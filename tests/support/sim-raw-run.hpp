@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A short seeded run on the simulated board with --raw, and its raw samples: the stored run
-// the capture, verify and VCD tests draw from.
+// the capture, verify and VCD tests draw from; and one on scripted time (explain's tests).
 #pragma once
 
 #include "rows.hpp"
@@ -19,5 +19,16 @@ namespace irqloop::test
  */
 std::vector<db::sample_row> seeded_raw_run(const std::string& db, std::size_t samples,
                                            const std::string& label, int seed);
+
+/**
+ * @brief The same shape of run on scripted time, with no process and no clock read: a run row
+ * (interval 100 us, jitter 10 us) and @p samples raw samples fed to the recorder on a 1 GHz
+ * synthetic clock, stimulus k at 1 ms + k x 100 us + a uniform jitter of +-10 us, latencies
+ * normal(8 us, 1 us) (at least 1 us), all drawn from @p seed: the same rows on every machine.
+ * Into @p db, labelled @p label; returns its raw samples. For the tests of logic that need a
+ * stored run with stimulus times (explain's).
+ */
+std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t samples,
+                                             const std::string& label, int seed);
 
 } // namespace irqloop::test
