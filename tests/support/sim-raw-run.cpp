@@ -16,6 +16,23 @@
 
 namespace irqloop::test
 {
+namespace
+{
+
+/** The raw samples of @p db's runs labelled @p label; REQUIREs @p samples of them. */
+std::vector<db::sample_row> raw_of(const std::string& db, const std::string& label,
+                                   std::size_t samples)
+{
+    db::catalog cat({db});
+    std::vector<db::sample_row> raw;
+    for (const auto& r : cat.runs())
+        if (r.meta.label == label)
+            cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s); });
+    REQUIRE(raw.size() == samples);
+    return raw;
+}
+
+} // namespace
 
 std::vector<db::sample_row> seeded_raw_run(const std::string& db, std::size_t samples,
                                            const std::string& label, int seed)
@@ -26,13 +43,7 @@ std::vector<db::sample_row> seeded_raw_run(const std::string& db, std::size_t sa
                                   label, "--progress", "none", "--db", db});
     INFO(run.out << run.err);
     REQUIRE(run.status == 0);
-    db::catalog cat({db});
-    std::vector<db::sample_row> raw;
-    for (const auto& r : cat.runs())
-        if (r.meta.label == label)
-            cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s); });
-    REQUIRE(raw.size() == samples);
-    return raw;
+    return raw_of(db, label, samples);
 }
 
 std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t samples,
@@ -72,13 +83,7 @@ std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t 
         rec.finish(end);
         st.finish_run(id, db::run_status::complete, start + std::int64_t(end));
     }
-    db::catalog cat({db});
-    std::vector<db::sample_row> raw;
-    for (const auto& r : cat.runs())
-        if (r.meta.label == label)
-            cat.for_each_raw(r, [&](const db::sample_row& s) { raw.push_back(s); });
-    REQUIRE(raw.size() == samples);
-    return raw;
+    return raw_of(db, label, samples);
 }
 
 } // namespace irqloop::test
