@@ -397,7 +397,8 @@ int dat_record(tracecmd_input*, tep_record* rec, int, void* data)
     if (rec->missed_events != 0)
         r.gaps.drop(rec->cpu, rec->missed_events > 0 ? std::int64_t(rec->missed_events) : -1);
     if (rec->missed_events > 0)
-        r.out.lost_events += std::size_t(rec->missed_events);
+        r.out.lost_events = std::size_t(
+            add_drop_counts(std::int64_t(r.out.lost_events), std::int64_t(rec->missed_events)));
     const auto t = std::int64_t(rec->ts);
     r.gaps.event(rec->cpu, t);
     if (r.out.event_lines == 0)

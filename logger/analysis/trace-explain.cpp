@@ -668,12 +668,7 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
     for (const auto& g : t.gaps) {
         if (g.cpu != e.cpu || g.after_ns >= w1 || g.before_ns <= w0)
             continue;
-        if (!b.dropped)
-            b.dropped = g.events;
-        else if (*b.dropped >= 0 && g.events >= 0)
-            *b.dropped += g.events;
-        else
-            b.dropped = -1;
+        b.dropped = b.dropped ? add_drop_counts(*b.dropped, g.events) : g.events;
     }
     std::map<int, open_span> irqs; // irq number -> open handler (not the responder's edge)
     std::optional<open_span> softirq, irqs_off, task;

@@ -301,7 +301,7 @@ void trace_gap_tracker::drop(int cpu, std::int64_t events)
     if (const auto o = open_.find(cpu); o != open_.end()) {
         // A second note before the CPU's next event: one gap, the counts added.
         auto& g = gaps_[o->second];
-        g.events = g.events < 0 || events < 0 ? -1 : g.events + events;
+        g.events = add_drop_counts(g.events, events);
         return;
     }
     trace_gap g;
@@ -365,7 +365,8 @@ trace_text parse_trace_text(std::istream& in, const std::string& source)
         if (const auto drop = drop_note(line)) {
             gaps.drop(drop->first, drop->second);
             if (drop->second > 0)
-                out.lost_events += std::size_t(drop->second);
+                out.lost_events =
+                    std::size_t(add_drop_counts(std::int64_t(out.lost_events), drop->second));
             continue;
         }
         try {

@@ -63,6 +63,16 @@ struct trace_gap final {
     std::int64_t events = -1; ///< how many were dropped (-1: the tracer did not say)
 };
 
+/** @brief Two drops' counts together: -1 when either is (no count), at most INT64_MAX. */
+constexpr std::int64_t add_drop_counts(std::int64_t a, std::int64_t b) noexcept
+{
+    if (a < 0 || b < 0)
+        return -1;
+    return a > std::numeric_limits<std::int64_t>::max() - b
+               ? std::numeric_limits<std::int64_t>::max()
+               : a + b;
+}
+
 /**
  * @brief Builds the gaps of a trace as its reader goes: every event line or record through
  * event(), every drop note through drop() (before the event it precedes).

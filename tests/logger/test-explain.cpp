@@ -282,6 +282,15 @@ TEST_CASE("explain: trace text: the tracer's drop notes, the kernel's and trace-
     CHECK(t.gaps[2].before_ns == std::numeric_limits<std::int64_t>::max());
     CHECK(t.gaps[2].events == -1);
     CHECK(t.lost_events == 17);
+    // Huge counts saturate, merged or summed (no overflow).
+    const std::string huge = "CPU:0 [999999999999999999 EVENTS DROPPED]\n";
+    std::string many = kline(s0, 0, entry);
+    for (int k = 0; k < 12; ++k)
+        many += huge;
+    const auto h = parse(many + kline(s0 + 1, 0, entry));
+    REQUIRE(h.gaps.size() == 1);
+    CHECK(h.gaps[0].events == std::numeric_limits<std::int64_t>::max());
+    CHECK(h.lost_events == std::size_t(std::numeric_limits<std::int64_t>::max()));
     // A note that is none of the four forms is no event line either.
     for (const std::string bad : {"CPU:1 [LOST many EVENTS]\n", "CPU:x [LOST 3 EVENTS]\n",
                                   "CPU:1 [LOST -3 EVENTS]\n", "CPU:1 [3 EVENTS GONE]\n"})
