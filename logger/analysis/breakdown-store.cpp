@@ -72,6 +72,9 @@ stored_breakdown to_stored(const sample_breakdown& b, const trace_identity& id,
     if (!b.tasks.empty())
         s.task = b.tasks.front().name;
     s.parts = parts_of(b);
+    // A note of 0 lost events still marks the window (explain says it incomplete): kept as a
+    // drop of no count, as 0 stored means no note at all.
+    s.dropped_events = !b.dropped ? 0 : *b.dropped > 0 ? *b.dropped : -1;
     return s;
 }
 
@@ -85,7 +88,8 @@ void store_breakdowns(db::store& s, std::int64_t run_id, const std::vector<store
             d, "INSERT OR REPLACE INTO breakdowns (run_id, seq, unix_ns, trace, trace_bytes, "
                "trace_hash, trace_events, paired, residual_ns, drift_ppm, latency_ns, cpu, "
                "blocker_kind, blocker_name, blocker_ns, blocker_in_window_ns, blocker_complete, "
-               "task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+               "task, dropped_events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+               "?, ?)");
         SQLite::Statement part(d, "INSERT INTO breakdown_parts (run_id, seq, idx, part, ns, "
                                   "clock, measured) VALUES (?, ?, ?, ?, ?, ?, ?)");
         for (const auto& r : rows) {
@@ -120,6 +124,10 @@ void store_breakdowns(db::store& s, std::int64_t run_id, const std::vector<store
             }
             if (r.task)
                 ins.bind(++k, *r.task);
+            else
+                ++k;
+            if (r.dropped_events)
+                ins.bind(++k, *r.dropped_events);
             ins.exec();
             int idx = 0;
             for (const auto& p : r.parts) {
@@ -148,13 +156,17 @@ std::map<std::uint64_t, stored_breakdown> read_breakdowns(const std::string& pat
     std::map<std::uint64_t, stored_breakdown> out;
     try {
         SQLite::Database d(path, SQLite::OPEN_READONLY);
-        if (d.execAndGet("PRAGMA user_version").getInt() < 8)
+        const int version = d.execAndGet("PRAGMA user_version").getInt();
+        if (version < 8)
             return out;
+        // A file not yet upgraded to version 10 reads as it is: what was dropped, not known.
         SQLite::Statement q(
-            d, "SELECT seq, unix_ns, trace, trace_bytes, trace_hash, trace_events, paired, "
-               "residual_ns, drift_ppm, latency_ns, cpu, blocker_kind, blocker_name, blocker_ns, "
-               "blocker_in_window_ns, blocker_complete, task FROM breakdowns WHERE run_id = ? "
-               "ORDER BY seq");
+            d, std::string("SELECT seq, unix_ns, trace, trace_bytes, trace_hash, trace_events, "
+                           "paired, residual_ns, drift_ppm, latency_ns, cpu, blocker_kind, "
+                           "blocker_name, blocker_ns, blocker_in_window_ns, blocker_complete, "
+                           "task, ") +
+                   (version >= 10 ? "dropped_events" : "NULL") +
+                   " FROM breakdowns WHERE run_id = ? ORDER BY seq");
         q.bind(1, run_id);
         while (q.executeStep()) {
             stored_breakdown b;
@@ -182,6 +194,9 @@ std::map<std::uint64_t, stored_breakdown> read_breakdowns(const std::string& pat
             k += 5;
             if (!q.getColumn(k).isNull())
                 b.task = q.getColumn(k).getString();
+            ++k;
+            if (!q.getColumn(k).isNull())
+                b.dropped_events = q.getColumn(k).getInt64();
             out.emplace(b.seq, std::move(b));
         }
         SQLite::Statement p(d, "SELECT seq, part, ns, clock, measured FROM breakdown_parts "
@@ -203,14 +218,22 @@ std::map<std::uint64_t, stored_breakdown> read_breakdowns(const std::string& pat
 
 std::string why_text(const stored_breakdown& b)
 {
+    // What the tracer dropped in the window: a blocker may be missing, so it is said with
+    // whatever the window held ("nothing traced" above all would claim too much without it).
+    std::string dropped;
+    if (b.dropped_events && *b.dropped_events != 0)
+        dropped =
+            "; the tracer dropped " +
+            (*b.dropped_events > 0 ? std::to_string(*b.dropped_events) + " events" : "events") +
+            " in the window";
     if (!b.largest)
-        return "nothing traced";
+        return "nothing traced" + dropped;
     char us[32];
     std::snprintf(us, sizeof us, "%.1fus", double(b.largest->duration_ns) / 1000.0);
     // An IRQ's name already says "irq N name"; the others are the caller, softirq or NMI.
     const auto& x = *b.largest;
     return (x.kind == "irq" ? x.name : x.kind + " " + x.name) + " " + us +
-           (x.complete ? " (target clock)" : " (target clock, cut by the trace)");
+           (x.complete ? " (target clock)" : " (target clock, cut by the trace)") + dropped;
 }
 
 } // namespace irqloop::analysis

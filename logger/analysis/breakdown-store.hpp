@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // irqloop explain's breakdowns as stored with their run: tables breakdowns and breakdown_parts
-// of schema version 8 (db/migrations/0008-breakdowns.sql), read back by report, worst and
-// export.
+// of schema version 8 (db/migrations/0008-breakdowns.sql; dropped_events since version 10,
+// 0010-breakdown-drops.sql), read back by report, worst and export.
 #pragma once
 
 #include "store.hpp"
@@ -50,6 +50,10 @@ struct stored_breakdown final {
     std::optional<blocker> largest; ///< the largest blocker in the window (none: nothing traced)
     std::optional<std::string> task;
     std::vector<stored_part> parts;
+    /// The events the tracer dropped inside the window on the sample's CPU (schema version 10):
+    /// 0 none, -1 some with no count given; nullopt for a breakdown stored before version 10,
+    /// of which this is not known.
+    std::optional<std::int64_t> dropped_events;
 };
 
 /** @brief The parts of @p b in the order explain prints them, with their clocks and marks. */
@@ -77,7 +81,8 @@ std::map<std::uint64_t, stored_breakdown> read_breakdowns(const std::string& pat
 /**
  * @brief The short "why" of a breakdown for report and worst: its largest blocker, e.g.
  * "irq 45 eth0 31.2us (target clock)" (its whole duration; "cut by the trace" added when the
- * trace holds only part of it), or "nothing traced" when its window held none.
+ * trace holds only part of it), or "nothing traced" when its window held none; either followed
+ * by "; the tracer dropped K events in the window" when it did (blockers may be missing).
  */
 std::string why_text(const stored_breakdown& b);
 

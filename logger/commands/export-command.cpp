@@ -383,21 +383,26 @@ ojson breakdowns_json(const db::run_record& r)
                        {"in_window_ns", b.largest->in_window_ns},
                        {"complete", b.largest->complete},
                        {"clock", "target"}};
-        a.push_back({{"seq", seq},
-                     {"unix_ns", b.unix_ns},
-                     {"trace", b.trace.path},
-                     {"trace_bytes", b.trace.bytes},
-                     {"trace_hash", b.trace.hash},
-                     {"trace_events", b.trace_events},
-                     {"paired", b.paired},
-                     {"residual_ns", ns3(b.residual_ns)},
-                     {"drift_ppm", b.drift_ppm},
-                     {"latency_ns", b.latency_ns},
-                     {"cpu", b.cpu},
-                     {"parts", std::move(parts)},
-                     {"largest_blocker", std::move(largest)},
-                     {"task", b.task ? ojson(*b.task) : ojson(nullptr)},
-                     {"why", analysis::why_text(b)}});
+        a.push_back(
+            {{"seq", seq},
+             {"unix_ns", b.unix_ns},
+             {"trace", b.trace.path},
+             {"trace_bytes", b.trace.bytes},
+             {"trace_hash", b.trace.hash},
+             {"trace_events", b.trace_events},
+             {"paired", b.paired},
+             {"residual_ns", ns3(b.residual_ns)},
+             {"drift_ppm", b.drift_ppm},
+             {"latency_ns", b.latency_ns},
+             {"cpu", b.cpu},
+             {"parts", std::move(parts)},
+             {"largest_blocker", std::move(largest)},
+             {"task", b.task ? ojson(*b.task) : ojson(nullptr)},
+             // As explain --json says them; null both when stored before version 10.
+             {"window_complete", b.dropped_events ? ojson(*b.dropped_events == 0) : ojson(nullptr)},
+             {"dropped_events", b.dropped_events && *b.dropped_events > 0 ? ojson(*b.dropped_events)
+                                                                          : ojson(nullptr)},
+             {"why", analysis::why_text(b)}});
     }
     return a;
 }

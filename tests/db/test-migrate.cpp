@@ -111,11 +111,11 @@ std::string v1_file(const temp_dir& dir, std::int64_t& run_id)
 } // namespace
 
 TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 0004 (SMI "
-          "counts), 0005 (worst_cases kind), 0006 (truth), 0007 (verify), 0008 (breakdowns) and "
-          "0009 (target info): version 9",
+          "counts), 0005 (worst_cases kind), 0006 (truth), 0007 (verify), 0008 (breakdowns), "
+          "0009 (target info) and 0010 (breakdown drops): version 10",
           "[db]")
 {
-    REQUIRE(shipped_migrations().size() == 8);
+    REQUIRE(shipped_migrations().size() == 9);
     CHECK(shipped_migrations()[0].to_version == 2);
     CHECK(shipped_migrations()[1].to_version == 3);
     CHECK(std::string(shipped_migrations()[1].name) == "0003-window-histograms");
@@ -125,8 +125,9 @@ TEST_CASE("this build ships steps 0002 (brackets), 0003 (window histograms), 000
     CHECK(std::string(shipped_migrations()[5].name) == "0007-verify");
     CHECK(std::string(shipped_migrations()[6].name) == "0008-breakdowns");
     CHECK(std::string(shipped_migrations()[7].name) == "0009-target-info");
-    CHECK(latest_version(shipped_migrations()) == 9);
-    CHECK(store::schema_version() == 9);
+    CHECK(std::string(shipped_migrations()[8].name) == "0010-breakdown-drops");
+    CHECK(latest_version(shipped_migrations()) == 10);
+    CHECK(store::schema_version() == 10);
 }
 
 TEST_CASE("a version-2 file from the previous irqloop reads as before without an upgrade", "[db]")
@@ -564,7 +565,7 @@ TEST_CASE("a version-8 file from the previous irqloop reads without an upgrade, 
         const auto id = s.begin_run(run);
         s.finish_run(id, run_status::complete, t_start + 1);
     }
-    CHECK(scalar(path, "PRAGMA user_version") == 9);
+    CHECK(scalar(path, "PRAGMA user_version") == store::schema_version());
     CHECK(integrity(path) == "ok");
     CHECK(scalar(path, "SELECT count(*) FROM raw_samples WHERE run_id = 1") == raw_before);
     CHECK(scalar(path, "SELECT count(*) FROM target_info WHERE run_id = 1") == 0);
@@ -599,6 +600,52 @@ TEST_CASE("a version-8 file from the previous irqloop reads without an upgrade, 
                       "r.uuid = 'uuid-v9' AND t.command = 'xl info'") == 1);
     CHECK(scalar(dst, "SELECT count(*) FROM target_facts f JOIN runs r ON r.id = f.run_id WHERE "
                       "r.uuid = 'uuid-v9'") == 2);
+}
+
+TEST_CASE("a version-9 file from the previous irqloop reads without an upgrade; upgraded to 10 "
+          "its stored breakdowns keep every field, what the tracer dropped unknown (NULL), and "
+          "merge copies them",
+          "[db]")
+{
+    // Written by main's build at 0087f05 (schema 9), the scripted trace of
+    // docs/commands/explain.md (trace-of-run.awk) stored for the worst two samples:
+    //   irqloop run --hw 'sim:model=normal,mean=8us,sd=1us,spike_p=0.005,spike_min=60us,
+    //     spike_max=120us,seed=3,far=computed' --samples 2000 --interval 100us --jitter 10us
+    //     --raw --label v9-fixture --db v9-sim.db
+    //   irqloop explain --db v9-sim.db --run 1 --trace trace.txt --worst 2 --store
+    temp_dir dir;
+    const auto path = fixture(dir, 9);
+    const std::string kept = "SELECT seq, unix_ns, trace, trace_bytes, trace_hash, trace_events, "
+                             "paired, residual_ns, drift_ppm, latency_ns, cpu, blocker_kind, "
+                             "blocker_name, blocker_ns, blocker_in_window_ns, blocker_complete, "
+                             "task FROM breakdowns ORDER BY seq";
+    const auto before = rows_text(path, kept);
+    const auto parts = rows_text(path, "SELECT * FROM breakdown_parts ORDER BY seq, idx");
+    CHECK(scalar(path, "SELECT count(*) FROM breakdowns") == 2);
+    CHECK_FALSE(has_column(path, "breakdowns", "dropped_events"));
+    read_as_is(path, [](catalog& cat) {
+        REQUIRE(cat.runs().size() == 1);
+        CHECK(cat.runs()[0].meta.label == "v9-fixture");
+        CHECK(cat.raw_count(cat.runs()[0]) == 2000);
+    });
+    {
+        store upgraded(path);
+    }
+    CHECK(scalar(path, "PRAGMA user_version") == 10);
+    CHECK(integrity(path) == "ok");
+    CHECK(has_column(path, "breakdowns", "dropped_events"));
+    CHECK(rows_text(path, kept) == before);
+    CHECK(rows_text(path, "SELECT * FROM breakdown_parts ORDER BY seq, idx") == parts);
+    CHECK(scalar(path, "SELECT count(*) FROM breakdowns WHERE dropped_events IS NULL") == 2);
+    // merge carries them, the unknown left unknown.
+    const auto dst = dir.file("merged.db");
+    {
+        store d(dst);
+        merge_into(d, path);
+    }
+    CHECK(scalar(dst, "SELECT count(*) FROM breakdowns WHERE dropped_events IS NULL") == 2);
+    CHECK(scalar(dst, "SELECT count(*) FROM breakdown_parts") ==
+          scalar(path, "SELECT count(*) FROM breakdown_parts"));
 }
 
 namespace

@@ -872,8 +872,92 @@ TEST_CASE("explain --store: each explained sample's breakdown is kept with the r
         }
     }
     CHECK(named == 1);
+    // The trace noted no drop: every window complete.
+    CHECK(count_of(db, "SELECT count(*) FROM breakdowns WHERE dropped_events = 0") == 3);
+    for (const auto& b : kept) {
+        CHECK(b["window_complete"] == true);
+        CHECK(b["dropped_events"].is_null());
+    }
     const auto merged = dir.file("merged.db");
     REQUIRE(run_irqloop({"merge", "--db", merged, db}).status == 0);
     CHECK(count_of(merged, "SELECT count(*) FROM breakdowns") == 3);
     CHECK(count_of(merged, "SELECT count(*) FROM breakdown_parts") == 9);
+}
+
+TEST_CASE("explain --store keeps what the tracer dropped in each window: the count, a drop "
+          "without one, none; worst, report and export say it, and merge carries it",
+          "[explain]")
+{
+    temp_dir dir;
+    const auto db = dir.file("d.db");
+    const auto raw = scripted_raw_run(db, 2000, "drops", 13);
+    const auto seq = count_of(db, "SELECT seq FROM worst WHERE rank = 1");
+    const auto second = count_of(db, "SELECT seq FROM worst WHERE rank = 2");
+    const auto third = count_of(db, "SELECT seq FROM worst WHERE rank = 3");
+    auto text = trace_of_run(raw, 0, 2000, "irqloop_responder", seq);
+    // A counted note before the worst sample's IRQs-off section (inside its window), one with
+    // no count before the second's handler entry; the third's window has none.
+    const auto at = [&](std::size_t pos) { return text.rfind('\n', pos) + 1; };
+    text.insert(at(text.find("irq_disable: caller=injected_lock")), "CPU:1 [LOST 7 EVENTS]\n");
+    std::size_t entry = 0;
+    for (std::int64_t k = 0; k <= second; ++k)
+        entry = text.find("irq_handler_entry: irq=41", entry + 1);
+    REQUIRE(entry != std::string::npos);
+    text.insert(at(entry), "CPU:1 [EVENTS DROPPED]\n");
+    const auto trace = dir.file("dropped.txt");
+    write_text(trace, text);
+    const auto r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq",
+                                std::to_string(seq), "--seq", std::to_string(second), "--seq",
+                                std::to_string(third), "--store"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("the tracer dropped 7 events on CPU 1") != std::string::npos);
+    CHECK(r.out.find("stored: 3 breakdowns with run 1 in '") != std::string::npos);
+    const auto dropped = [&](const std::string& path, std::int64_t s) {
+        return count_of(path,
+                        "SELECT dropped_events FROM breakdowns WHERE seq = " + std::to_string(s));
+    };
+    CHECK(dropped(db, seq) == 7);
+    CHECK(dropped(db, second) == -1);
+    CHECK(dropped(db, third) == 0);
+
+    const std::string why = "irqs off injected_lock+0x1/0x2 3.0us (target clock); the tracer "
+                            "dropped 7 events in the window";
+    const auto w = run_irqloop({"worst", "--db", db, "--top", "3"});
+    INFO(w.out << w.err);
+    REQUIRE(w.status == 0);
+    CHECK(w.out.find(why) != std::string::npos);
+    CHECK(w.out.find("nothing traced; the tracer dropped events in the window") !=
+          std::string::npos);
+    const auto rep = run_irqloop({"report", "--db", db, "--run", "1", "--top", "3"});
+    REQUIRE(rep.status == 0);
+    CHECK(rep.out.find(why) != std::string::npos);
+
+    const auto e = run_irqloop({"export", "--db", db, "--run", "1", "--what", "summary"});
+    REQUIRE(e.status == 0);
+    const auto x = nlohmann::json::parse(e.out);
+    std::size_t seen = 0;
+    for (const auto& b : x["runs"][0]["breakdowns"]) {
+        const auto s = b["seq"].get<std::int64_t>();
+        if (s == seq) {
+            CHECK(b["window_complete"] == false);
+            CHECK(b["dropped_events"] == 7);
+            CHECK(b["why"] == why);
+        } else if (s == second) {
+            CHECK(b["window_complete"] == false);
+            CHECK(b["dropped_events"].is_null());
+        } else {
+            CHECK(s == third);
+            CHECK(b["window_complete"] == true);
+            CHECK(b["dropped_events"].is_null());
+            CHECK(b["why"] == "nothing traced");
+        }
+        ++seen;
+    }
+    CHECK(seen == 3);
+    const auto merged = dir.file("merged.db");
+    REQUIRE(run_irqloop({"merge", "--db", merged, db}).status == 0);
+    CHECK(dropped(merged, seq) == 7);
+    CHECK(dropped(merged, second) == -1);
+    CHECK(dropped(merged, third) == 0);
 }
