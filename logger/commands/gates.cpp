@@ -151,6 +151,23 @@ gate_outcome evaluate(const other_percentile& other, const gate_tail_source& tai
         } else {
             l.note = "no samples in the statistics";
         }
+        // A lost answer took at least the timeout, and how much longer nobody knows: the max
+        // is proven at least that, and no limit can be shown met (the summary's "max >= ...").
+        // The largest answered sample alone would hide that bound.
+        if (s.lost > 0) {
+            l.has_value = true;
+            l.value = std::max(l.value, double(r.meta.timeout_ns));
+            l.pass = false;
+            const std::string lost =
+                std::to_string(s.lost) +
+                (r.meta.timeout_ns > 0
+                     ? " lost, each at least the " + us3(double(r.meta.timeout_ns)) +
+                           " us timeout: the max is at least that, above it "
+                           "unknown"
+                     : " lost: the max is not known");
+            l.note =
+                r.has_stats ? lost + "; largest answered " + us3(double(s.max_ns)) + " us" : lost;
+        }
         g.lines.push_back(std::move(l));
     }
     for (const auto& [p, limit] : lim.percentiles) {
@@ -285,6 +302,7 @@ void gate_plugin::on_finish(run_outcome& out, const histogram& h)
     rec.status = out.status;
     rec.summary = out.summary;
     rec.has_stats = out.summary.samples > 0;
+    rec.meta.timeout_ns = session_->opt.timing.timeout_ns; // what a lost answer proves
     rec.meta.metadata.emplace_back("logger.keep_disturbed",
                                    session_->opt.recording.keep_disturbed ? "yes" : "no");
     gate_limits other = limits_;
@@ -457,7 +475,7 @@ void add_gate_limit_options(boost::program_options::options_description& desc, g
     auto add = desc.add_options();
     add("max", po::value(&t.max),
         "fail when the max (the upper bound of the highest-ranking sample) is above this, e.g. "
-        "100us");
+        "100us; a lost answer fails it at any limit");
     add("p", po::value(&t.p)->composing(),
         "fail when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable");
     add("p-exceed", po::value(&t.p_exceed)->composing(),

@@ -139,7 +139,7 @@ void add_gate_options(po::options_description& d, run_request& req, run_switches
     auto& g = req.gates;
     // clang-format off
     d.add_options()
-        ("fail-above", into([&g](const std::string& v) { if (!v.empty()) g.max_ns = parse_gate_duration(v, "--fail-above"); }), "gate: exit 3 when the max (the upper bound of the highest-ranking sample) is above this, e.g. 100us")
+        ("fail-above", into([&g](const std::string& v) { if (!v.empty()) g.max_ns = parse_gate_duration(v, "--fail-above"); }), "gate: exit 3 when the max (the upper bound of the highest-ranking sample) is above this, e.g. 100us; a lost answer fails it at any limit")
         ("fail-p", po::value(&sw.fail_p)->composing(), "gate: exit 3 when a percentile is above a limit: P=LIMIT, e.g. 99.99=50us; repeatable")
         ("fail-p-exceed", po::value(&sw.fail_p_exceed)->composing(), "gate: exit 3 when the upper end of the 95 % interval of P(latency > X) per sample, from the tail fit of the stored run (irqloop tail), is above P: X=P, e.g. 100us=1e-9; repeatable. Exit 2 when the fit's checks do not allow the claim")
         ("fail-on-lost", po::bool_switch(&sw.fail_on_lost), "gate: exit 3 when a stimulus was lost")

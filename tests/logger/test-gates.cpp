@@ -48,6 +48,7 @@ std::int64_t add_run(const std::string& db, const std::string& label, const fig&
     r.start_unix_ns = start + n;
     r.backend = "sim";
     r.threshold_ns = 30'000;
+    r.timeout_ns = 10'000'000;
     r.metadata = {{"logger.keep_disturbed", "no"}};
     const auto id = st.begin_run(r);
     db::interval_commit c;
@@ -125,17 +126,23 @@ TEST_CASE("gates: each limit passes at its value and fails one step below it", "
     f.lost = 3;
     f.overflows = 2;
     lone_run one("a", f);
+    // The max is held on a run that lost nothing: a lost answer fails it at any limit (below).
+    fig c = f;
+    c.lost = 0;
+    lone_run clean("c", c);
 
     logger::gate_limits at;
-    at.max_ns = f.max_ns;
     at.percentiles = {{99, f.p99_ns}, {99.99, f.p9999_ns}};
     at.lost = f.lost;
     at.overflows = f.overflows;
     const auto pass = one.gates(at);
-    REQUIRE(pass.lines.size() == 5);
+    REQUIRE(pass.lines.size() == 4);
     CHECK(pass.pass());
     for (const auto& l : pass.lines)
         CHECK(l.pass);
+    logger::gate_limits max_at;
+    max_at.max_ns = f.max_ns;
+    CHECK(clean.gates(max_at).pass());
 
     logger::gate_limits below;
     below.max_ns = f.max_ns - 1;
@@ -144,11 +151,16 @@ TEST_CASE("gates: each limit passes at its value and fails one step below it", "
     below.overflows = f.overflows - 1;
     const auto fail = one.gates(below);
     CHECK(fail.failed() == 5);
+    logger::gate_limits max_below;
+    max_below.max_ns = f.max_ns - 1;
+    const auto clean_fail = clean.gates(max_below);
+    CHECK(clean_fail.failed() == 1);
 
     // The line: value, limit, PASS or FAIL.
     const auto text = logger::format_gate_lines(fail);
-    CHECK_THAT(text, ContainsSubstring("  gate max              80.000 us  limit       79.999 us  "
-                                       "FAIL\n"));
+    CHECK_THAT(logger::format_gate_lines(clean_fail),
+               ContainsSubstring("  gate max              80.000 us  limit       79.999 us  "
+                                 "FAIL\n"));
     CHECK_THAT(text, ContainsSubstring("  gate p99.99           40.000 us  limit       39.999 us  "
                                        "FAIL\n"));
     CHECK_THAT(text, ContainsSubstring("  gate lost                  3     limit            2     "
@@ -265,6 +277,43 @@ TEST_CASE("gates: limits are parsed strictly", "[gates]")
         CHECK_THROWS(logger::parse_percentile_limit(bad, "--p"));
 }
 
+TEST_CASE("gates: a lost answer fails the max at any limit, its value the timeout it proves",
+          "[gates]")
+{
+    // The largest answered sample is 80 us; 2 answers never came within the 10 ms timeout.
+    fig f;
+    f.lost = 2;
+    lone_run one("lost", f);
+    for (const std::int64_t limit :
+         {std::int64_t(80'000), std::int64_t(10'000'000), std::int64_t(3'600'000'000'000)}) {
+        logger::gate_limits lim;
+        lim.max_ns = limit;
+        const auto g = one.gates(lim);
+        REQUIRE(g.lines.size() == 1);
+        const auto& l = g.lines[0];
+        CHECK_FALSE(l.pass);
+        CHECK(l.has_value);
+        CHECK(l.value == 10'000'000); // the proven bound, not the 80 us answered
+        CHECK_THAT(l.note, ContainsSubstring("2 lost, each at least the 10000.000 us timeout"));
+        CHECK_THAT(l.note, ContainsSubstring("largest answered 80.000 us"));
+    }
+    // A run that answered nothing and lost some: the same bound, not "no samples".
+    fig none;
+    none.samples = 0;
+    none.lost = 5;
+    lone_run dead("dead-lost", none);
+    logger::gate_limits lim;
+    lim.max_ns = 1'000'000'000;
+    const auto g = dead.gates(lim);
+    REQUIRE(g.lines.size() == 1);
+    CHECK_FALSE(g.lines[0].pass);
+    CHECK(g.lines[0].value == 10'000'000);
+    CHECK_THAT(logger::format_gate_lines(g),
+               ContainsSubstring("  gate max           10000.000 us  limit  1000000.000 us  "
+                                 "FAIL  (5 lost, each at least the 10000.000 us timeout: the max "
+                                 "is at least that, above it unknown)\n"));
+}
+
 TEST_CASE("gates: the outcome stored as gate.* metadata reads back", "[gates]")
 {
     temp_dir dir;
@@ -287,20 +336,25 @@ TEST_CASE("gates: the outcome stored as gate.* metadata reads back", "[gates]")
     std::vector<std::string> kv;
     while (q.executeStep())
         kv.push_back(q.getColumn(0).getString());
-    CHECK(kv == std::vector<std::string>{"gate.lost=1 0 fail", "gate.max_us=80.000 100.000 pass",
-                                         "gate.p99.99_us=40.000 30.000 fail", "gate.result=fail"});
+    CHECK(kv == std::vector<std::string>{
+                    "gate.lost=1 0 fail",
+                    "gate.max_us=10000.000 100.000 fail 1 lost, each at least the 10000.000 us "
+                    "timeout: the max is at least that, above it unknown; largest answered "
+                    "80.000 us",
+                    "gate.p99.99_us=40.000 30.000 fail", "gate.result=fail"});
     db::catalog cat({db});
     const auto back = logger::stored_gates(only(cat, id));
     REQUIRE(back);
     REQUIRE(back->lines.size() == 3);
     CHECK(back->lines[0].name == "max");
-    CHECK(back->lines[0].value == 80'000);
-    CHECK(back->lines[0].pass);
+    CHECK(back->lines[0].value == 10'000'000); // what the lost answer proves
+    CHECK_FALSE(back->lines[0].pass);
+    CHECK_THAT(back->lines[0].note, ContainsSubstring("largest answered 80.000 us"));
     CHECK(back->lines[1].name == "p99.99");
     CHECK(back->lines[1].limit == 30'000);
     CHECK(back->lines[2].name == "lost");
     CHECK_FALSE(back->lines[2].pass);
-    CHECK(back->failed() == 2);
+    CHECK(back->failed() == 3);
 }
 
 TEST_CASE("check: over several runs it fails when any run fails, with one line per limit",
@@ -392,17 +446,27 @@ TEST_CASE("run --fail-*: seeded sim runs just under and over each limit exit 3 a
     // Just under and just over each figure of that run, through check: 0 at the value, 3 one
     // step below it.
     const auto& s = r.summary;
-    auto at = run_process({IRQLOOP_BIN, "check", "--db", db, "--label", "over", "--max",
-                           us(s.max_ns), "--p", "99.99=" + us(s.p9999_ns), "--lost",
-                           std::to_string(s.lost), "--overflows", std::to_string(s.overflows)});
+    auto at = run_process({IRQLOOP_BIN, "check", "--db", db, "--label", "over", "--p",
+                           "99.99=" + us(s.p9999_ns), "--lost", std::to_string(s.lost),
+                           "--overflows", std::to_string(s.overflows)});
     INFO(at.out);
     CHECK(at.status == 0);
-    for (const char* l : {"max", "p99.99", "lost", "overflows"}) {
+    // The max is not met at the largest answered sample, nor at any limit: the lost answers
+    // prove it at least the 2 ms timeout, and above that nothing is known.
+    for (const auto& limit : {us(s.max_ns), std::string("2ms"), std::string("1s")}) {
+        const auto m =
+            run_process({IRQLOOP_BIN, "check", "--db", db, "--label", "over", "--max", limit});
+        INFO(m.out);
+        CHECK(m.status == 3);
+        CHECK_THAT(m.out, ContainsSubstring("  gate max            2000.000 us  limit "));
+        CHECK_THAT(m.out, ContainsSubstring(" lost, each at least the 2000.000 us timeout: the "
+                                            "max is at least that, above it unknown; largest "
+                                            "answered "));
+    }
+    for (const char* l : {"p99.99", "lost", "overflows"}) {
         auto one = [&](std::string opt, std::string v) {
             return run_process({IRQLOOP_BIN, "check", "--db", db, "--label", "over", opt, v});
         };
-        if (std::string(l) == "max")
-            CHECK(one("--max", us(s.max_ns - 1)).status == 3);
         if (std::string(l) == "p99.99")
             CHECK(one("--p", "99.99=" + us(s.p9999_ns - 1)).status == 3);
         if (std::string(l) == "lost")
