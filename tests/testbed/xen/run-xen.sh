@@ -116,7 +116,9 @@ console=$results/console.log
 # CI; reproduced with the DomU's loop sleeping 1 s, at the second press again). The Linux DomU
 # therefore keeps a spinning task (its init below): a vCPU that never idles, so that the clock
 # between the press and its answer is the guest's instructions, whatever the host does. With it,
-# 8 presses under the same 1 s sleeps passed. The bare-metal DomU arms no timer once its
+# 8 presses under the same 1 s sleeps passed. (-icount sleep=off would end the warp in QEMU
+# itself, but then virtual time leaps over every idle stretch: the press would last almost no
+# host time, and the observer below, polling every 5 ms, would miss it.) The bare-metal DomU arms no timer once its
 # counters are printed (QEMU warps nothing with no virtual timer due), and has not merged.
 icount=7
 [[ $linux == 1 ]] && icount=4
