@@ -163,6 +163,21 @@ struct summary_row final {
     bool operator==(const summary_row&) const = default;
 };
 
+/**
+ * @brief A max as one number, for an output with no room for "at least": the largest answered
+ * latency @p answered_ns (none when nothing was answered); with @p lost answers, each of which
+ * took at least @p timeout_ns and how much longer nobody knows, never below that timeout. The
+ * value the gates compare, and the number behind the tables' "≥".
+ */
+inline std::optional<std::int64_t> max_at_least_ns(std::optional<std::int64_t> answered_ns,
+                                                   std::uint64_t lost,
+                                                   std::int64_t timeout_ns) noexcept
+{
+    if (lost == 0 || timeout_ns <= 0)
+        return answered_ns;
+    return answered_ns && *answered_ns > timeout_ns ? *answered_ns : timeout_ns;
+}
+
 /** @brief Statistics of one --stats-interval window. */
 struct interval_row final {
     std::uint64_t index = 0; ///< 0, 1, 2, ... within the run

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// irqloop export: runs as JSON (format_version 1, docs/export-format.md), one table as CSV, or
+// irqloop export: runs as JSON (format_version 2, docs/export-format.md), one table as CSV, or
 // in the formats of cyclictest and Prometheus (export-formats.*) and of CI (export-ci.*).
 #include "export-command.hpp"
 
@@ -37,7 +37,7 @@ namespace
 namespace po = boost::program_options;
 
 /** @brief The JSON layout version; bump on any change a reader could trip over. */
-constexpr int export_format_version = 1;
+constexpr int export_format_version = 2;
 
 const char* const json_parts[] = {"summary",     "histogram", "intervals", "worst",
                                   "exceedances", "events",    "raw"};
@@ -117,7 +117,12 @@ void add_figures(cells& c, const db::run_record& r)
     const bool st = r.has_stats;
     c.push_back({"min_ns", maybe(st, s.min_ns)});
     c.push_back({"avg_ns", maybe(st, s.mean_ns)});
-    c.push_back({"max_ns", maybe(st, s.max_ns)});
+    // max_ns never below what the lost answers prove (at least the timeout each), as the
+    // gates and the tables' "≥" say; max_answered_ns is the largest answered one.
+    const auto bound =
+        db::max_at_least_ns(st ? std::optional(s.max_ns) : std::nullopt, s.lost, r.meta.timeout_ns);
+    c.push_back({"max_ns", maybe(bound.has_value(), bound.value_or(0))});
+    c.push_back({"max_answered_ns", maybe(st, s.max_ns)});
     c.push_back({"warm_max_ns", maybe(st && s.has_warm_max, s.warm_max_ns)});
     c.push_back({"stddev_ns", maybe(st, s.stddev_ns)});
     for (const auto& p : db::stored_percentiles)
@@ -150,15 +155,18 @@ cells summary_cells(const db::run_record& r, export_format f)
     return c;
 }
 
-cells interval_cells(const db::interval_row& w, bool bracketed)
+cells interval_cells(const db::interval_row& w, bool bracketed, std::int64_t timeout_ns)
 {
     const bool st = w.samples != 0;
+    const auto bound =
+        db::max_at_least_ns(st ? std::optional(w.max_ns) : std::nullopt, w.lost, timeout_ns);
     return {{"index", integer(w.index)},
             {"start_unix_ns", integer(w.start_unix_ns)},
             {"end_unix_ns", integer(w.end_unix_ns)},
             {"samples", integer(w.samples)},
             {"min_ns", maybe(st, w.min_ns)},
-            {"max_ns", maybe(st, w.max_ns)},
+            {"max_ns", maybe(bound.has_value(), bound.value_or(0))},
+            {"max_answered_ns", maybe(st, w.max_ns)},
             {"avg_ns", maybe(st, w.mean_ns)},
             {"stddev_ns", maybe(st, w.stddev_ns)},
             {"p50_ns", maybe(st, w.p50_ns)},
@@ -224,7 +232,7 @@ std::vector<cells> part_rows(db::catalog& cat, const db::run_record& r, std::str
             rows.push_back(bucket_cells(b));
     } else if (part == "intervals") {
         for (const auto& w : cat.intervals(r))
-            rows.push_back(interval_cells(w, r.bracketed));
+            rows.push_back(interval_cells(w, r.bracketed, r.meta.timeout_ns));
     } else if (part == "worst") {
         std::size_t rank = 0;
         for (const auto& x : cat.worst(r))
@@ -249,7 +257,7 @@ cells part_columns(std::string_view part)
     if (part == "histogram")
         return bucket_cells({});
     if (part == "intervals")
-        return interval_cells({}, false);
+        return interval_cells({}, false, 0);
     if (part == "events")
         return event_cells({});
     return sample_cells({}, part == "worst" ? 1 : 0, export_format::csv);
@@ -636,7 +644,7 @@ constexpr command_help export_help = {
     "[--run ID | --label L | --last] "
     "[--db F] [-o F] [--max 100us --p 99.99=50us ...]",
     "Write the selected runs (default: every measurement run) for other tools. JSON has\n"
-    "\"format_version\": 1 (docs/export-format.md); all latencies are integers in ns.\n"
+    "\"format_version\": 2 (docs/export-format.md); all latencies are integers in ns.\n"
     "cyclictest-hist and rt-tests-json are cyclictest's own formats (1 us bins, rebinned\n"
     "from the stored histogram); prometheus is for node_exporter and Prometheus\n"
     "(docs/integration.md); junit and lava report each run's gates for CI (the same\n"

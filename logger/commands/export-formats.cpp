@@ -109,14 +109,18 @@ std::int64_t run_avg_us(const db::run_record& r)
 }
 std::int64_t run_max_us(const db::run_record& r)
 {
-    return r.has_stats ? (r.summary.max_ns + 999) / 1000 : 0;
+    const auto m = db::max_at_least_ns(r.has_stats ? std::optional(r.summary.max_ns) : std::nullopt,
+                                       r.summary.lost, r.meta.timeout_ns);
+    return m ? (*m + 999) / 1000 : 0;
 }
 
 std::int64_t default_histogram_bins(const std::vector<const db::run_record*>& runs)
 {
+    // The answered samples' range: the lost answers are in no bucket (their latency is unknown),
+    // so the timeout they prove would only add empty bins.
     std::int64_t most = 0;
     for (const auto* r : runs)
-        most = std::max(most, run_max_us(*r));
+        most = std::max(most, r->has_stats ? (r->summary.max_ns + 999) / 1000 : 0);
     return most + 1;
 }
 
@@ -135,8 +139,12 @@ void write_cyclictest_hist(db::catalog& cat, const std::vector<const db::run_rec
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = *runs[i];
         out << "# irqloop column " << i << ": run " << r.id << ", uuid " << r.meta.uuid
-            << ", label " << dump(ojson(r.meta.label)) << ", file " << dump(ojson(r.db_path))
-            << '\n';
+            << ", label " << dump(ojson(r.meta.label)) << ", file " << dump(ojson(r.db_path));
+        if (r.summary.lost > 0 && r.meta.timeout_ns > 0)
+            out << "; " << r.summary.lost << " answers lost, each at least the "
+                << (r.meta.timeout_ns + 999) / 1000
+                << " us timeout: its Max is at least that, and they are in no bin";
+        out << '\n';
     }
     out << "# Histogram\n";
     for (std::int64_t b = 0; b < bins; ++b) {
@@ -286,6 +294,7 @@ void write_prometheus_export(db::catalog& cat, const std::vector<const db::run_r
         x.summary = r.summary;
         x.has_stats = r.has_stats;
         x.threshold_ns = r.meta.threshold_ns;
+        x.timeout_ns = r.meta.timeout_ns;
         x.start_unix_ns = r.meta.start_unix_ns;
         x.windows = cat.intervals(r).size();
         x.active = r.status == db::run_status::running;

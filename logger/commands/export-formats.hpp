@@ -34,11 +34,12 @@ us_histogram rebin_1us(db::catalog& cat, const db::run_record& r, std::int64_t b
 /** @brief The run's min and mean in whole us, rounded down; 0 without statistics. */
 std::int64_t run_min_us(const db::run_record& r);
 std::int64_t run_avg_us(const db::run_record& r);
-/** @brief The run's max in whole us, rounded up: never shown below the value measured. */
+/** @brief The run's max in whole us, rounded up: never shown below the value measured, nor,
+ *  when answers were lost, below the timeout each of them took at least (db::max_at_least_ns). */
 std::int64_t run_max_us(const db::run_record& r);
 
 /** @brief The bins a cyclictest-style export uses for @p runs when --histogram is not given:
- *  enough 1 us bins for the largest max, so nothing overflows. */
+ *  enough 1 us bins for the largest answered max, so no answered sample overflows. */
 std::int64_t default_histogram_bins(const std::vector<const db::run_record*>& runs);
 
 /**

@@ -35,6 +35,7 @@ struct metrics_run final {
     db::summary_row summary;       ///< counters, and figures when has_stats
     bool has_stats = false;        ///< false: no sample in the statistics yet (no figures)
     std::int64_t threshold_ns = 0; ///< --threshold
+    std::int64_t timeout_ns = 0;   ///< --timeout: each lost answer took at least this long
     std::int64_t start_unix_ns = 0;
     std::uint64_t windows = 0; ///< stats windows committed
     bool active = false;       ///< still recording

@@ -13,6 +13,7 @@ void metrics_writer::on_start(session&)
     base.uuid = s_.out.uuid;
     base.backend = s_.wire.describe();
     base.threshold_ns = s_.opt.recording.threshold_ns;
+    base.timeout_ns = s_.opt.timing.timeout_ns;
     base.start_unix_ns = unix_now_ns();
     file_.emplace(s_.opt.recording.metrics_file, std::move(base));
     // The first write refuses a path that cannot be written, before the first stimulus.

@@ -649,17 +649,25 @@ TEST_CASE("export rt-tests-json: lost and disturbed samples are counted beside c
 
     // A real run with lost stimuli and --fail-on-lost: it exits 3, and so reads the export.
     const std::string live = dir / "live.db";
-    auto run = irqloop_cmd({"run", "--hw", "sim:model=fixed,value=5us,loss_p=0.01,seed=3",
-                            "--samples", "3000", "--interval", "20us", "--db", live, "--progress",
-                            "none", "--fail-on-lost"});
+    const std::string metrics = dir / "metrics.prom";
+    auto run =
+        irqloop_cmd({"run", "--hw", "sim:model=fixed,value=5us,loss_p=0.01,seed=3", "--samples",
+                     "3000", "--interval", "20us", "--timeout", "2ms", "--db", live, "--progress",
+                     "none", "--fail-on-lost", "--metrics-file", metrics});
     INFO(run.out << run.err);
     REQUIRE(run.status == 3);
     const auto lj = rt_json(dir, live, "1");
     CHECK(lj["return_code"] == 3);
     CHECK(lj["thread"]["0"]["lost"].get<std::uint64_t>() > 0);
+    // Each lost answer took at least the 2 ms timeout: the max is that, not the 5 us answered.
+    CHECK(lj["thread"]["0"]["max"] == 2000);
     CHECK_FALSE(linaro_pass(lj));
-    // The Prometheus export says the same: the lost limit and the run's gates as a whole fail.
+    // The Prometheus export says the same: the lost limit and the run's gates as a whole fail,
+    // and the max is the timeout, in the live file as in the export.
     const std::string prom = export_text(live, {"--format", "prometheus"}, dir / "live.prom");
+    const std::regex max_at_timeout(R"(\nirqloop_latency_max_seconds\{[^}]*\} 0\.002\n)");
+    CHECK(std::regex_search(prom, max_at_timeout));
+    CHECK(std::regex_search(file_text(metrics), max_at_timeout));
     CHECK(std::regex_search(prom, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="lost"\} 0\n)")));
     CHECK(std::regex_search(prom, std::regex(R"(\nirqloop_gate_pass\{[^}]*,limit="all"\} 0\n)")));
     if (have("promtool")) {

@@ -137,6 +137,14 @@ const golden_line lossy_cases[] = {
     {"lossy-export-summary.csv", "export --format csv --what summary"},
 };
 
+/** @brief @p ns in us with 3 decimals, as the CI formats write a figure. */
+std::string us3(double ns)
+{
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3f", ns / 1000.0);
+    return b;
+}
+
 /** @brief The run as stored: its summary and timeout. */
 db::run_record stored_run()
 {
@@ -273,14 +281,63 @@ TEST_CASE("a run with lost answers: every max agrees, every table with a max sho
     }
     SECTION("the exports carry the same max, bracket and lost count")
     {
-        const auto j = nlohmann::json::parse(run_line("export --what summary").out);
+        // The max a format gives as one number is what the lost answers prove, the timeout
+        // (as the gates compare and the tables' "≥" shows); never the largest answered one.
+        const auto j = nlohmann::json::parse(run_line("export --what summary,intervals").out);
+        CHECK(j["format_version"] == 2);
         const auto& sum = j["runs"][0]["summary"];
-        CHECK(sum["max_ns"] == s.max_ns);
+        CHECK(sum["max_ns"] == run.meta.timeout_ns);
+        CHECK(sum["max_answered_ns"] == s.max_ns);
         CHECK(sum["max_bracket_ns"] == s.max_bracket_ns);
         CHECK(sum["lost"] == s.lost);
+        std::size_t lossy_windows = 0;
+        for (const auto& w : j["runs"][0]["intervals"]) {
+            REQUIRE(w["max_answered_ns"].is_number());
+            if (w["lost"].get<std::uint64_t>() > 0) {
+                ++lossy_windows;
+                CHECK(w["max_ns"].get<std::int64_t>() >= run.meta.timeout_ns);
+            } else {
+                CHECK(w["max_ns"] == w["max_answered_ns"]);
+            }
+        }
+        CHECK(lossy_windows == 3);
         const auto csv = run_line("export --format csv --what summary").out;
-        CHECK_THAT(csv, ContainsSubstring(std::to_string(s.max_ns)));
+        CHECK_THAT(csv, ContainsSubstring("," + std::to_string(run.meta.timeout_ns) + "," +
+                                          std::to_string(s.max_ns) + ","));
         CHECK_THAT(csv, ContainsSubstring("," + std::to_string(s.lost) + ","));
+    }
+    SECTION("every lab and CI format gives the timeout as the max, never the answered one")
+    {
+        const std::string bound_us = "10000", answered_us = std::to_string((s.max_ns + 999) / 1000);
+        REQUIRE(answered_us != bound_us);
+        const auto hist = run_line("export --format cyclictest-hist").out;
+        CHECK_THAT(hist, ContainsSubstring("# Max Latencies: " + bound_us + "\n"));
+        CHECK_THAT(hist, ContainsSubstring("; " + std::to_string(s.lost) +
+                                           " answers lost, each at least the 10000 us timeout: "
+                                           "its Max is at least that, and they are in no bin\n"));
+        const auto rt = nlohmann::json::parse(run_line("export --format rt-tests-json").out);
+        CHECK(rt["thread"]["0"]["max"] == 10000);
+        CHECK(rt["thread"]["0"]["lost"] == s.lost);
+        const auto osadl = nlohmann::json::parse(run_line("export --format osadl-rtdataset").out);
+        CHECK(osadl.dump().find("\"maxima\":[10000]") != std::string::npos);
+        // rtla's ALL block repeats the max: both show the bound.
+        const auto rtla = run_line("export --format rtla-timerlat-hist").out;
+        CHECK(std::regex_search(rtla, std::regex("\nmax: +10000 +10000 \n")));
+        CHECK(rtla.find(" " + answered_us + " ") == std::string::npos);
+        CHECK(std::regex_search(run_line("export --format prometheus").out,
+                                std::regex("\nirqloop_latency_max_seconds\\{[^}]*\\} 0\\.01\n")));
+        const auto j_run = run_line("export --format junit --max 1s");
+        INFO(j_run.err);
+        const auto& junit = j_run.out;
+        CHECK_THAT(junit, ContainsSubstring("<property name=\"max_us\" value=\"10000.000\" />"));
+        CHECK_THAT(junit, ContainsSubstring("<property name=\"max_answered_us\" value=\"" +
+                                            us3(double(s.max_ns)) + "\" />"));
+        const auto lava = run_line("export --format lava").out;
+        CHECK_THAT(lava, ContainsSubstring("run1.max_us RESULT=pass "
+                                           "MEASUREMENT=10000.000 UNITS=us>"));
+        CHECK_THAT(lava, ContainsSubstring("run1.max_answered_us RESULT=pass "
+                                           "MEASUREMENT=" +
+                                           us3(double(s.max_ns)) + " UNITS=us>"));
     }
 }
 
