@@ -598,7 +598,16 @@ bool threaded_handler(const trace_text& t, int irq)
 delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
                            const trace_alignment& a, bool threaded)
 {
-    std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
+    // Each answered pair bounds the fastest edge's delay f: f + excess <= latency (the answer
+    // after the entry), and, not threaded, f + excess >= latency - bracket - handler (the answer
+    // written before the exit), 2 us of slack below (a trace clock's tick, a wire's return).
+    struct bound final {
+        std::int64_t lo, hi;
+        std::size_t run_index;
+    };
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t slack = 2000;
+    std::vector<bound> bounds;
     for (const auto& p : a.pairs) {
         const auto& s = run[p.run_index];
         if (s.latency_ns < 0)
@@ -606,23 +615,75 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
         const auto& e = edges[p.edge_index];
         const std::int64_t excess =
             std::llround(double(e.entry_ns - s.t_ns - a.base_ns) - a.envelope_at(s.t_ns));
-        hi = std::min(hi, s.latency_ns - excess);
-        if (e.exit_ns && !threaded)
-            lo = std::max(lo, s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess);
+        const std::int64_t lo = e.exit_ns && !threaded ? s.latency_ns - s.bracket_ns -
+                                                             (*e.exit_ns - e.entry_ns) - excess
+                                                       : none;
+        bounds.push_back({lo, s.latency_ns - excess, p.run_index});
     }
-    if (hi == std::numeric_limits<std::int64_t>::max())
+    if (bounds.empty())
         return {};
-    hi = std::max<std::int64_t>(hi, 0);
-    if (lo > hi + 2000)
+    // The delay the most samples allow: a sweep over the intervals [lo - slack, hi].
+    std::vector<std::pair<std::int64_t, int>> ends; // (position, +1 opens, -1 closes)
+    ends.reserve(bounds.size() * 2);
+    for (const auto& b : bounds) {
+        ends.emplace_back(b.lo == none ? none : b.lo - slack, +1);
+        ends.emplace_back(b.hi, -1);
+    }
+    std::sort(ends.begin(), ends.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first < y.first : x.second > y.second; // opens first
+    });
+    std::size_t depth = 0, most = 0;
+    std::int64_t at = 0;
+    for (const auto& [pos, d] : ends) {
+        depth = std::size_t(std::ptrdiff_t(depth) + d);
+        if (d > 0 && depth > most) {
+            most = depth;
+            at = pos;
+        }
+    }
+    delay_floor f;
+    const std::size_t allowed = std::max<std::size_t>(1, bounds.size() / 100);
+    std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
+    std::int64_t all_lo = 0, all_hi = hi;
+    for (const auto& b : bounds) {
+        all_lo = b.lo == none ? all_lo : std::max(all_lo, b.lo);
+        all_hi = std::min(all_hi, b.hi);
+    }
+    const bool consistent = all_lo <= std::max<std::int64_t>(all_hi, 0) + slack; // as one
+    if (!consistent && bounds.size() - most > allowed)
         throw error("explain: align the trace with the run",
                     "the run's latencies contradict the trace's handler times by " +
-                        trace_explain_detail::ns_us(double(lo - hi)) +
-                        " (answers before their handler's entry, or after its exit)",
+                        trace_explain_detail::ns_us(double(all_lo - all_hi)) + " (" +
+                        std::to_string(bounds.size() - most) + " of " +
+                        std::to_string(bounds.size()) +
+                        " answered samples contradict the rest: answers before their handler's "
+                        "entry, or after its exit)",
                     "a trace of another run with the same stimulus times (the same --seed)? "
                     "give the trace taken during this run");
-    if (lo > hi)
-        return {lo, hi, hi, true};
-    return {lo, hi, (lo + hi) / 2, false};
+    for (const auto& b : bounds) {
+        const bool inside = consistent || ((b.lo == none || b.lo - slack <= at) && at <= b.hi);
+        if (!inside) {
+            const bool early = at > b.hi;
+            f.contradicted.push_back({b.run_index, early ? at - b.hi : b.lo - slack - at, early});
+            continue;
+        }
+        ++f.bounding;
+        if (b.lo != none)
+            lo = std::max(lo, b.lo);
+        hi = std::min(hi, b.hi);
+    }
+    std::sort(f.contradicted.begin(), f.contradicted.end(),
+              [](const auto& x, const auto& y) { return x.run_index < y.run_index; });
+    hi = std::max<std::int64_t>(hi, 0);
+    f.lo_ns = lo;
+    f.hi_ns = hi;
+    if (lo > hi) {
+        f.ns = hi;
+        f.crossed = true;
+    } else {
+        f.ns = (lo + hi) / 2;
+    }
+    return f;
 }
 
 sample_breakdown explain_sample(std::span<const run_stimulus> run,

@@ -168,6 +168,17 @@ struct sample_breakdown final {
     std::optional<std::int64_t> dropped;
     std::vector<blocker> blockers; ///< the largest part in the window first
     std::vector<blocker> tasks;    ///< the tasks that ran on the CPU in the window
+    /// Set by the caller from delay_floor::contradicted: the sample's latency contradicts its
+    /// edge's handler times by this much (ns), so it is not explained (its parts are empty).
+    std::optional<std::int64_t> contradicts_ns;
+    bool answer_before_entry = false; ///< with contradicts_ns: which way (else after the exit)
+};
+
+/** @brief An answered paired sample whose latency its edge's handler times contradict. */
+struct floor_contradiction final {
+    std::size_t run_index = 0;
+    std::int64_t by_ns = 0;           ///< how far outside what the other samples allow
+    bool answer_before_entry = false; ///< else the answer came after the handler's exit
 };
 
 /** @brief The fastest edge's delay, as the answered samples bound it (delay_floor_of()). */
@@ -175,6 +186,10 @@ struct delay_floor final {
     std::int64_t lo_ns = 0, hi_ns = 0; ///< the bounds
     std::int64_t ns = 0;               ///< the middle, taken as the delay
     bool crossed = false;              ///< the bounds crossed: ns is the upper one
+    std::size_t bounding = 0;          ///< answered paired samples that bound it
+    /// Samples set aside (at most 1 % of the answered pairs, or one): each contradicts the
+    /// delay every other sample allows, so it bounds nothing and is not explained. In run order.
+    std::vector<floor_contradiction> contradicted;
 };
 
 /**
@@ -184,7 +199,11 @@ struct delay_floor final {
  * not so in threaded mode: with @p threaded, no lower bound but 0). The middle of [max lower, min
  * upper], or min upper alone when the bounds cross (a wire's return delay, a trace clock's tick);
  * all 0 when no sample bounds it. The lower bound takes each sample's bracket (latency - bracket).
- * @throws irqloop::error (exit 2) when they cross by more than 2 us: the latencies do not
+ * A few samples may contradict the rest (an answer held up after the handler's exit, on a wire
+ * or in a stalled target's GPIO path, beyond its bracket; or an edge paired wrongly): the delay
+ * that the most samples allow is kept, and the others, at most 1 % of the answered pairs (or
+ * one), are set aside in delay_floor::contradicted, by how far they miss it.
+ * @throws irqloop::error (exit 2) when more contradict by more than 2 us: the latencies do not
  *         belong to these edges (a trace of another run whose stimuli came at the same times).
  */
 delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,

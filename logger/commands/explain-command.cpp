@@ -169,9 +169,23 @@ explain_outcome execute_explain(const explain_request& r)
     o.first_seq = stimuli[o.alignment.pairs.front().run_index].seq;
     o.last_seq = stimuli[o.alignment.pairs.back().run_index].seq;
     o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment, o.threaded);
-    for (const auto i : index)
+    for (const auto i : index) {
         o.samples.push_back(
             analysis::explain_sample(stimuli, edges, o.alignment, trace, i, o.floor.ns));
+        // A sample set aside by the floor: its parts would contradict its own latency.
+        const auto c = std::lower_bound(
+            o.floor.contradicted.begin(), o.floor.contradicted.end(), i,
+            [](const analysis::floor_contradiction& x, std::size_t v) { return x.run_index < v; });
+        if (c != o.floor.contradicted.end() && c->run_index == i) {
+            auto& b = o.samples.back();
+            b.contradicts_ns = c->by_ns;
+            b.answer_before_entry = c->answer_before_entry;
+            b.blockers.clear();
+            b.tasks.clear();
+        }
+    }
+    for (const auto& c : o.floor.contradicted)
+        o.contradicted_seqs.push_back(stimuli[c.run_index].seq);
     if (r.store) {
         // Everything is checked by now: a refused trace has thrown and the file is untouched.
         const auto id = analysis::identify_trace(r.trace);
@@ -180,7 +194,7 @@ explain_outcome execute_explain(const explain_request& r)
                              .count();
         std::vector<analysis::stored_breakdown> rows;
         for (const auto& s : o.samples)
-            if (s.in_trace)
+            if (s.in_trace && !s.contradicts_ns)
                 rows.push_back(analysis::to_stored(s, id, o.trace_events, o.alignment, now));
         if (!rows.empty()) {
             db::store st(o.db_path);
@@ -213,6 +227,16 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
     for (const auto& s : o.samples) {
         oj j = {{"seq", s.seq}, {"latency_ns", s.latency_ns}, {"in_trace", s.in_trace}};
         if (s.in_trace) {
+            // Set aside by the delay floor: not explained (no parts, no blockers).
+            j["contradicts_ns"] = s.contradicts_ns ? oj(*s.contradicts_ns) : oj(nullptr);
+            if (s.contradicts_ns) {
+                j["cpu"] = s.cpu;
+                j["contradiction"] = s.answer_before_entry
+                                         ? "answer before the handler's entry"
+                                         : "answer after the handler's exit, beyond its bracket";
+                samples.push_back(j);
+                continue;
+            }
             j["cpu"] = s.cpu;
             j["parts"] = oj::array({{{"part", "before the handler"},
                                      {"ns", s.before_handler_ns},
@@ -282,7 +306,9 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                 {"seq_fallback", a.seq_fallback},
                 {"delay_floor_ns", o.floor.ns},
                 {"delay_floor_lo_ns", o.floor.lo_ns},
-                {"delay_floor_hi_ns", o.floor.hi_ns}}},
+                {"delay_floor_hi_ns", o.floor.hi_ns},
+                {"delay_floor_bounding", o.floor.bounding},
+                {"contradicted_seqs", o.contradicted_seqs}}},
               {"samples", samples}};
     if (r.store)
         out["stored"] = o.stored; // breakdowns kept with the run
@@ -349,6 +375,15 @@ int present_explain(const explain_outcome& o, const explain_request& r)
     else
         out << " (the answered samples bound it to " << explain_us(o.floor.lo_ns) << " .. "
             << explain_us(o.floor.hi_ns) << ")\n";
+    if (!o.contradicted_seqs.empty()) {
+        out << "set aside: " << o.contradicted_seqs.size() << " of "
+            << o.floor.bounding + o.contradicted_seqs.size()
+            << " answered paired samples contradict the delay the others allow, and are not "
+               "explained (seq";
+        for (std::size_t k = 0; k < o.contradicted_seqs.size() && k < 8; ++k)
+            out << ' ' << o.contradicted_seqs[k];
+        out << (o.contradicted_seqs.size() > 8 ? " ...)\n" : ")\n");
+    }
     for (const auto& s : o.samples) {
         out << '\n';
         out << "seq " << s.seq << "  latency "
@@ -361,6 +396,17 @@ int present_explain(const explain_outcome& o, const explain_request& r)
         if (s.responder_seq)
             out << "  responder seq " << *s.responder_seq;
         out << '\n';
+        if (s.contradicts_ns) {
+            out << "  not explained: its latency contradicts its edge's handler times by "
+                << explain_us(*s.contradicts_ns)
+                << (s.answer_before_entry
+                        ? " (its answer came before the handler's entry: an edge paired "
+                          "wrongly, or an answer that was not the handler's)\n"
+                        : " (its answer reached the logger after the handler's exit by more than "
+                          "its bracket: held up after the handler, in the target's GPIO path or "
+                          "on the wire, or an edge paired wrongly)\n");
+            continue;
+        }
         const std::int64_t whole = s.latency_ns > 0 ? s.latency_ns : 0;
         std::snprintf(line, sizeof line, "  %-22s %12s %s  inferred (logger clock, via the fit)\n",
                       "before the handler", explain_us(s.before_handler_ns).c_str(),
@@ -413,13 +459,18 @@ int present_explain(const explain_outcome& o, const explain_request& r)
             out << line;
         }
     }
-    if (r.store)
+    if (r.store) {
+        const auto absent = std::size_t(std::count_if(o.samples.begin(), o.samples.end(),
+                                                      [](const auto& s) { return !s.in_trace; }));
+        const std::size_t set_aside = o.samples.size() - o.stored - absent;
         out << "\nstored: " << o.stored << " breakdown" << (o.stored == 1 ? "" : "s")
-            << " with run " << o.run_id << " in '" << message_text(o.db_path) << "'"
-            << (o.stored < o.samples.size() ? " (" + std::to_string(o.samples.size() - o.stored) +
-                                                  " not in the trace: none stored for them)"
-                                            : std::string())
-            << '\n';
+            << " with run " << o.run_id << " in '" << message_text(o.db_path) << "'";
+        if (absent)
+            out << " (" << absent << " not in the trace: none stored for them)";
+        if (set_aside)
+            out << " (" << set_aside << " not explained: none stored for them)";
+        out << '\n';
+    }
     return 0;
 }
 

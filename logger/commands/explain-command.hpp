@@ -36,8 +36,9 @@ struct explain_outcome final {
     std::size_t drops_uncounted = 0; ///< of them, those without a count
     std::size_t edges = 0;           ///< the responder's handler entries
     analysis::trace_alignment alignment;
-    analysis::delay_floor floor; ///< delay_floor_of()
-    bool threaded = false;       ///< the responder's IRQ thread is in the trace
+    analysis::delay_floor floor;                  ///< delay_floor_of()
+    std::vector<std::uint64_t> contradicted_seqs; ///< the seqs of floor.contradicted
+    bool threaded = false;                        ///< the responder's IRQ thread is in the trace
     std::vector<analysis::sample_breakdown> samples;
     std::size_t stored = 0; ///< breakdowns stored (--store): the samples in the trace
 };

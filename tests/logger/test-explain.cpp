@@ -139,20 +139,26 @@ std::string align_refusal(const std::vector<run_stimulus>& run,
  * IRQs-off section 1 us after that sample's stimulus. 6 decimals, as the kernel prints.
  */
 std::string trace_of_run(const std::vector<irqloop::db::sample_row>& raw, std::size_t from,
-                         std::size_t to, const std::string& irq_name, long inject = -1)
+                         std::size_t to, const std::string& irq_name, long inject = -1,
+                         long held = -1)
 {
     std::string text = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n#\n";
     for (std::size_t i = from; i < to; ++i) {
         const auto& s = raw[i];
         const std::int64_t stim =
             2'000'000'000'000 + std::int64_t(double(s.unix_ns - raw[0].unix_ns) * (1 + 20e-6));
-        const std::int64_t entry = stim + (s.latency_ns >= 0 ? s.latency_ns - 3000 : 40'000);
+        // @p held: its handler runs from 2 to 2.5 us after the stimulus whatever the answer's
+        // latency, as if the answer had been held up after the handler's exit.
+        const std::int64_t entry = stim + (long(s.seq) == held ? 2000
+                                           : s.latency_ns >= 0 ? s.latency_ns - 3000
+                                                               : 40'000);
         if (long(s.seq) == inject) {
             text += kline(stim + 1000, 1, "irq_disable: caller=injected_lock+0x1/0x2 parent=0x0");
             text += kline(stim + 4000, 1, "irq_enable: caller=injected_unlock+0x1/0x2 parent=0x0");
         }
         text += kline(entry, 1, "irq_handler_entry: irq=41 name=" + irq_name);
-        text += kline(entry + 4000, 1, "irq_handler_exit: irq=41 ret=handled");
+        text += kline(entry + (long(s.seq) == held ? 500 : 4000), 1,
+                      "irq_handler_exit: irq=41 ret=handled");
     }
     return text;
 }
@@ -430,6 +436,68 @@ TEST_CASE("explain: alignment: a trace of another run, and a strictly periodic r
     }
     CHECK(why.find("the run's latencies contradict the trace's handler times") !=
           std::string::npos);
+}
+
+TEST_CASE("explain: a sample whose answer was held up after its handler, or came before it, is "
+          "set aside by the delay floor, not a reason to refuse the trace; more than 1 % are",
+          "[explain]")
+{
+    // 400 stimuli; each answer comes 2 us after its handler's entry (inside the 3 us handler).
+    auto run = scripted_run(400, 100'000, 10'000, 41);
+    std::map<std::size_t, std::int64_t> delays;
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        delays[i] = d(rng);
+        run[i].latency_ns = delays[i] + 2'000;
+    }
+    const auto edges = scripted_edges(run, 0, 0, 400, delays);
+    const auto a = align_trace(run, edges, 100'000);
+    REQUIRE(a.pairs.size() == 400);
+    const auto clean = delay_floor_of(run, edges, a);
+    CHECK(clean.contradicted.empty());
+    CHECK(clean.bounding == 400);
+
+    // Sample 200's answer reached the logger 5 ms after its handler (a stalled target's GPIO
+    // path, a wire held up), its bracket small: the handler exited 5 ms before the answer.
+    // Sample 300's (or the next one slower than 7 us) came 5 us before its handler's entry;
+    // 1.5 us before would be within the 2 us the floor allows for a trace clock's tick.
+    auto held = run;
+    std::size_t early = 300;
+    while (delays[early] <= 7'000)
+        ++early;
+    held[200].latency_ns = delays[200] + 5'000'000;
+    held[early].latency_ns = delays[early] - 5'000;
+    const auto f = delay_floor_of(held, edges, a);
+    REQUIRE(f.contradicted.size() == 2);
+    CHECK(f.bounding == 398);
+    CHECK(f.contradicted[0].run_index == 200);
+    CHECK_FALSE(f.contradicted[0].answer_before_entry);
+    CHECK(f.contradicted[0].by_ns > 4'900'000);
+    CHECK(f.contradicted[0].by_ns < 5'000'000);
+    CHECK(f.contradicted[1].run_index == early);
+    CHECK(f.contradicted[1].answer_before_entry);
+    CHECK(f.contradicted[1].by_ns > 0);
+    // The others bound the floor as before, and they alone.
+    CHECK(f.lo_ns == clean.lo_ns);
+    CHECK(f.hi_ns == clean.hi_ns);
+    CHECK(f.ns == clean.ns);
+
+    // Five held up of 400 (more than 1 %): the latencies do not belong to these edges.
+    auto many = run;
+    for (std::size_t i : {50, 120, 200, 260, 330})
+        many[i].latency_ns = delays[i] + 5'000'000;
+    std::string why;
+    try {
+        (void)delay_floor_of(many, edges, a);
+    } catch (const error& e) {
+        CHECK(e.status() == irqloop::exit_usage);
+        why = e.message();
+    }
+    CHECK(why.find("5 of 400 answered samples contradict the rest") != std::string::npos);
+    // Four (1 %) are set aside.
+    many[330].latency_ns = run[330].latency_ns;
+    CHECK(delay_floor_of(many, edges, a).contradicted.size() == 4);
 }
 
 TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a softirq in the "
@@ -882,6 +950,46 @@ TEST_CASE("explain --store: each explained sample's breakdown is kept with the r
     REQUIRE(run_irqloop({"merge", "--db", merged, db}).status == 0);
     CHECK(count_of(merged, "SELECT count(*) FROM breakdowns") == 3);
     CHECK(count_of(merged, "SELECT count(*) FROM breakdown_parts") == 9);
+}
+
+TEST_CASE("explain: the command sets aside a sample whose answer came long after its handler's "
+          "exit: not explained, not stored, named in the header; the others are",
+          "[explain]")
+{
+    temp_dir dir;
+    const auto db = dir.file("e.db");
+    const auto raw = scripted_raw_run(db, 2000, "held", 11);
+    std::size_t worst = 200;
+    for (std::size_t i = 200; i < 1800; ++i)
+        if (raw[i].latency_ns > raw[worst].latency_ns)
+            worst = i;
+    REQUIRE(raw[worst].latency_ns > 10'000); // its answer 7.5 us or more after the exit
+    const auto w = std::to_string(raw[worst].seq);
+    const auto trace = dir.file("trace.txt");
+    write_text(trace, trace_of_run(raw, 200, 1800, "irqloop_responder", -1, long(raw[worst].seq)));
+    auto r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", w,
+                          "--seq", "500", "--store"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("set aside: 1 of 1600 answered paired samples contradict the delay the "
+                     "others allow, and are not explained (seq " +
+                     w + ")\n") != std::string::npos);
+    CHECK(r.out.find("seq " + w + "  latency") != std::string::npos);
+    CHECK(r.out.find("  not explained: its latency contradicts its edge's handler times by ") !=
+          std::string::npos);
+    CHECK(r.out.find("after the handler's exit by more than its bracket") != std::string::npos);
+    CHECK(r.out.find("(1 not explained: none stored for them)") != std::string::npos);
+    CHECK(count_of(db, "SELECT count(*) FROM breakdowns") == 1);
+    CHECK(count_of(db, "SELECT seq FROM breakdowns") == 500);
+    r = run_irqloop({"explain", "--db", db, "--run", "1", "--trace", trace, "--seq", w, "--json"});
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["alignment"]["contradicted_seqs"] == nlohmann::json::array({raw[worst].seq}));
+    CHECK(j["alignment"]["delay_floor_bounding"] == 1599);
+    const auto& s = j["samples"][0];
+    CHECK(s["contradicts_ns"].get<std::int64_t>() > 2'000);
+    CHECK(s["contradiction"] == "answer after the handler's exit, beyond its bracket");
+    CHECK_FALSE(s.contains("parts"));
 }
 
 TEST_CASE("explain --store keeps what the tracer dropped in each window: the count, a drop "
