@@ -332,6 +332,29 @@ ojson metadata_json(const db::run_row& m)
                  {"extra", std::move(extra)}};
 }
 
+/** @brief The run's --target-info (table target_info and its facts); null without one. */
+ojson target_info_json(const db::run_row& m)
+{
+    if (!m.target_info)
+        return nullptr;
+    const auto& t = *m.target_info;
+    ojson facts = ojson::array();
+    for (const auto& f : t.facts)
+        facts.push_back({{"key", f.key}, {"value", f.value}, {"source", f.source}});
+    return ojson{{"command", t.command},
+                 {"status", std::string(db::to_text(t.status))},
+                 {"exit_code", t.exit_code ? ojson(*t.exit_code) : ojson(nullptr)},
+                 {"signal", t.signal ? ojson(*t.signal) : ojson(nullptr)},
+                 {"error", t.error},
+                 {"timeout_ns", t.timeout_ns},
+                 {"duration_ns", t.duration_ns},
+                 {"facts", std::move(facts)},
+                 {"stdout", t.out},
+                 {"stdout_bytes", t.out_bytes},
+                 {"stderr", t.err},
+                 {"stderr_bytes", t.err_bytes}};
+}
+
 /** @brief The run's stored verifications (irqloop verify), as verify prints them. */
 ojson verifications_json(const db::run_record& r)
 {
@@ -428,6 +451,8 @@ ojson run_json(db::catalog& cat, const db::run_record& r, const std::set<std::st
     run["start_unix_ns"] = r.meta.start_unix_ns;
     run["end_unix_ns"] = json_of(maybe(r.end_unix_ns.has_value(), r.end_unix_ns.value_or(0)));
     run["metadata"] = metadata_json(r.meta);
+    if (r.meta.target_info) // run --target-info's, when the run was made with it
+        run["target_info"] = target_info_json(r.meta);
     if (auto v = verifications_json(r); !v.empty()) // irqloop verify's, when there are any
         run["verifications"] = std::move(v);
     if (auto b = breakdowns_json(r); !b.empty()) // irqloop explain --store's, when there are any

@@ -13,6 +13,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace irqloop;
@@ -252,6 +253,22 @@ TEST_CASE("run --target-info: stored with the run and shown by report; a failing
     rep = run_irqloop({"report", "--db", db, "--run", "1", "--target-output"});
     CHECK_THAT(rep.out, ContainsSubstring("stdout:\n  xen_scheduler          : credit2\n"));
     CHECK_THAT(rep.out, ContainsSubstring("stderr: (empty)"));
+    // The JSON export carries it whole: the command, how it ended, the facts and the output.
+    auto ex = run_irqloop({"export", "--db", db, "--run", "1"});
+    REQUIRE(ex.status == 0);
+    const auto ti = nlohmann::json::parse(ex.out)["runs"][0]["target_info"];
+    CHECK(ti["status"] == "exited");
+    CHECK(ti["exit_code"] == 0);
+    CHECK(ti["signal"].is_null());
+    CHECK(ti["facts"].size() == 5);
+    CHECK(ti["facts"][0]["key"].is_string());
+    bool vwfi = false;
+    for (const auto& f : ti["facts"])
+        vwfi = vwfi || (f["key"] == "vwfi" && f["value"] == "native");
+    CHECK(vwfi);
+    CHECK(ti["stdout"].get<std::string>().starts_with("xen_scheduler          : credit2\n"));
+    CHECK(ti["stdout_bytes"] == ti["stdout"].get<std::string>().size());
+    CHECK(ti["stderr"] == "");
 
     // A failing command: recorded as such, the run goes on and exits 0.
     r = sim_run(db, "fails", "8us", {"--target-info", "echo 'no xl here' >&2; exit 127"});
@@ -293,6 +310,9 @@ TEST_CASE("run --target-info: stored with the run and shown by report; a failing
     rep = run_irqloop({"report", "--db", db, "--run", "5"});
     CHECK_THAT(rep.out,
                ContainsSubstring("none recorded (the run was made without --target-info)"));
+    ex = run_irqloop({"export", "--db", db, "--run", "5"});
+    REQUIRE(ex.status == 0);
+    CHECK_FALSE(nlohmann::json::parse(ex.out)["runs"][0].contains("target_info"));
 }
 
 TEST_CASE("compare --by KEY groups runs on their target info; --preset tbm-target prints the "
