@@ -22,13 +22,14 @@
 #   another part makes that one larger; the notes count such samples);
 # - no sample under 90 % of $busy us holds 90 % of $busy us of the hog in its window.
 #
-# Run by hand, not in the suite (tests/testbed/scenarios-manual/): it passed in 7 boots of its
+# Not in the default suite (tests/testbed/scenarios-explain/, -DIRQLOOP_TESTBED_EXPLAIN=ON then
+# ctest -L explain). Before explain set contradicted samples aside: it passed in 7 boots of its
 # helper, but in a boot beside two CPU hogs (stop 45) explain's clock fit went wrong (drift
 # -1303 ppm, residual 2230 us, 114 edges trace-only), which misplaces the windows: 796 samples
 # under 900 us then held 900 us of the hog's run, and the scenario failed. explain now says
 # such a fit is poor (a warning under its fit line). Run it alone:
 #   tests/testbed/run-testbed.sh --build build --kmod target-responder/kmod \
-#       --kmod tests/testbed/kmod-node --scenario-dir tests/testbed/scenarios-manual \
+#       --kmod tests/testbed/kmod-node --scenario-dir tests/testbed/scenarios-explain \
 #       --scenarios explain-rtthread
 . /testbed/guest-lib.sh
 tb_need irqloop sqlite3
