@@ -15,6 +15,14 @@ namespace irqloop::analysis
 namespace trace_explain_detail
 {
 
+/** One answered pair's bounds on the fastest edge's delay (delay_floor_of()). */
+struct delay_bound final {
+    std::int64_t lo, hi; ///< lo at least 0: the delay is not negative
+    std::size_t run_index;
+};
+/** Below a lower bound by this much is allowed: a trace clock's tick, a wire's return. */
+constexpr std::int64_t bound_slack_ns = 2000;
+
 std::string ns_us(double ns)
 {
     char b[48];
@@ -132,6 +140,36 @@ std::size_t walk_edges(std::span<const run_stimulus> run, std::span<const handle
 }
 
 /**
+ * The delay that the most of @p bounds allow, each [lo - slack, hi] (an empty one allows none),
+ * and how many allow it: a sweep over their ends, the opening ones first at a tie.
+ */
+std::pair<std::int64_t, std::size_t> most_allowed(std::span<const delay_bound> bounds)
+{
+    std::vector<std::pair<std::int64_t, int>> ends; // (position, +1 opens, -1 closes)
+    ends.reserve(bounds.size() * 2);
+    for (const auto& b : bounds) {
+        const std::int64_t open = b.lo - bound_slack_ns;
+        if (open > b.hi)
+            continue; // allows no delay
+        ends.emplace_back(open, +1);
+        ends.emplace_back(b.hi, -1);
+    }
+    std::sort(ends.begin(), ends.end(), [](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first < y.first : x.second > y.second;
+    });
+    std::size_t depth = 0, most = 0;
+    std::int64_t at = 0;
+    for (const auto& [pos, d] : ends) {
+        depth = std::size_t(std::ptrdiff_t(depth) + d);
+        if (d > 0 && depth > most) {
+            most = depth;
+            at = pos;
+        }
+    }
+    return {at, most};
+}
+
+/**
  * How far the run's latencies contradict pairs @p a (ns, 0 when they do not): each paired edge's
  * delay, the anchor's plus its difference, lies between its latency minus its bracket and
  * handler run (not when @p threaded: the thread answers) and its latency, and is not negative.
@@ -151,6 +189,12 @@ double pairs_contradiction(std::span<const run_stimulus> run, std::span<const ha
             lo = std::max(lo, s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - diff);
     }
     return hi == std::numeric_limits<std::int64_t>::max() || lo <= hi ? 0.0 : double(lo - hi);
+}
+
+/** @brief At most this many of @p answered pairs may contradict the rest: 1 %, or one. */
+std::size_t contradictions_allowed(std::size_t answered)
+{
+    return std::max<std::size_t>(1, answered / 100);
 }
 
 /**
@@ -598,16 +642,14 @@ bool threaded_handler(const trace_text& t, int irq)
 delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
                            const trace_alignment& a, bool threaded)
 {
-    // Each answered pair bounds the fastest edge's delay f: f + excess <= latency (the answer
-    // after the entry), and, not threaded, f + excess >= latency - bracket - handler (the answer
-    // written before the exit), 2 us of slack below (a trace clock's tick, a wire's return).
-    struct bound final {
-        std::int64_t lo, hi;
-        std::size_t run_index;
-    };
-    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
-    constexpr std::int64_t slack = 2000;
-    std::vector<bound> bounds;
+    // Each answered pair bounds the fastest edge's delay f, which is not negative:
+    // f + excess <= latency (the answer after the entry), and, not threaded, f + excess >=
+    // latency - bracket - handler (the answer written before the exit), 2 us of slack below
+    // (a trace clock's tick, a wire's return). A pair whose excess is above its latency allows
+    // no delay at all: its answer came before its handler's entry, in threaded mode too.
+    using namespace trace_explain_detail;
+    constexpr std::int64_t slack = bound_slack_ns;
+    std::vector<delay_bound> bounds;
     for (const auto& p : a.pairs) {
         const auto& s = run[p.run_index];
         if (s.latency_ns < 0)
@@ -615,61 +657,50 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
         const auto& e = edges[p.edge_index];
         const std::int64_t excess =
             std::llround(double(e.entry_ns - s.t_ns - a.base_ns) - a.envelope_at(s.t_ns));
-        const std::int64_t lo = e.exit_ns && !threaded ? s.latency_ns - s.bracket_ns -
-                                                             (*e.exit_ns - e.entry_ns) - excess
-                                                       : none;
+        const std::int64_t lo =
+            e.exit_ns && !threaded
+                ? std::max<std::int64_t>(
+                      s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess, 0)
+                : 0;
         bounds.push_back({lo, s.latency_ns - excess, p.run_index});
     }
     if (bounds.empty())
         return {};
-    // The delay the most samples allow: a sweep over the intervals [lo - slack, hi].
-    std::vector<std::pair<std::int64_t, int>> ends; // (position, +1 opens, -1 closes)
-    ends.reserve(bounds.size() * 2);
-    for (const auto& b : bounds) {
-        ends.emplace_back(b.lo == none ? none : b.lo - slack, +1);
-        ends.emplace_back(b.hi, -1);
-    }
-    std::sort(ends.begin(), ends.end(), [](const auto& x, const auto& y) {
-        return x.first != y.first ? x.first < y.first : x.second > y.second; // opens first
-    });
-    std::size_t depth = 0, most = 0;
-    std::int64_t at = 0;
-    for (const auto& [pos, d] : ends) {
-        depth = std::size_t(std::ptrdiff_t(depth) + d);
-        if (d > 0 && depth > most) {
-            most = depth;
-            at = pos;
-        }
-    }
+    // The delay the most samples allow.
+    const auto [at, most] = most_allowed(bounds);
     delay_floor f;
-    const std::size_t allowed = std::max<std::size_t>(1, bounds.size() / 100);
+    const std::size_t allowed = contradictions_allowed(bounds.size());
     std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
     std::int64_t all_lo = 0, all_hi = hi;
     for (const auto& b : bounds) {
-        all_lo = b.lo == none ? all_lo : std::max(all_lo, b.lo);
+        all_lo = std::max(all_lo, b.lo);
         all_hi = std::min(all_hi, b.hi);
     }
-    const bool consistent = all_lo <= std::max<std::int64_t>(all_hi, 0) + slack; // as one
+    const bool consistent = all_lo <= all_hi + slack; // every pair allows one delay
     if (!consistent && bounds.size() - most > allowed)
-        throw error("explain: align the trace with the run",
-                    "the run's latencies contradict the trace's handler times by " +
-                        trace_explain_detail::ns_us(double(all_lo - all_hi)) + " (" +
-                        std::to_string(bounds.size() - most) + " of " +
-                        std::to_string(bounds.size()) +
-                        " answered samples contradict the rest: answers before their handler's "
-                        "entry, or after its exit)",
-                    "a trace of another run with the same stimulus times (the same --seed)? "
-                    "give the trace taken during this run");
+        throw error(
+            "explain: align the trace with the run",
+            "the run's latencies contradict the trace's handler times by " +
+                ns_us(double(all_lo - all_hi)) + " (" + std::to_string(bounds.size() - most) +
+                " of " + std::to_string(bounds.size()) +
+                " answered samples contradict the rest: answers before their handler's entry, "
+                "or after its exit)",
+            fit_is_poor(a)
+                ? "the clock fit is poor (a residual of " + ns_us(a.residual_ns) + ", a drift of " +
+                      std::to_string(std::lround(a.drift_ppm)) +
+                      " ppm): the trace's times do not follow the logger's (a target or VM "
+                      "stalled during the run?), so its windows cannot be placed"
+                : "a trace of another run with the same stimulus times (the same --seed)? give "
+                  "the trace taken during this run");
     for (const auto& b : bounds) {
-        const bool inside = consistent || ((b.lo == none || b.lo - slack <= at) && at <= b.hi);
+        const bool inside = consistent || (b.lo - slack <= at && at <= b.hi);
         if (!inside) {
             const bool early = at > b.hi;
             f.contradicted.push_back({b.run_index, early ? at - b.hi : b.lo - slack - at, early});
             continue;
         }
         ++f.bounding;
-        if (b.lo != none)
-            lo = std::max(lo, b.lo);
+        lo = std::max(lo, b.lo);
         hi = std::min(hi, b.hi);
     }
     std::sort(f.contradicted.begin(), f.contradicted.end(),

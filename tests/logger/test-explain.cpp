@@ -698,6 +698,31 @@ TEST_CASE("explain: threaded mode: the IRQ's thread in the trace drops the lower
     CHECK(f.lo_ns == 0);
     CHECK(f.hi_ns >= 4'000); // the fastest edge's true delay, inside the bounds
     CHECK(!f.crossed);
+    CHECK(f.contradicted.empty());
+    // An answer before its handler's entry contradicts in threaded mode too: the thread answers
+    // after the hard handler, never before it. One such sample is set aside; five of 400 refuse.
+    // (An edge 8 us or more above the fastest, its answer 1 us after the stimulus.)
+    std::vector<std::size_t> slow;
+    for (std::size_t i = 0; i < run.size(); ++i)
+        if (delays[i] >= 8'500)
+            slow.push_back(i);
+    REQUIRE(slow.size() >= 5);
+    auto early = run;
+    early[slow[0]].latency_ns = 1'000;
+    const auto g = delay_floor_of(early, edges, a, true);
+    REQUIRE(g.contradicted.size() == 1);
+    CHECK(g.contradicted[0].run_index == slow[0]);
+    CHECK(g.contradicted[0].answer_before_entry);
+    CHECK(g.hi_ns == f.hi_ns);
+    for (std::size_t k = 1; k < 5; ++k)
+        early[slow[k]].latency_ns = 1'000;
+    std::string refused;
+    try {
+        (void)delay_floor_of(early, edges, a, true);
+    } catch (const error& e) {
+        refused = e.message();
+    }
+    CHECK(refused.find("5 of 400 answered samples contradict the rest") != std::string::npos);
 
     const auto plain =
         parse(kline(1'000'000'000, 1, "irq_handler_entry: irq=41 name=irqloop_responder"));
