@@ -170,6 +170,273 @@ std::pair<std::int64_t, std::size_t> most_allowed(std::span<const delay_bound> b
 }
 
 /**
+ * The bounds each answered pair of @p pairs puts on the fastest edge's delay f under the envelope
+ * base_ns + @p env(t) (delay_floor_of()): f + excess <= latency (the answer after the entry) and,
+ * not @p threaded, f + excess >= latency - bracket - handler (the answer written before the
+ * exit), f not negative; each widened by @p widen_ns both ways. Into @p out.
+ */
+template <class Envelope>
+void floor_bounds(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                  std::span<const trace_alignment::pair> pairs, std::int64_t base_ns,
+                  const Envelope& env, bool threaded, std::int64_t widen_ns,
+                  std::vector<delay_bound>& out)
+{
+    out.clear();
+    for (const auto& p : pairs) {
+        const auto& s = run[p.run_index];
+        if (s.latency_ns < 0)
+            continue;
+        const auto& e = edges[p.edge_index];
+        const std::int64_t excess =
+            std::llround(double(e.entry_ns - s.t_ns - base_ns) - env(s.t_ns));
+        const std::int64_t lo =
+            e.exit_ns && !threaded
+                ? std::max<std::int64_t>(
+                      s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess, 0)
+                : 0;
+        out.push_back({lo - widen_ns, s.latency_ns - excess + widen_ns, p.run_index});
+    }
+}
+
+/** A line fitted to some of the pairs (fit_line()). */
+struct line_fit final {
+    double offset_ns = 0, drift_ppm = 0; ///< from the first pair's stimulus, lowered to the lowest
+    double ss = 0;                       ///< the windows' minima's squared residuals, summed
+    std::size_t windows = 0;
+    std::size_t answered = 0, agree = 0; ///< answered pairs, and how many allow one delay
+};
+
+/**
+ * The line through @p pairs (target - logger - @p base_ns over the logger's time from @p t0_ns):
+ * the minimum difference of each window of 16 pairs, a least-squares line through them, lowered
+ * to the lowest pair; unless a drift under which more of the answered pairs agree on one delay
+ * of the fastest edge exists. Each answered sample puts its handler's entry between its stimulus
+ * and its answer (and, not @p threaded, its answer before the exit), so it bounds the clock
+ * offset at its time, as NTP bounds one by a round trip; a line through the minima of a few
+ * edges is pulled by windows whose fastest edge was slow, and the line that the most of these
+ * bounds allow is not. That drift is searched from 300 ppm either side of the minima's in
+ * narrowing grids (41 drifts each, the bounds widened by what a step moves the line), each
+ * centred on the middle of the longest run of its best drifts and at most half as wide as the
+ * last, down to a step that moves the line by less than 100 ns over the pairs.
+ */
+line_fit fit_line(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
+                  std::span<const trace_alignment::pair> pairs, std::int64_t base_ns,
+                  std::int64_t t0_ns, bool threaded)
+{
+    line_fit f;
+    auto diff_of = [&](const trace_alignment::pair& p) {
+        return edges[p.edge_index].entry_ns - run[p.run_index].t_ns - base_ns;
+    };
+    std::vector<std::pair<double, double>> minima; // (t - t0, diff)
+    for (std::size_t w = 0; w < pairs.size(); w += 16) {
+        const std::size_t end = std::min(pairs.size(), w + 16);
+        if (end - w < 8 && !minima.empty())
+            break; // a short last window's minimum would sit high
+        std::size_t m = w;
+        for (std::size_t p = w; p < end; ++p)
+            if (diff_of(pairs[p]) < diff_of(pairs[m]))
+                m = p;
+        minima.emplace_back(double(run[pairs[m].run_index].t_ns - t0_ns),
+                            double(diff_of(pairs[m])));
+    }
+    f.windows = minima.size();
+    double slope = 0, icept = minima.front().second;
+    if (minima.size() >= 2) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (const auto& [x, y] : minima) {
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
+        }
+        const double n = double(minima.size()), den = n * sxx - sx * sx;
+        if (den > 0) {
+            slope = (n * sxy - sx * sy) / den;
+            icept = (sy - slope * sx) / n;
+        } else {
+            icept = sy / n;
+        }
+    }
+
+    // How many answered pairs agree on one delay under a drift, the line lowered to the lowest.
+    std::int64_t span_ns = 0;
+    for (const auto& p : pairs)
+        if (run[p.run_index].latency_ns >= 0) {
+            ++f.answered;
+            span_ns = std::max(span_ns, run[p.run_index].t_ns - t0_ns);
+        }
+    std::vector<delay_bound> bounds;
+    const auto agree = [&](double ppm, std::int64_t widen_ns) {
+        double lowest = std::numeric_limits<double>::infinity();
+        for (const auto& p : pairs)
+            lowest = std::min(lowest, double(diff_of(p)) -
+                                          ppm * 1e-6 * double(run[p.run_index].t_ns - t0_ns));
+        const auto env = [&](std::int64_t t) { return lowest + ppm * 1e-6 * double(t - t0_ns); };
+        floor_bounds(run, edges, pairs, base_ns, env, threaded, widen_ns, bounds);
+        return most_allowed(bounds).second;
+    };
+    if (f.answered)
+        f.agree = agree(slope * 1e6, 0);
+    if (f.answered >= 8 && span_ns > 0 && f.agree < f.answered) {
+        double centre = slope * 1e6, half = 300;
+        constexpr int steps = 20; // either side
+        std::vector<std::size_t> counts(2 * steps + 1);
+        for (;;) {
+            const double step = half / steps;
+            const auto widen = std::int64_t(std::ceil(step * 1e-6 * double(span_ns)));
+            for (int k = -steps; k <= steps; ++k)
+                counts[std::size_t(k + steps)] = agree(centre + k * step, widen);
+            const std::size_t most = *std::max_element(counts.begin(), counts.end());
+            int run_from = 0, run_len = 0;
+            for (int k = 0; k <= 2 * steps;) {
+                int e = k;
+                while (e <= 2 * steps && counts[std::size_t(e)] == most)
+                    ++e;
+                if (e - k > run_len) {
+                    run_len = e - k;
+                    run_from = k;
+                }
+                k = std::max(e, k + 1);
+            }
+            centre += (run_from + (run_len - 1) / 2.0 - steps) * step;
+            half = std::min(half / 2, (run_len / 2.0 + 1) * step);
+            if (widen < 100)
+                break;
+        }
+        if (const std::size_t n = agree(centre, 0); n > f.agree) {
+            f.agree = n;
+            slope = centre * 1e-6;
+            icept = 0;
+            for (const auto& [x, y] : minima)
+                icept += y - slope * x;
+            icept /= double(minima.size());
+        }
+    }
+    for (const auto& [x, y] : minima)
+        f.ss += (y - icept - slope * x) * (y - icept - slope * x);
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const auto& p : pairs)
+        lowest = std::min(lowest, double(diff_of(p)) - icept -
+                                      slope * double(run[p.run_index].t_ns - t0_ns));
+    f.offset_ns = icept + lowest;
+    f.drift_ppm = slope * 1e6;
+    return f;
+}
+
+/** @brief At most this many of @p answered pairs may contradict the rest: 1 %, or one. */
+std::size_t contradictions_allowed(std::size_t answered)
+{
+    return std::max<std::size_t>(1, answered / 100);
+}
+
+/**
+ * The envelope in pieces, when no one line lets all but contradictions_allowed() of @p a's
+ * answered pairs agree on one delay (the trace's clock bent: a VM or target stalled, its clock
+ * then stepped or slewed): from the first pair, each piece as long as its own line (fit_line())
+ * lets all but that many of its answered pairs agree, found by doubling then halving in windows
+ * of 16 pairs; at least 128 pairs each. Empty when the pairs are too few, or a piece of 128
+ * pairs fits no line (a trace of another run); else at least two pieces, and @p ss and
+ * @p windows their minima's.
+ */
+std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run,
+                                               std::span<const handler_edge> edges,
+                                               const trace_alignment& a, bool threaded, double& ss,
+                                               std::size_t& windows)
+{
+    constexpr std::size_t min_len = 128;
+    const std::size_t n = a.pairs.size();
+    std::vector<trace_alignment::piece> out;
+    if (n < 2 * min_len)
+        return out;
+    const auto fit = [&](std::size_t from, std::size_t to) {
+        return fit_line(run, edges, std::span(a.pairs).subspan(from, to - from), a.base_ns,
+                        run[a.pairs[from].run_index].t_ns, threaded);
+    };
+    const auto fits = [&](std::size_t from, std::size_t to) {
+        const line_fit f = fit(from, to);
+        return f.answered - f.agree <= contradictions_allowed(f.answered);
+    };
+    std::vector<std::size_t> starts; // each piece's first pair
+    for (std::size_t p0 = 0; p0 < n;) {
+        const std::size_t rest = n - p0;
+        std::size_t len = rest;
+        if (rest >= 2 * min_len) {
+            len = min_len;
+            if (!fits(p0, p0 + len))
+                return {};
+            std::size_t bad = 0;
+            while (len < rest) {
+                const std::size_t next = std::min(len * 2, rest);
+                if (!fits(p0, p0 + next)) {
+                    bad = next;
+                    break;
+                }
+                len = next;
+            }
+            while (bad && bad - len > 16) {
+                const std::size_t mid = len + std::max<std::size_t>(16, (bad - len) / 32 * 16);
+                (fits(p0, p0 + mid) ? len : bad) = mid;
+            }
+            if (rest - len < min_len)
+                len = rest - min_len; // the rest a piece of its own; a part of one that fits
+        }
+        if (len == rest && !fits(p0, n))
+            return {};
+        starts.push_back(p0);
+        p0 += len;
+    }
+    if (starts.size() < 2)
+        return out;
+    starts.push_back(n);
+    // A piece grown as long as its bounds allow runs on into the bend, its line tilted by what
+    // its 1 % and the 2 us of slack let pass: each boundary moves to where the two pieces beside
+    // it leave the fewest answered pairs outside their lines, and of those where their windows'
+    // minima lie closest to them (every 16th pair, then each).
+    const auto cost = [&](std::size_t from, std::size_t to) {
+        const line_fit f = fit(from, to);
+        return std::pair(f.answered - f.agree, f.ss);
+    };
+    for (std::size_t k = 1; k + 1 < starts.size(); ++k) {
+        const std::size_t lo = starts[k - 1] + min_len, hi = starts[k + 1] - min_len;
+        if (lo >= hi)
+            continue;
+        const auto cost_at = [&](std::size_t b) {
+            const auto [o1, s1] = cost(starts[k - 1], b);
+            const auto [o2, s2] = cost(b, starts[k + 1]);
+            return std::pair(o1 + o2, s1 + s2);
+        };
+        std::size_t best = starts[k];
+        auto least = cost_at(best);
+        const auto try_at = [&](std::size_t b) {
+            if (const auto c = cost_at(b); c < least) {
+                least = c;
+                best = b;
+            }
+        };
+        const std::size_t step = std::max<std::size_t>(16, (hi - lo) / 32 / 16 * 16);
+        for (std::size_t b = lo; b <= hi; b += step)
+            try_at(b);
+        const std::size_t centre = best;
+        for (std::size_t b = centre > lo + step ? centre - step : lo;
+             b <= std::min(hi, centre + step); b += 16)
+            try_at(b);
+        starts[k] = best;
+    }
+    ss = 0;
+    windows = 0;
+    for (std::size_t k = 0; k + 1 < starts.size(); ++k) {
+        const line_fit f = fit(starts[k], starts[k + 1]);
+        if (f.answered - f.agree > contradictions_allowed(f.answered))
+            return {};
+        out.push_back({run[a.pairs[starts[k]].run_index].t_ns, a.pairs[starts[k]].run_index,
+                       f.offset_ns, f.drift_ppm});
+        ss += f.ss;
+        windows += f.windows;
+    }
+    return out;
+}
+
+/**
  * How far the run's latencies contradict pairs @p a (ns, 0 when they do not): each paired edge's
  * delay, the anchor's plus its difference, lies between its latency minus its bracket and
  * handler run (not when @p threaded: the thread answers) and its latency, and is not negative.
@@ -189,12 +456,6 @@ double pairs_contradiction(std::span<const run_stimulus> run, std::span<const ha
             lo = std::max(lo, s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - diff);
     }
     return hi == std::numeric_limits<std::int64_t>::max() || lo <= hi ? 0.0 : double(lo - hi);
-}
-
-/** @brief At most this many of @p answered pairs may contradict the rest: 1 %, or one. */
-std::size_t contradictions_allowed(std::size_t answered)
-{
-    return std::max<std::size_t>(1, answered / 100);
 }
 
 /**
@@ -531,56 +792,26 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
                         " edges inside the run pair with a stimulus",
                     "a trace of another run? give the trace taken during this run");
 
-    // The envelope: the minimum of each window of 16 pairs, a line through them.
+    // The envelope: a line (fit_line()), in pieces when no one line fits (fit_pieces()).
     const auto fit_envelope = [&] {
         a.t0_ns = run[a.pairs.front().run_index].t_ns;
-        auto diff_of = [&](const trace_alignment::pair& p) {
-            return edges[p.edge_index].entry_ns - run[p.run_index].t_ns - a.base_ns;
-        };
-        std::vector<std::pair<double, double>> minima; // (t - t0, diff)
-        for (std::size_t w = 0; w < a.pairs.size(); w += 16) {
-            const std::size_t end = std::min(a.pairs.size(), w + 16);
-            if (end - w < 8 && !minima.empty())
-                break; // a short last window's minimum would sit high
-            std::size_t m = w;
-            for (std::size_t p = w; p < end; ++p)
-                if (diff_of(a.pairs[p]) < diff_of(a.pairs[m]))
-                    m = p;
-            minima.emplace_back(double(run[a.pairs[m].run_index].t_ns - a.t0_ns),
-                                double(diff_of(a.pairs[m])));
-        }
-        a.windows = minima.size();
-        double slope = 0, icept = minima.front().second;
-        if (minima.size() >= 2) {
-            double sx = 0, sy = 0, sxx = 0, sxy = 0;
-            for (const auto& [x, y] : minima) {
-                sx += x;
-                sy += y;
-                sxx += x * x;
-                sxy += x * y;
-            }
-            const double n = double(minima.size()), den = n * sxx - sx * sx;
-            if (den > 0) {
-                slope = (n * sxy - sx * sy) / den;
-                icept = (sy - slope * sx) / n;
-            } else {
-                icept = sy / n;
+        const line_fit f = fit_line(run, edges, a.pairs, a.base_ns, a.t0_ns, threaded);
+        a.offset_ns = f.offset_ns;
+        a.drift_ppm = f.drift_ppm;
+        a.windows = f.windows;
+        a.residual_ns = std::sqrt(f.ss / double(f.windows));
+        a.pieces.clear();
+        if (f.answered - f.agree > contradictions_allowed(f.answered)) {
+            double ss = 0;
+            std::size_t windows = 0;
+            a.pieces = fit_pieces(run, edges, a, threaded, ss, windows);
+            if (!a.pieces.empty()) {
+                a.offset_ns = a.pieces.front().offset_ns;
+                a.drift_ppm = a.pieces.front().drift_ppm;
+                a.windows = windows;
+                a.residual_ns = std::sqrt(ss / double(windows));
             }
         }
-        double ss = 0;
-        for (const auto& [x, y] : minima)
-            ss += (y - icept - slope * x) * (y - icept - slope * x);
-        a.residual_ns = std::sqrt(ss / double(minima.size()));
-        double lowest = 0;
-        bool first_pair = true;
-        for (const auto& p : a.pairs) {
-            const double r =
-                double(diff_of(p)) - icept - slope * double(run[p.run_index].t_ns - a.t0_ns);
-            lowest = first_pair ? r : std::min(lowest, r);
-            first_pair = false;
-        }
-        a.offset_ns = icept + lowest;
-        a.drift_ppm = slope * 1e6;
     };
     fit_envelope();
     // Checked by sequence, the envelope fitted again when that changed a pair.
@@ -626,7 +857,10 @@ std::string sequence_summary(const trace_alignment& a)
 
 bool fit_is_poor(const trace_alignment& a) noexcept
 {
-    return a.residual_ns > 100'000 || std::abs(a.drift_ppm) > 200;
+    double drift = std::abs(a.drift_ppm);
+    for (const auto& p : a.pieces)
+        drift = std::max(drift, std::abs(p.drift_ppm));
+    return a.residual_ns > 100'000 || drift > 200;
 }
 
 bool threaded_handler(const trace_text& t, int irq)
@@ -650,20 +884,9 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
     using namespace trace_explain_detail;
     constexpr std::int64_t slack = bound_slack_ns;
     std::vector<delay_bound> bounds;
-    for (const auto& p : a.pairs) {
-        const auto& s = run[p.run_index];
-        if (s.latency_ns < 0)
-            continue;
-        const auto& e = edges[p.edge_index];
-        const std::int64_t excess =
-            std::llround(double(e.entry_ns - s.t_ns - a.base_ns) - a.envelope_at(s.t_ns));
-        const std::int64_t lo =
-            e.exit_ns && !threaded
-                ? std::max<std::int64_t>(
-                      s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess, 0)
-                : 0;
-        bounds.push_back({lo, s.latency_ns - excess, p.run_index});
-    }
+    floor_bounds(
+        run, edges, a.pairs, a.base_ns, [&](std::int64_t t) { return a.envelope_at(t); }, threaded,
+        0, bounds);
     if (bounds.empty())
         return {};
     // The delay the most samples allow.

@@ -9,6 +9,7 @@
 #include "capture-align.hpp"
 #include "trace-text.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -77,9 +78,26 @@ struct trace_alignment final {
     std::size_t seq_fallback = 0;  ///< paired by the clock fit: stretches of another offset
                                    ///< (stimuli the target missed, or edges it saw extra)
 
+    /// The envelope in pieces when the trace's clock bent (no one line lets all but 1 % of the
+    /// answered samples agree on one delay): each from its first pair's stimulus on, its own
+    /// line lowered to its own lowest pair; offset_ns and drift_ppm are then the first's. Empty
+    /// when one line fits.
+    struct piece final {
+        std::int64_t t0_ns = 0;    ///< the logger's time of its first pair's stimulus
+        std::size_t run_index = 0; ///< that stimulus
+        double offset_ns = 0, drift_ppm = 0;
+    };
+    std::vector<piece> pieces;
+
     /** @brief (target - logger - base_ns) on the envelope at the logger's time @p t_ns. */
     double envelope_at(std::int64_t t_ns) const noexcept
     {
+        if (pieces.size() > 1) {
+            auto it = std::upper_bound(pieces.begin(), pieces.end(), t_ns,
+                                       [](std::int64_t t, const piece& p) { return t < p.t0_ns; });
+            const piece& p = it == pieces.begin() ? pieces.front() : *(it - 1);
+            return p.offset_ns + p.drift_ppm * 1e-6 * double(t_ns - p.t0_ns);
+        }
         return offset_ns + drift_ppm * 1e-6 * double(t_ns - t0_ns);
     }
 };

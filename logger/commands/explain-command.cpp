@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -186,6 +187,8 @@ explain_outcome execute_explain(const explain_request& r)
     }
     for (const auto& c : o.floor.contradicted)
         o.contradicted_seqs.push_back(stimuli[c.run_index].seq);
+    for (const auto& p : o.alignment.pieces)
+        o.piece_seqs.push_back(stimuli[p.run_index].seq);
     if (r.store) {
         // Everything is checked by now: a refused trace has thrown and the file is untouched.
         const auto id = analysis::identify_trace(r.trace);
@@ -272,6 +275,12 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
         }
         samples.push_back(j);
     }
+    // The envelope's pieces when the trace's clock bent: where each starts, its line.
+    oj pieces_json = oj::array();
+    for (std::size_t k = 0; k < a.pieces.size(); ++k)
+        pieces_json.push_back({{"from_seq", o.piece_seqs[k]},
+                               {"offset_ns", double(a.base_ns) + a.pieces[k].offset_ns},
+                               {"drift_ppm", a.pieces[k].drift_ppm}});
     oj out = {{"db", o.db_path},
               {"run", o.run_id},
               {"uuid", o.run_uuid},
@@ -295,6 +304,7 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                 {"drift_ppm", a.drift_ppm},
                 {"residual_ns", a.residual_ns},
                 {"fit_poor", analysis::fit_is_poor(a)},
+                {"pieces", pieces_json},
                 {"windows", a.windows},
                 {"anchor_spread_ns", a.anchor_spread_ns},
                 {"next_spread_ns", a.next_spread_ns},
@@ -348,6 +358,17 @@ int present_explain(const explain_outcome& o, const explain_request& r)
                   (double(a.base_ns) + a.offset_ns) / 1e9, a.drift_ppm, a.residual_ns / 1000.0,
                   a.windows);
     out << line;
+    if (!a.pieces.empty()) {
+        out << "clock fit in " << a.pieces.size()
+            << " pieces: no one line lets all but 1 % of the answered samples agree on one delay "
+               "(the trace's clock bent: a VM or target stalled?); from seq";
+        for (std::size_t k = 0; k < a.pieces.size(); ++k) {
+            std::snprintf(line, sizeof line, "%s %" PRIu64 " %+.3f ppm", k ? "," : "",
+                          o.piece_seqs[k], a.pieces[k].drift_ppm);
+            out << line;
+        }
+        out << '\n';
+    }
     if (analysis::fit_is_poor(a))
         out << "warning: the clock fit is poor (a residual above 100 us or a drift beyond 200 "
                "ppm): the trace's times do not follow the logger's (a target or VM stalled "

@@ -38,6 +38,7 @@ struct explain_outcome final {
     analysis::trace_alignment alignment;
     analysis::delay_floor floor;                  ///< delay_floor_of()
     std::vector<std::uint64_t> contradicted_seqs; ///< the seqs of floor.contradicted
+    std::vector<std::uint64_t> piece_seqs;        ///< the seq each of alignment.pieces starts at
     bool threaded = false;                        ///< the responder's IRQ thread is in the trace
     std::vector<analysis::sample_breakdown> samples;
     std::size_t stored = 0; ///< breakdowns stored (--store): the samples in the trace

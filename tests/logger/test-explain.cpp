@@ -500,6 +500,63 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
     CHECK(delay_floor_of(many, edges, a).contradicted.size() == 4);
 }
 
+TEST_CASE("explain: alignment: a trace whose clock bends mid-run (a VM stalled, then slewed) is "
+          "fitted in pieces, every sample within its bounds, where one line is refused",
+          "[explain]")
+{
+    // 3000 stimuli 100 us +- 10 us apart; each answer 2 us after its handler's entry (inside
+    // the 3 us handler), so each sample bounds the clock offset to 3 us. The target's clock
+    // follows the logger's until stimulus 1500, then runs 150 ppm slow: 22 us behind by the end.
+    auto run = scripted_run(3000, 100'000, 10'000, 43);
+    std::mt19937_64 rng(6);
+    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
+    std::vector<std::int64_t> delay(run.size());
+    std::vector<handler_edge> edges;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        delay[i] = d(rng);
+        run[i].latency_ns = delay[i] + 2'000;
+        const std::int64_t since = run[i].t_ns - run[0].t_ns;
+        const std::int64_t bent = i < 1500 ? 0 : (run[i].t_ns - run[1500].t_ns) * 150 / 1'000'000;
+        const std::int64_t u = 5'000'000'000'000 + since - bent + delay[i];
+        edges.push_back({u, u + 3000, 1, 25, "<idle>-0"});
+    }
+    const auto a = align_trace(run, edges, 100'000);
+    REQUIRE(a.pairs.size() == 3000);
+    for (const auto& p : a.pairs)
+        REQUIRE(p.run_index == p.edge_index);
+    // In pieces, the first ending at the bend (to a window of 16), the second on the slow clock
+    // (a short last piece may follow: the rest after the second grew as far as it fits).
+    REQUIRE(a.pieces.size() >= 2);
+    CHECK(a.pieces[0].run_index == 0);
+    CHECK(a.pieces[1].run_index >= 1500 - 16);
+    CHECK(a.pieces[1].run_index <= 1500 + 16);
+    CHECK(std::abs(a.pieces[0].drift_ppm) < 5);
+    CHECK(std::abs(a.pieces[1].drift_ppm + 150) < 5);
+    CHECK_FALSE(irqloop::analysis::fit_is_poor(a));
+    const auto f = delay_floor_of(run, edges, a);
+    CHECK(f.contradicted.empty());
+    CHECK(f.bounding == 3000);
+    // Each sample's inferred delay before its handler is its scripted one, within the bounds.
+    for (std::size_t i = 0; i < run.size(); i += 7) {
+        trace_text t;
+        const auto b = explain_sample(run, edges, a, t, i, f.ns);
+        INFO("sample " << i);
+        REQUIRE(std::abs(b.before_handler_ns - delay[i]) <= 3'000);
+    }
+
+    // One line through the same bounds: the floor contradicts about a third of the samples.
+    auto line = a;
+    line.pieces.clear();
+    std::string why;
+    try {
+        (void)delay_floor_of(run, edges, line);
+    } catch (const error& e) {
+        why = e.message();
+    }
+    INFO(why);
+    CHECK(why.find("answered samples contradict the rest") != std::string::npos);
+}
+
 TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a softirq in the "
           "worst sample's window are named with their durations; a clean sample has none",
           "[explain]")
