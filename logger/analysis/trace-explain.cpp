@@ -377,7 +377,7 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
                 const std::size_t mid = len + std::max<std::size_t>(16, (bad - len) / 32 * 16);
                 (fits(p0, p0 + mid) ? len : bad) = mid;
             }
-            if (rest - len < min_len)
+            if (len < rest && rest - len < min_len)
                 len = rest - min_len; // the rest a piece of its own; a part of one that fits
         }
         if (len == rest && !fits(p0, n))
