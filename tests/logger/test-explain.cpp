@@ -557,6 +557,48 @@ TEST_CASE("explain: alignment: a trace whose clock bends mid-run (a VM stalled, 
     CHECK(why.find("answered samples contradict the rest") != std::string::npos);
 }
 
+TEST_CASE("explain: a real kernel's trace whose clock bent under a loaded host (the testbed's "
+          "kmod-trace-events) is explained in two pieces, every sample on its seq's edge",
+          "[explain]")
+{
+    // tests/data/explain/README.md: one line left 33 of the 300 samples outside their bounds.
+    const std::string from = std::string(IRQLOOP_SOURCE_DIR) + "/tests/data/explain/";
+    temp_dir dir;
+    const auto db = dir.file("bent-hard.db"), trace = dir.file("bent-hard.txt");
+    for (const auto& [packed, to] :
+         {std::pair(from + "bent-hard.db.xz", db), std::pair(from + "bent-hard.txt.xz", trace)}) {
+        const auto r = irqloop::test::run_shell("xz -dc " + irqloop::test::shell_program(packed) +
+                                                " > '" + to + "'");
+        REQUIRE(r.status == 0);
+    }
+    const auto r = run_irqloop(
+        {"explain", "--db", db, "--run", "1", "--trace", trace, "--worst", "300", "--json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& al = j["alignment"];
+    CHECK(al["paired"] == 300);
+    CHECK(al["fit_poor"] == false);
+    REQUIRE(al["pieces"].size() == 2);
+    CHECK(al["pieces"][0]["from_seq"] == 0);
+    CHECK(al["pieces"][1]["from_seq"].get<int>() >= 128);
+    CHECK(al["pieces"][1]["from_seq"].get<int>() <= 172);
+    CHECK(al["pieces"][1]["drift_ppm"].get<double>() < -100);
+    CHECK(al["contradicted_seqs"].size() <= 3);
+    // The responder counted the same edges (logger seq - responder seq = -21): each sample is
+    // paired with the edge of its seq, and none has a part below zero.
+    REQUIRE(j["samples"].size() == 300);
+    for (const auto& s : j["samples"]) {
+        INFO("seq " << s["seq"]);
+        REQUIRE(s["in_trace"] == true);
+        if (!s["contradicts_ns"].is_null())
+            continue;
+        CHECK(s["responder_seq"].get<std::int64_t>() == s["seq"].get<std::int64_t>() + 21);
+        CHECK(s["parts"][0]["ns"].get<std::int64_t>() >= 0); // before the handler
+        CHECK(s["parts"][1]["ns"].get<std::int64_t>() >= 0); // handler to response
+    }
+}
+
 TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a softirq in the "
           "worst sample's window are named with their durations; a clean sample has none",
           "[explain]")
