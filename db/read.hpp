@@ -55,6 +55,12 @@ struct run_record final {
     std::string name() const;
     /** @brief summary.above_threshold as a percentage of summary.samples (0 without samples). */
     double pct_above() const noexcept;
+    /** @brief The run's max never below what its lost answers prove (db::max_at_least_ns). */
+    std::optional<std::int64_t> max_at_least_ns() const noexcept
+    {
+        return db::max_at_least_ns(has_stats ? std::optional(summary.max_ns) : std::nullopt,
+                                   summary.lost, meta.timeout_ns);
+    }
 };
 
 /**

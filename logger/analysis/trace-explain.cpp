@@ -334,7 +334,7 @@ std::size_t contradictions_allowed(std::size_t answered)
  * answered pairs agree on one delay (the trace's clock bent: a VM or target stalled, its clock
  * then stepped or slewed): from the first pair, each piece as long as its own line (fit_line())
  * lets all but that many of its answered pairs agree, found by doubling then halving in windows
- * of 16 pairs; at least 128 pairs each. Empty when the pairs are too few, or a piece of 128
+ * of 16 pairs; at least 32 pairs each. Empty when the pairs are too few, or a piece of 32
  * pairs fits no line (a trace of another run); else at least two pieces, and @p ss and
  * @p windows their minima's.
  */
@@ -343,7 +343,7 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
                                                const trace_alignment& a, bool threaded, double& ss,
                                                std::size_t& windows)
 {
-    constexpr std::size_t min_len = 128;
+    constexpr std::size_t min_len = 32;
     const std::size_t n = a.pairs.size();
     std::vector<trace_alignment::piece> out;
     if (n < 2 * min_len)
@@ -889,8 +889,6 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
         0, bounds);
     if (bounds.empty())
         return {};
-    // The delay the most samples allow.
-    const auto [at, most] = most_allowed(bounds);
     delay_floor f;
     const std::size_t allowed = contradictions_allowed(bounds.size());
     std::int64_t lo = 0, hi = std::numeric_limits<std::int64_t>::max();
@@ -900,6 +898,9 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
         all_hi = std::min(all_hi, b.hi);
     }
     const bool consistent = all_lo <= all_hi + slack; // every pair allows one delay
+    // Else the delay the most samples allow.
+    const auto [at, most] =
+        consistent ? std::pair(std::int64_t(0), bounds.size()) : most_allowed(bounds);
     if (!consistent && bounds.size() - most > allowed)
         throw error(
             "explain: align the trace with the run",

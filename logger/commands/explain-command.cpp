@@ -170,19 +170,18 @@ explain_outcome execute_explain(const explain_request& r)
     o.first_seq = stimuli[o.alignment.pairs.front().run_index].seq;
     o.last_seq = stimuli[o.alignment.pairs.back().run_index].seq;
     o.floor = analysis::delay_floor_of(stimuli, edges, o.alignment, o.threaded);
+    const analysis::trace_text no_events; // a set-aside sample's window is not searched
     for (const auto i : index) {
-        o.samples.push_back(
-            analysis::explain_sample(stimuli, edges, o.alignment, trace, i, o.floor.ns));
         // A sample set aside by the floor: its parts would contradict its own latency.
         const auto c = std::lower_bound(
             o.floor.contradicted.begin(), o.floor.contradicted.end(), i,
             [](const analysis::floor_contradiction& x, std::size_t v) { return x.run_index < v; });
-        if (c != o.floor.contradicted.end() && c->run_index == i) {
-            auto& b = o.samples.back();
-            b.contradicts_ns = c->by_ns;
-            b.answer_before_entry = c->answer_before_entry;
-            b.blockers.clear();
-            b.tasks.clear();
+        const bool aside = c != o.floor.contradicted.end() && c->run_index == i;
+        o.samples.push_back(analysis::explain_sample(stimuli, edges, o.alignment,
+                                                     aside ? no_events : trace, i, o.floor.ns));
+        if (aside) {
+            o.samples.back().contradicts_ns = c->by_ns;
+            o.samples.back().answer_before_entry = c->answer_before_entry;
         }
     }
     for (const auto& c : o.floor.contradicted)

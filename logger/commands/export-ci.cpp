@@ -152,8 +152,7 @@ void add_properties(pugi::xml_node suite, const db::run_record& r)
     prop("disturbed", std::to_string(s.disturbed));
     // The max never below what the lost answers prove (at least the timeout each), as the gate
     // compares it; then the largest answered one beside it.
-    const auto max = db::max_at_least_ns(r.has_stats ? std::optional(s.max_ns) : std::nullopt,
-                                         s.lost, r.meta.timeout_ns);
+    const auto max = r.max_at_least_ns();
     if (max && !r.has_stats)
         prop("max_us", us3(double(*max)));
     if (r.has_stats) {
@@ -292,8 +291,7 @@ void write_lava(const std::vector<gated_run>& runs, std::ostream& out)
         figure("avg_us", s.mean_ns);
         // The max never below what the lost answers prove (at least the timeout each), as the
         // gate compares it; then the largest answered one beside it.
-        if (const auto max = db::max_at_least_ns(
-                r.has_stats ? std::optional(s.max_ns) : std::nullopt, s.lost, r.meta.timeout_ns))
+        if (const auto max = r.max_at_least_ns())
             line("max_us", "pass", us3(double(*max)), "us");
         else
             line("max_us", "skip", "", "");

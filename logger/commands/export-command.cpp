@@ -119,8 +119,7 @@ void add_figures(cells& c, const db::run_record& r)
     c.push_back({"avg_ns", maybe(st, s.mean_ns)});
     // max_ns never below what the lost answers prove (at least the timeout each), as the
     // gates and the tables' "≥" say; max_answered_ns is the largest answered one.
-    const auto bound =
-        db::max_at_least_ns(st ? std::optional(s.max_ns) : std::nullopt, s.lost, r.meta.timeout_ns);
+    const auto bound = r.max_at_least_ns();
     c.push_back({"max_ns", maybe(bound.has_value(), bound.value_or(0))});
     c.push_back({"max_answered_ns", maybe(st, s.max_ns)});
     c.push_back({"warm_max_ns", maybe(st && s.has_warm_max, s.warm_max_ns)});

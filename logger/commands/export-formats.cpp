@@ -109,8 +109,7 @@ std::int64_t run_avg_us(const db::run_record& r)
 }
 std::int64_t run_max_us(const db::run_record& r)
 {
-    const auto m = db::max_at_least_ns(r.has_stats ? std::optional(r.summary.max_ns) : std::nullopt,
-                                       r.summary.lost, r.meta.timeout_ns);
+    const auto m = r.max_at_least_ns();
     return m ? (*m + 999) / 1000 : 0;
 }
 

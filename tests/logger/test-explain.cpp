@@ -111,6 +111,24 @@ std::vector<handler_edge> scripted_edges(const std::vector<run_stimulus>& run, d
     return edges;
 }
 
+/**
+ * Each stimulus of @p run gets a delay to its handler's entry drawn from 4 to 9 us, and a
+ * latency of that plus @p answer_after(rng) (both from @p rng, in that order); the delays by
+ * stimulus, for scripted_edges().
+ */
+template <class After>
+std::map<std::size_t, std::int64_t> random_delays(std::vector<run_stimulus>& run,
+                                                  std::mt19937_64& rng, After answer_after)
+{
+    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
+    std::map<std::size_t, std::int64_t> delays;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        delays[i] = d(rng);
+        run[i].latency_ns = delays[i] + answer_after(rng);
+    }
+    return delays;
+}
+
 /** The run index each edge was paired with, by edge index (-1: none). */
 std::vector<long> paired_runs(const irqloop::analysis::trace_alignment& a, std::size_t edges)
 {
@@ -444,13 +462,8 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
 {
     // 400 stimuli; each answer comes 2 us after its handler's entry (inside the 3 us handler).
     auto run = scripted_run(400, 100'000, 10'000, 41);
-    std::map<std::size_t, std::int64_t> delays;
     std::mt19937_64 rng(5);
-    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
-    for (std::size_t i = 0; i < run.size(); ++i) {
-        delays[i] = d(rng);
-        run[i].latency_ns = delays[i] + 2'000;
-    }
+    auto delays = random_delays(run, rng, [](std::mt19937_64&) { return 2'000; });
     const auto edges = scripted_edges(run, 0, 0, 400, delays);
     const auto a = align_trace(run, edges, 100'000);
     REQUIRE(a.pairs.size() == 400);
@@ -509,15 +522,12 @@ TEST_CASE("explain: alignment: a trace whose clock bends mid-run (a VM stalled, 
     // follows the logger's until stimulus 1500, then runs 150 ppm slow: 22 us behind by the end.
     auto run = scripted_run(3000, 100'000, 10'000, 43);
     std::mt19937_64 rng(6);
-    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
-    std::vector<std::int64_t> delay(run.size());
+    const auto delay = random_delays(run, rng, [](std::mt19937_64&) { return 2'000; });
     std::vector<handler_edge> edges;
     for (std::size_t i = 0; i < run.size(); ++i) {
-        delay[i] = d(rng);
-        run[i].latency_ns = delay[i] + 2'000;
         const std::int64_t since = run[i].t_ns - run[0].t_ns;
         const std::int64_t bent = i < 1500 ? 0 : (run[i].t_ns - run[1500].t_ns) * 150 / 1'000'000;
-        const std::int64_t u = 5'000'000'000'000 + since - bent + delay[i];
+        const std::int64_t u = 5'000'000'000'000 + since - bent + delay.at(i);
         edges.push_back({u, u + 3000, 1, 25, "<idle>-0"});
     }
     const auto a = align_trace(run, edges, 100'000);
@@ -541,7 +551,7 @@ TEST_CASE("explain: alignment: a trace whose clock bends mid-run (a VM stalled, 
         trace_text t;
         const auto b = explain_sample(run, edges, a, t, i, f.ns);
         INFO("sample " << i);
-        REQUIRE(std::abs(b.before_handler_ns - delay[i]) <= 3'000);
+        REQUIRE(std::abs(b.before_handler_ns - delay.at(i)) <= 3'000);
     }
 
     // One line through the same bounds: the floor contradicts about a third of the samples.
@@ -774,14 +784,10 @@ TEST_CASE("explain: threaded mode: the IRQ's thread in the trace drops the lower
           "[explain]")
 {
     auto run = scripted_run(400, 100'000, 10'000, 22);
-    std::map<std::size_t, std::int64_t> delays;
     std::mt19937_64 rng(3);
-    std::uniform_int_distribution<std::int64_t> d(4'000, 9'000);
     std::uniform_int_distribution<std::int64_t> thread(20'000, 60'000);
-    for (std::size_t i = 0; i < run.size(); ++i) {
-        delays[i] = d(rng);
-        run[i].latency_ns = delays[i] + thread(rng); // the thread answers 20 to 60 us later
-    }
+    // The thread answers 20 to 60 us after the handler's entry.
+    const auto delays = random_delays(run, rng, [&](std::mt19937_64& g) { return thread(g); });
     auto edges = scripted_edges(run, 0, 0, 400, delays);
     for (auto& e : edges)
         e.exit_ns = e.entry_ns + 2'000; // the hard handler only wakes the thread
@@ -803,7 +809,7 @@ TEST_CASE("explain: threaded mode: the IRQ's thread in the trace drops the lower
     // (An edge 8 us or more above the fastest, its answer 1 us after the stimulus.)
     std::vector<std::size_t> slow;
     for (std::size_t i = 0; i < run.size(); ++i)
-        if (delays[i] >= 8'500)
+        if (delays.at(i) >= 8'500)
             slow.push_back(i);
     REQUIRE(slow.size() >= 5);
     auto early = run;
