@@ -189,11 +189,13 @@ void floor_bounds(std::span<const run_stimulus> run, std::span<const handler_edg
         const auto& e = edges[p.edge_index];
         const std::int64_t excess =
             std::llround(double(e.entry_ns - s.t_ns - base_ns) - env(s.t_ns));
-        const std::int64_t lo =
-            e.exit_ns && !threaded
-                ? std::max<std::int64_t>(
-                      s.latency_ns - s.bracket_ns - (*e.exit_ns - e.entry_ns) - excess, 0)
-                : 0;
+        // Its delay f + excess is not negative (an excess below 0: a piece moved up, fit_pieces).
+        const std::int64_t not_negative = std::max<std::int64_t>(0, -excess);
+        const std::int64_t lo = e.exit_ns && !threaded
+                                    ? std::max<std::int64_t>(s.latency_ns - s.bracket_ns -
+                                                                 (*e.exit_ns - e.entry_ns) - excess,
+                                                             not_negative)
+                                    : not_negative;
         out.push_back({lo - widen_ns, s.latency_ns - excess + widen_ns, p.run_index});
     }
 }
@@ -221,7 +223,7 @@ struct line_fit final {
  */
 line_fit fit_line(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
                   std::span<const trace_alignment::pair> pairs, std::int64_t base_ns,
-                  std::int64_t t0_ns, bool threaded)
+                  std::int64_t t0_ns, bool threaded, std::optional<double> from_ppm)
 {
     line_fit f;
     auto diff_of = [&](const trace_alignment::pair& p) {
@@ -256,6 +258,13 @@ line_fit fit_line(std::span<const run_stimulus> run, std::span<const handler_edg
         } else {
             icept = sy / n;
         }
+    }
+    if (from_ppm) { // a piece's few minima fix no drift: start from the whole trace's
+        slope = *from_ppm * 1e-6;
+        icept = 0;
+        for (const auto& [x, y] : minima)
+            icept += y - slope * x;
+        icept /= double(minima.size());
     }
 
     // How many answered pairs agree on one delay under a drift, the line lowered to the lowest.
@@ -350,7 +359,7 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
         return out;
     const auto fit = [&](std::size_t from, std::size_t to) {
         return fit_line(run, edges, std::span(a.pairs).subspan(from, to - from), a.base_ns,
-                        run[a.pairs[from].run_index].t_ns, threaded);
+                        run[a.pairs[from].run_index].t_ns, threaded, a.drift_ppm);
     };
     const auto fits = [&](std::size_t from, std::size_t to) {
         const line_fit f = fit(from, to);
@@ -432,6 +441,33 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
                        f.offset_ns, f.drift_ppm});
         ss += f.ss;
         windows += f.windows;
+    }
+    // Each piece is lowered to its own fastest edge, which in a few dozen pairs is slower than
+    // the run's fastest by up to the delays' spread: the pieces would disagree on the one delay
+    // of the fastest edge that the floor takes. Each moves so that the middle of the delays its
+    // pairs allow is the first piece's.
+    std::vector<delay_bound> bounds;
+    std::optional<double> first;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        const auto& pc = out[k];
+        floor_bounds(
+            run, edges, std::span(a.pairs).subspan(starts[k], starts[k + 1] - starts[k]), a.base_ns,
+            [&](std::int64_t t) {
+                return pc.offset_ns + pc.drift_ppm * 1e-6 * double(t - pc.t0_ns);
+            },
+            threaded, 0, bounds);
+        if (bounds.empty())
+            continue;
+        const std::int64_t at = most_allowed(bounds).first;
+        std::int64_t end = std::numeric_limits<std::int64_t>::max();
+        for (const auto& b : bounds)
+            if (b.lo - bound_slack_ns <= at && at <= b.hi)
+                end = std::min(end, b.hi);
+        const double middle = (double(at) + double(end)) / 2;
+        if (!first)
+            first = middle;
+        else
+            out[k].offset_ns += *first - middle;
     }
     return out;
 }
@@ -795,7 +831,8 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
     // The envelope: a line (fit_line()), in pieces when no one line fits (fit_pieces()).
     const auto fit_envelope = [&] {
         a.t0_ns = run[a.pairs.front().run_index].t_ns;
-        const line_fit f = fit_line(run, edges, a.pairs, a.base_ns, a.t0_ns, threaded);
+        const line_fit f =
+            fit_line(run, edges, a.pairs, a.base_ns, a.t0_ns, threaded, std::nullopt);
         a.offset_ns = f.offset_ns;
         a.drift_ppm = f.drift_ppm;
         a.windows = f.windows;
