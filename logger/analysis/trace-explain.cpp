@@ -20,6 +20,12 @@ struct delay_bound final {
     std::int64_t lo, hi; ///< lo at least 0: the delay is not negative
     std::size_t run_index;
 };
+/**
+ * A trace of more pairs is not fitted in pieces: its fits cost about a second per 10,000 pairs
+ * (split on a scripted bend: 3,000 pairs 1.2 s, 30,000 pairs 43 s, before the boundaries were
+ * sought by halving), and a refusal is better than a wait of minutes.
+ */
+constexpr std::size_t max_pairs_in_pieces = 50'000;
 /** Below a lower bound by this much is allowed: a trace clock's tick, a wire's return. */
 constexpr std::int64_t bound_slack_ns = 2000;
 
@@ -343,7 +349,8 @@ std::size_t contradictions_allowed(std::size_t answered)
  * answered pairs agree on one delay (the trace's clock bent: a VM or target stalled, its clock
  * then stepped or slewed): from the first pair, each piece as long as its own line (fit_line())
  * lets all but that many of its answered pairs agree, found by doubling then halving in windows
- * of 16 pairs; at least 32 pairs each. Empty when the pairs are too few, or a piece of 32
+ * of 16 pairs; at least 32 pairs each. Empty when the pairs are too few or more than
+ * max_pairs_in_pieces, or a piece of 32
  * pairs fits no line (a trace of another run); else at least two pieces, and @p ss and
  * @p windows their minima's.
  */
@@ -355,7 +362,7 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
     constexpr std::size_t min_len = 32;
     const std::size_t n = a.pairs.size();
     std::vector<trace_alignment::piece> out;
-    if (n < 2 * min_len)
+    if (n < 2 * min_len || n > max_pairs_in_pieces)
         return out;
     const auto fit = [&](std::size_t from, std::size_t to) {
         return fit_line(run, edges, std::span(a.pairs).subspan(from, to - from), a.base_ns,
@@ -400,7 +407,8 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
     // A piece grown as long as its bounds allow runs on into the bend, its line tilted by what
     // its 1 % and the 2 us of slack let pass: each boundary moves to where the two pieces beside
     // it leave the fewest answered pairs outside their lines, and of those where their windows'
-    // minima lie closest to them (every 16th pair, then each).
+    // minima lie closest to them (17 places, then either side of the best, halving down to 16
+    // pairs).
     const auto cost = [&](std::size_t from, std::size_t to) {
         const line_fit f = fit(from, to);
         return std::pair(f.answered - f.agree, f.ss);
@@ -422,13 +430,17 @@ std::vector<trace_alignment::piece> fit_pieces(std::span<const run_stimulus> run
                 best = b;
             }
         };
-        const std::size_t step = std::max<std::size_t>(16, (hi - lo) / 32 / 16 * 16);
+        std::size_t step = std::max<std::size_t>(16, (hi - lo) / 16 / 16 * 16);
         for (std::size_t b = lo; b <= hi; b += step)
             try_at(b);
-        const std::size_t centre = best;
-        for (std::size_t b = centre > lo + step ? centre - step : lo;
-             b <= std::min(hi, centre + step); b += 16)
-            try_at(b);
+        while (step > 16) { // then either side of the best, each step half the last
+            step = std::max<std::size_t>(16, step / 2 / 16 * 16);
+            const std::size_t centre = best;
+            if (centre >= lo + step)
+                try_at(centre - step);
+            if (centre + step <= hi)
+                try_at(centre + step);
+        }
         starts[k] = best;
     }
     ss = 0;
