@@ -155,3 +155,64 @@ tb_wire_reload()
 	[ -n "$TB_CHIP" ] || tb_fail "irqloop-wire $* registered no chip"
 	echo "irqloop-wire $*: $(gpiodetect | grep -E 'irqloop-wire|pinctrl-rp1')"
 }
+
+# tb_trace_setup CLOCK EVENT...: tracefs mounted at $tr, tracing off, the nop tracer, CLOCK as
+# the trace clock, 4 MiB of buffer per CPU, each EVENT (group/name) enabled, and with the
+# preemptirq events when the kernel has them ($pirq says: present or absent; the stock kernel
+# has no CONFIG_PREEMPTIRQ_TRACEPOINTS, so IRQs-off sections are not traced), the buffer empty.
+# The explain scenarios' clock is mono (CLOCK_MONOTONIC, one time line for every CPU), not
+# local, the default, nor global: where the kernel does not trust the TSC (as under TCG with
+# two CPUs) both are clamped to one tick past each CPU's last tick, so a time stamp taken as
+# interrupts come back on after a long IRQs-off section can lag by up to a tick, and CPUs
+# drift apart.
+tb_trace_setup()
+{
+	tr=/sys/kernel/tracing
+	_clock=$1
+	shift
+	[ -e $tr/trace ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
+	echo 0 >$tr/tracing_on
+	echo nop >$tr/current_tracer
+	echo "$_clock" >$tr/trace_clock || tb_fail "cannot select the trace clock $_clock"
+	echo 4096 >$tr/buffer_size_kb
+	for _e in "$@"; do
+		echo 1 >$tr/events/$_e/enable || tb_fail "cannot enable the event $_e"
+	done
+	if grep -q '^preemptirq:irq_disable$' $tr/available_events; then
+		pirq=present
+		echo 1 >$tr/events/preemptirq/irq_disable/enable
+		echo 1 >$tr/events/preemptirq/irq_enable/enable
+	else
+		pirq=absent
+	fi
+	echo "preemptirq events: $pirq"
+	echo >$tr/trace
+}
+
+# tb_counts_start DIR, then tb_counts_stop DIR: a hog's or an injector's counters (module
+# parameters in DIR) over a run: $fired runs, $overran of them longer than asked + 10 %, the
+# longest $longest us.
+tb_counts_start()
+{
+	_f0=$(cat "$1/fired") _o0=$(cat "$1/overran")
+}
+tb_counts_stop()
+{
+	fired=$(($(cat "$1/fired") - _f0)) overran=$(($(cat "$1/overran") - _o0))
+	longest=$(($(cat "$1/longest_ns") / 1000))
+}
+
+# tb_hog_trace_out DB BUSY: after a run beside irqloop_hog (tracing off, tb_counts_stop done),
+# the trace read into trace.txt, the events disabled and the buffer emptied; the trace and DB
+# copied out; the hog must have run.
+tb_hog_trace_out()
+{
+	cat $tr/trace >trace.txt
+	echo 0 >$tr/events/enable
+	echo >$tr/trace
+	echo "trace: $(wc -l <trace.txt) lines; the hog ran $fired times during the run," \
+		"$overran of them longer than $2 us + 10 %, the longest $longest us"
+	cp trace.txt "$TB_OUT/trace.txt"
+	sqlite3 "$1" ".backup $TB_OUT/explain.db" || tb_fail "cannot copy the database out"
+	[ "$fired" -gt 0 ] || tb_fail "the hog never ran during the run"
+}

@@ -41,25 +41,10 @@ tr=/sys/kernel/tracing
 p=/sys/module/irqloop_inject/parameters
 trap 'rmmod irqloop_responder 2>/dev/null; rmmod irqloop_inject 2>/dev/null; tb_wire_delay 0 0' EXIT
 
-[ -e $tr/trace ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
-echo 0 >$tr/tracing_on
-echo nop >$tr/current_tracer
 # The trace's default clock, "local": sched_clock(), the guest's TSC, the clock the logger
 # times its samples on (--force-tsc) and the injector busy-waits on.
-echo local >$tr/trace_clock || tb_fail "cannot select the trace clock local"
-echo 4096 >$tr/buffer_size_kb
-for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
-	sched/sched_switch sched/sched_wakeup; do
-	echo 1 >$tr/events/$e/enable || tb_fail "cannot enable the event $e"
-done
-# The stock kernel has no CONFIG_PREEMPTIRQ_TRACEPOINTS: IRQs-off sections are not traced.
-if grep -q '^preemptirq:irq_disable$' $tr/available_events; then
-	echo "preemptirq events: present, enabled"
-	echo 1 >$tr/events/preemptirq/irq_disable/enable
-	echo 1 >$tr/events/preemptirq/irq_enable/enable
-else
-	echo "preemptirq events: absent from available_events (no CONFIG_PREEMPTIRQ_TRACEPOINTS)"
-fi
+tb_trace_setup local irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry \
+	irq/softirq_exit sched/sched_switch sched/sched_wakeup
 insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 || tb_fail "cannot load the responder"
 tb_wire_delay 0 $((delay * 1000))
 
@@ -71,7 +56,7 @@ inject_case()
 {
 	name=$1 label=explain-$1${4-}
 	insmod "$inj" cpu=0 period_us=$period busy_us=$3 burst=$2 || tb_fail "cannot load irqloop_inject"
-	f0=$(cat $p/fired) o0=$(cat $p/overran)
+	tb_counts_start $p
 	echo >$tr/trace
 	echo 1 >$tr/tracing_on
 	t0=$(cut -d' ' -f1 /proc/uptime)
@@ -81,8 +66,8 @@ inject_case()
 		--target "QEMU TCG guest, $(uname -r), irqloop_responder.ko, irqloop_inject.ko burst=$2 busy_us=$3" \
 		>/dev/null 2>run-$name.log || { cat run-$name.log; tb_fail "irqloop run failed ($name)"; }
 	echo 0 >$tr/tracing_on
-	fired=$(($(cat $p/fired) - f0)) overran=$(($(cat $p/overran) - o0))
-	longest=$(($(cat $p/longest_ns) / 1000)) cut=$(cat $p/cut)
+	tb_counts_stop $p
+	cut=$(cat $p/cut)
 	rmmod irqloop_inject || tb_fail "cannot unload irqloop_inject"
 	cat $tr/trace >$name.txt
 	n=$(tb_sql "$db" "SELECT stimuli FROM runs WHERE label = '$label'")

@@ -43,20 +43,8 @@ db=$TB_TMP/explain.db
 tr=/sys/kernel/tracing
 trap 'rmmod irqloop_responder 2>/dev/null; rmmod irqloop_hog 2>/dev/null; echo local >$tr/trace_clock 2>/dev/null' EXIT
 
-[ -e $tr/trace ] || mount -t tracefs tracefs $tr || tb_fail "cannot mount tracefs"
-echo 0 >$tr/tracing_on
-echo nop >$tr/current_tracer
-# The mono trace clock (CLOCK_MONOTONIC, one time line for every CPU). Not local, the default,
-# nor global: where the kernel does not trust the TSC (as under TCG with two CPUs) both are
-# clamped to one tick past each CPU's last tick, so a time stamp taken as interrupts come back
-# on after a long IRQs-off section can lag by up to a tick, and CPUs drift apart.
-echo mono >$tr/trace_clock || tb_fail "cannot select the mono trace clock"
-echo 4096 >$tr/buffer_size_kb
-for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit \
-	sched/sched_switch sched/sched_wakeup; do
-	echo 1 >$tr/events/$e/enable || tb_fail "cannot enable the event $e"
-done
-echo >$tr/trace
+tb_trace_setup mono irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry \
+	irq/softirq_exit sched/sched_switch sched/sched_wakeup
 
 tb_wire_reload threaded_parent=1
 parent=$(awk '/irqloop-wire-parent/ { sub(":", "", $1); print $1 }' /proc/interrupts)
@@ -71,7 +59,7 @@ insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 || tb_fail "cannot load the re
 insmod "$hog" mode=rt cpu=0 period_us=$period busy_us=$busy ||
 	tb_fail "cannot load irqloop_hog"
 p=/sys/module/irqloop_hog/parameters
-f0=$(cat $p/fired) o0=$(cat $p/overran)
+tb_counts_start $p
 echo 1 >$tr/tracing_on
 irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --priority 10 --timeout 1s \
 	--samples $n --interval 5ms --jitter 2ms --gap-limit 5ms --raw --label explain-rtthread \
@@ -79,18 +67,10 @@ irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --priority
 	--target "QEMU TCG guest, $(uname -r), irqloop_responder.ko, irqloop_hog.ko mode=rt, threaded_parent=1" \
 	>/dev/null || tb_fail "irqloop run failed"
 echo 0 >$tr/tracing_on
-fired=$(($(cat $p/fired) - f0)) overran=$(($(cat $p/overran) - o0))
-longest=$(($(cat $p/longest_ns) / 1000))
+tb_counts_stop $p
 rmmod irqloop_hog || tb_fail "cannot unload irqloop_hog"
 rmmod irqloop_responder || tb_fail "cannot unload the responder"
-cat $tr/trace >trace.txt
-echo 0 >$tr/events/enable
-echo >$tr/trace
-echo "trace: $(wc -l <trace.txt) lines; the hog ran $fired times during the run," \
-	"$overran of them longer than $busy us + 10 %, the longest $longest us"
-cp trace.txt "$TB_OUT/trace.txt"
-sqlite3 "$db" ".backup $TB_OUT/explain.db" || tb_fail "cannot copy the database out"
-[ "$fired" -gt 0 ] || tb_fail "the hog never ran during the run"
+tb_hog_trace_out "$db" $busy
 
 irqloop explain --db "$db" --run 1 --trace trace.txt --worst $n >all.txt 2>&1 ||
 	{ cat all.txt; tb_fail "irqloop explain refused the real trace"; }
