@@ -438,7 +438,8 @@ preflight_check check_tsc(const context& c)
         if (missing.empty())
             return make("clock.tsc", check_level::ok, "invariant (constant_tsc nonstop_tsc)");
         return make("clock.tsc", check_level::warn, "not invariant (no " + missing + ")",
-                    "irqloop falls back to clock_gettime (slower, coarser); --force-tsc overrides");
+                    "irqloop run refuses such a TSC unless given --force-tsc (its rate may follow "
+                    "the CPU frequency)");
     }
     return make("clock.tsc", check_level::skip,
                 "no x86 flags (the run checks its cycle counter at start)");
