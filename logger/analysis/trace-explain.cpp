@@ -280,12 +280,17 @@ line_fit fit_line(std::span<const run_stimulus> run, std::span<const handler_edg
             ++f.answered;
             span_ns = std::max(span_ns, run[p.run_index].t_ns - t0_ns);
         }
-    std::vector<delay_bound> bounds;
-    const auto agree = [&](double ppm, std::int64_t widen_ns) {
+    // The line of drift ppm through the lowest pair: its offset at t0_ns.
+    const auto lowest_at = [&](double ppm) {
         double lowest = std::numeric_limits<double>::infinity();
         for (const auto& p : pairs)
             lowest = std::min(lowest, double(diff_of(p)) -
                                           ppm * 1e-6 * double(run[p.run_index].t_ns - t0_ns));
+        return lowest;
+    };
+    std::vector<delay_bound> bounds;
+    const auto agree = [&](double ppm, std::int64_t widen_ns) {
+        const double lowest = lowest_at(ppm);
         const auto env = [&](std::int64_t t) { return lowest + ppm * 1e-6 * double(t - t0_ns); };
         floor_bounds(run, edges, pairs, base_ns, env, threaded, widen_ns, bounds);
         return most_allowed(bounds).second;
@@ -329,12 +334,8 @@ line_fit fit_line(std::span<const run_stimulus> run, std::span<const handler_edg
     }
     for (const auto& [x, y] : minima)
         f.ss += (y - icept - slope * x) * (y - icept - slope * x);
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const auto& p : pairs)
-        lowest = std::min(lowest, double(diff_of(p)) - icept -
-                                      slope * double(run[p.run_index].t_ns - t0_ns));
-    f.offset_ns = icept + lowest;
     f.drift_ppm = slope * 1e6;
+    f.offset_ns = lowest_at(f.drift_ppm);
     return f;
 }
 
