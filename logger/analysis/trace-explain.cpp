@@ -61,16 +61,23 @@ std::ptrdiff_t last_at_or_before(std::span<const run_stimulus> run, std::int64_t
 
 /**
  * How well the first edges fit when edge 0 is stimulus @p i0: the spread (MAD) of the
- * differences of the next edges' delays from edge 0's. Infinity when a quarter of them find no
- * stimulus of their own.
+ * differences of the next edges' delays from edge 0's, or, when smaller, of their entry-to-answer
+ * times (each stimulus's latency less its edge's delay) from edge 0's, over the answered
+ * stimuli when they are at least half. Where delays spread over more than the run's jitter (a
+ * kernel that holds the IRQ for milliseconds), a wrong place fits the delays about as well as
+ * the right one; the entry-to-answer times, the handler's own work, stay close at the right
+ * place only. Infinity when a quarter of the edges find no stimulus of their own.
  */
 double anchor_spread(std::span<const run_stimulus> run, std::span<const handler_edge> edges,
                      std::size_t i0, std::size_t count, std::int64_t tol_ns,
-                     std::vector<std::int64_t>& diffs)
+                     std::vector<std::int64_t>& diffs, std::vector<std::int64_t>& answers)
 {
     const std::int64_t o = edges[0].entry_ns - run[i0].t_ns;
     diffs.clear();
     diffs.push_back(0);
+    answers.clear();
+    if (run[i0].latency_ns >= 0)
+        answers.push_back(run[i0].latency_ns);
     std::ptrdiff_t last = std::ptrdiff_t(i0);
     std::size_t misses = 0;
     for (std::size_t j = 1; j <= count; ++j) {
@@ -81,9 +88,13 @@ double anchor_spread(std::span<const run_stimulus> run, std::span<const handler_
             continue;
         }
         last = k;
-        diffs.push_back(edges[j].entry_ns - run[std::size_t(k)].t_ns - o);
+        const std::int64_t diff = edges[j].entry_ns - run[std::size_t(k)].t_ns - o;
+        diffs.push_back(diff);
+        if (run[std::size_t(k)].latency_ns >= 0)
+            answers.push_back(run[std::size_t(k)].latency_ns - diff);
     }
-    return mad(diffs);
+    const double by_delay = mad(diffs);
+    return answers.size() * 2 >= diffs.size() ? std::min(by_delay, mad(answers)) : by_delay;
 }
 
 /**
@@ -122,7 +133,16 @@ std::size_t walk_edges(std::span<const run_stimulus> run, std::span<const handle
             const std::ptrdiff_t before =
                 a.pairs.size() >= 2 ? std::ptrdiff_t(a.pairs[a.pairs.size() - 2].run_index) : -1;
             const std::size_t next = std::size_t(last + 1);
-            if (k >= 0 && k == last && k - 1 > before && !too_far(k)) {
+            // The edge before goes back only where that stimulus's answer allows it: lost, or
+            // answered after that edge's entry (else it was the anchor's slow edge, and this
+            // one a faster edge of the next stimulus).
+            const auto answered_after = [&](std::ptrdiff_t i) {
+                const auto& s = run[std::size_t(i)];
+                return s.latency_ns < 0 ||
+                       edges[a.pairs.back().edge_index].entry_ns - a.base_ns - env - s.t_ns <=
+                           s.latency_ns + tol;
+            };
+            if (k >= 1 && k == last && k - 1 > before && !too_far(k) && answered_after(k - 1)) {
                 a.pairs.back().run_index = std::size_t(k - 1);
             } else if (last >= 0 && next < run.size() &&
                        run[next].t_ns <=
@@ -761,14 +781,14 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
         double best = std::numeric_limits<double>::infinity(), next = best;
         std::size_t run_index = 0;
     };
-    std::vector<std::int64_t> diffs;
+    std::vector<std::int64_t> diffs, answers;
     auto find_anchor = [&](std::size_t j0) {
         const auto from = edges.subspan(j0);
         const std::size_t first = std::min<std::size_t>(32, from.size() - 1);
         const std::size_t count = std::min<std::size_t>(256, from.size() - 1);
         std::vector<std::pair<double, std::size_t>> rough;
         for (std::size_t i0 = 0; i0 < run.size(); ++i0) {
-            const double s = anchor_spread(run, from, i0, first, tol, diffs);
+            const double s = anchor_spread(run, from, i0, first, tol, diffs, answers);
             if (std::isfinite(s))
                 rough.emplace_back(s, i0);
         }
@@ -780,7 +800,7 @@ trace_alignment align_trace(std::span<const run_stimulus> run, std::span<const h
         std::vector<std::pair<double, std::size_t>> refined, consistent;
         for (std::size_t c = 0; c < keep; ++c) {
             const std::size_t i0 = rough[c].second;
-            const double s = anchor_spread(run, from, i0, count, tol, diffs);
+            const double s = anchor_spread(run, from, i0, count, tol, diffs, answers);
             refined.emplace_back(s, i0);
             if (!std::isfinite(s))
                 continue;

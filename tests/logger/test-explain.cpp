@@ -390,8 +390,11 @@ TEST_CASE("explain: alignment: lost answers, edges the target never saw and late
     auto run = scripted_run(3000, 100'000, 10'000, 2); // 100 us +- 10 us
     for (std::size_t i : {500u, 900u, 1500u})
         run[i].latency_ns = -1; // lost: the logger's timeout; the target saw the edge
-    // Late: the edge after the next stimulus (150 us and 260 us); missing: never traced.
+    // Late: the edge after the next stimulus (150 us and 180 us), the answer 3 us after it, as
+    // the logger measured it; missing: never traced.
     const std::map<std::size_t, std::int64_t> delays = {{700, 150'000}, {1200, 180'000}};
+    for (const auto& [i, d] : delays)
+        run[i].latency_ns = d + 3'000;
     const std::set<std::size_t> missing = {800, 1800, 1801};
     const auto edges = scripted_edges(run, -15.0, 100, 2900, delays, missing);
     const auto a = align_trace(run, edges, 100'000);
@@ -407,6 +410,37 @@ TEST_CASE("explain: alignment: lost answers, edges the target never saw and late
     CHECK(a.run_only == missing.size());
     CHECK(a.trace_only == 0);
     CHECK(std::abs(a.drift_ppm + 15.0) < 1.0);
+}
+
+TEST_CASE("explain: alignment: delays spread over 1.5 ms, more than the run's jitter, anchor at "
+          "the right stimulus by the handlers' entry-to-answer times",
+          "[explain]")
+{
+    // 5 ms +- 0.5 ms apart; each handler entered 4 us to 1.5 ms after its stimulus (IRQs held
+    // off for up to that long) and answered 5 to 7 us after its entry. By the delays alone,
+    // the place one stimulus off fits the first edges about as well as the right one.
+    auto run = scripted_run(2000, 5'000'000, 500'000, 11);
+    std::mt19937_64 rng(12);
+    std::uniform_int_distribution<std::int64_t> held(4'000, 1'500'000), work(5'000, 7'000);
+    std::map<std::size_t, std::int64_t> delays;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        delays[i] = held(rng);
+        run[i].latency_ns = delays[i] + work(rng);
+    }
+    for (std::size_t i : {300u, 1000u})
+        run[i].latency_ns = -1; // lost: these have no entry-to-answer time
+    auto edges = scripted_edges(run, 10.0, 100, 1900, delays);
+    for (auto& e : edges)
+        e.exit_ns = e.entry_ns + 8'000; // the answer written inside the handler
+    const auto a = align_trace(run, edges, 5'000'000);
+    INFO("anchor spread " << a.anchor_spread_ns << " ns, next " << a.next_spread_ns << " ns");
+    CHECK(a.anchor_spread_ns * 10 < a.next_spread_ns);
+    REQUIRE(a.pairs.size() == edges.size());
+    for (const auto& p : a.pairs) {
+        INFO("edge " << p.edge_index);
+        REQUIRE(p.run_index == p.edge_index + 100);
+    }
+    CHECK(std::abs(a.drift_ppm - 10.0) < 2.0);
 }
 
 TEST_CASE("explain: alignment: a trace of another run, and a strictly periodic run, are refused",
