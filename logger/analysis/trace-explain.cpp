@@ -133,16 +133,7 @@ std::size_t walk_edges(std::span<const run_stimulus> run, std::span<const handle
             const std::ptrdiff_t before =
                 a.pairs.size() >= 2 ? std::ptrdiff_t(a.pairs[a.pairs.size() - 2].run_index) : -1;
             const std::size_t next = std::size_t(last + 1);
-            // The edge before goes back only where that stimulus's answer allows it: lost, or
-            // answered after that edge's entry (else it was the anchor's slow edge, and this
-            // one a faster edge of the next stimulus).
-            const auto answered_after = [&](std::ptrdiff_t i) {
-                const auto& s = run[std::size_t(i)];
-                return s.latency_ns < 0 ||
-                       edges[a.pairs.back().edge_index].entry_ns - a.base_ns - env - s.t_ns <=
-                           s.latency_ns + tol;
-            };
-            if (k >= 1 && k == last && k - 1 > before && !too_far(k) && answered_after(k - 1)) {
+            if (k >= 0 && k == last && k - 1 > before && !too_far(k)) {
                 a.pairs.back().run_index = std::size_t(k - 1);
             } else if (last >= 0 && next < run.size() &&
                        run[next].t_ns <=

@@ -429,6 +429,11 @@ TEST_CASE("explain: alignment: delays spread over 1.5 ms, more than the run's ji
     }
     for (std::size_t i : {300u, 1000u})
         run[i].latency_ns = -1; // lost: these have no entry-to-answer time
+    // The first traced edge is a fast one: the walk moves an anchor edge that is slower than
+    // the next by more than the interval's jitter back to the stimulus before, as a late
+    // answer's (explain.md, "Limits").
+    delays[100] = 4'000;
+    run[100].latency_ns = 10'000;
     auto edges = scripted_edges(run, 10.0, 100, 1900, delays);
     for (auto& e : edges)
         e.exit_ns = e.entry_ns + 8'000; // the answer written inside the handler
