@@ -191,11 +191,12 @@ tb_trace_setup()
 
 # tb_trace_seconds HZ <IN >OUT: a text trace taken with a counter trace clock (x86-tsc: each
 # time stamp a count, not seconds) with each count divided by HZ, so its time stamps are seconds
-# again with 6 decimals, as the kernel prints a clock in ns and irqloop explain reads them. With HZ the run's clock_hz, the trace is on the logger's
-# own clock: in one guest both read the same TSC, and the logger's unix_ns are the TSC's counts
-# divided by that same rate. (The guest's mono clock, from QEMU's HPET, follows the host's
-# CLOCK_MONOTONIC instead; on a loaded host the two have bent against each other by 100 to
-# 300 ppm within a run, which explain must then fit in pieces or refuse.)
+# again with 6 decimals, as the kernel prints a clock in ns and irqloop explain reads them. With
+# HZ the run's clock_hz, the trace is on the logger's own clock: in one guest both read the same
+# TSC, and the logger's unix_ns are the TSC's counts divided by that same rate. (The guest's mono
+# clock, from QEMU's HPET, follows the host's CLOCK_MONOTONIC instead; on a loaded host the two
+# have bent against each other by 100 to 300 ppm within a run, which explain must then fit in
+# pieces or refuse.)
 tb_trace_seconds()
 {
 	awk -v hz="$1" '

@@ -10,9 +10,9 @@
 # (tb_trace_seconds), so the trace's clock is the logger's. (On the mono clock, the guest's HPET
 # and so the host's CLOCK_MONOTONIC, a loaded CI host's traces bent against the logger's TSC by
 # 100 to 300 ppm within the run, and explain refused some: a test of the host, not of the events
-# and their pairing. explain's fit of a bent clock has its own test, tests/data/explain/bent-hard.) (With 0..2 ms, on a loaded host
-# the guest's stimuli came about 8 ms apart whatever the jitter drew, a run nearly periodic,
-# and explain refused it as one: two places alike.) The events' seqs must run h0+1..handled
+# and their pairing. explain's fit of a bent clock has its own test, tests/data/explain/
+# bent-hard.) (With 0..2 ms, on a loaded host the guest's stimuli came about 8 ms apart whatever
+# the jitter drew, a run nearly periodic, and explain refused it as one: two places alike.) The events' seqs must run h0+1..handled
 # without a gap, one of each event per edge, each edge's response after its edge (and its
 # thread between them); then explain must pair every stimulus with an edge, and each paired
 # sample's handler run (entry to exit) must be the one of the edge whose seq is the sample's
