@@ -21,12 +21,13 @@ enum class tail_twist { none, step_halfway, bursts };
 
 // n draws of @p model, one every 10 us (windows of 0.2 s), through the recorder into @p st.
 // step_halfway: the spikes' probability is 5 times higher in the second half; bursts: each
-// spike is followed by four more on the next stimuli.
+// spike is followed by four more on the next stimuli. @p label: the run's label.
 inline void tail_model_run(db::store& st, const std::string& uuid, const std::string& model,
-                           std::uint64_t n, tail_twist twist = tail_twist::none)
+                           std::uint64_t n, tail_twist twist = tail_twist::none,
+                           const std::string& label = "")
 {
     const std::int64_t start = 1'700'000'000'000'000'000;
-    auto row = test::synthetic_run_row(uuid, "", start, "test", "test");
+    auto row = test::synthetic_run_row(uuid, label, start, "test", "test");
     row.backend = "sim:" + model;
     row.stats_interval_ns = 200'000'000;
     row.threshold_ns = 30'000;
