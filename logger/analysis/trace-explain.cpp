@@ -962,7 +962,24 @@ delay_floor delay_floor_of(std::span<const run_stimulus> run, std::span<const ha
     // Else the delay the most samples allow.
     const auto [at, most] =
         consistent ? std::pair(std::int64_t(0), bounds.size()) : most_allowed(bounds);
-    if (!consistent && bounds.size() - most > allowed)
+    // Answers held up on their way back (a slow GPIO path, a wire) only arrive late: they miss
+    // the lower bound, never the upper. Where every edge is on its own sample by the responder's
+    // seqs and the fit is good, a pairing or clock error is ruled out, so up to a tenth of the
+    // samples may be such late answers (answers before their entry keep the 1 % cap).
+    std::size_t early = 0, late = 0;
+    if (!consistent)
+        for (const auto& b : bounds) {
+            early += at > b.hi;
+            late += at <= b.hi && b.lo - slack > at;
+        }
+    const bool on_own_seq =
+        a.by_sequence && std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) {
+            const auto& e = edges[p.edge_index];
+            return e.seq && std::int64_t(run[p.run_index].seq) - *e.seq == a.seq_offset;
+        });
+    const bool held_up =
+        on_own_seq && !fit_is_poor(a) && early <= allowed && late <= bounds.size() / 10;
+    if (!consistent && bounds.size() - most > allowed && !held_up)
         throw error(
             "explain: align the trace with the run",
             "the run's latencies contradict the trace's handler times by " +
@@ -1115,6 +1132,36 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
         return x.in_window_ns > y.in_window_ns;
     });
     return b;
+}
+
+lost_at lost_answer(const sample_breakdown& b, std::int64_t timeout_ns) noexcept
+{
+    if (b.latency_ns >= 0 || !b.in_trace || b.contradicts_ns)
+        return lost_at::not_lost;
+    if (b.before_handler_ns > timeout_ns)
+        return lost_at::before_handler;
+    if (!b.handler_to_response_measured_ns)
+        return lost_at::unknown;
+    return b.before_handler_ns + *b.handler_to_response_measured_ns > timeout_ns
+               ? lost_at::in_handler
+               : lost_at::after_write;
+}
+
+const char* lost_at_name(lost_at w) noexcept
+{
+    switch (w) {
+    case lost_at::before_handler:
+        return "before the handler";
+    case lost_at::in_handler:
+        return "in the handler";
+    case lost_at::after_write:
+        return "after the write";
+    case lost_at::unknown:
+        return "unknown";
+    case lost_at::not_lost:
+        break;
+    }
+    return "";
 }
 
 } // namespace irqloop::analysis

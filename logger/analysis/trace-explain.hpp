@@ -205,8 +205,9 @@ struct delay_floor final {
     std::int64_t ns = 0;               ///< the middle, taken as the delay
     bool crossed = false;              ///< the bounds crossed: ns is the upper one
     std::size_t bounding = 0;          ///< answered paired samples that bound it
-    /// Samples set aside (at most 1 % of the answered pairs, or one): each contradicts the
-    /// delay every other sample allows, so it bounds nothing and is not explained. In run order.
+    /// Samples set aside (at most 1 % of the answered pairs, or one; a tenth if the others are
+    /// late answers on pairs confirmed by seq): each contradicts the delay every other sample
+    /// allows, so it bounds nothing and is not explained. In run order.
     std::vector<floor_contradiction> contradicted;
 };
 
@@ -220,7 +221,9 @@ struct delay_floor final {
  * A few samples may contradict the rest (an answer held up after the handler's exit, on a wire
  * or in a stalled target's GPIO path, beyond its bracket; or an edge paired wrongly): the delay
  * that the most samples allow is kept, and the others, at most 1 % of the answered pairs (or
- * one), are set aside in delay_floor::contradicted, by how far they miss it.
+ * one), are set aside in delay_floor::contradicted, by how far they miss it. Where every paired
+ * edge is on its sample by the responder's seqs and the fit is not poor (fit_is_poor()), up to
+ * a tenth may be late answers (only after the exit: held up on their way back).
  * @throws irqloop::error (exit 2) when more contradict by more than 2 us: the latencies do not
  *         belong to these edges (a trace of another run whose stimuli came at the same times).
  */
@@ -237,5 +240,24 @@ bool threaded_handler(const trace_text& t, int irq);
 sample_breakdown explain_sample(std::span<const run_stimulus> run,
                                 std::span<const handler_edge> edges, const trace_alignment& a,
                                 const trace_text& t, std::size_t run_index, std::int64_t floor_ns);
+
+/** @brief Where a lost answer was lost, as its paired edge tells (lost_answer()). */
+enum class lost_at {
+    not_lost,       ///< answered, or not in the trace
+    before_handler, ///< the handler entered after the timeout: the stimulus reached it late
+    in_handler,     ///< entered in time, wrote its answer after the timeout: a slow handler
+    after_write,    ///< wrote its answer in time: held up or lost on its way back
+    unknown,        ///< entered in time; the trace has no irqloop_response to say when it wrote
+};
+
+/**
+ * @brief Where the lost answer of @p b went, given the run's @p timeout_ns: the handler's entry
+ * (before_handler_ns, inferred) and its write (entry + handler_to_response_measured_ns, on the
+ * target's clock) against the timeout that the logger waited from the stimulus.
+ */
+lost_at lost_answer(const sample_breakdown& b, std::int64_t timeout_ns) noexcept;
+
+/** @brief lost_at as JSON and docs name it: "before the handler", ... ("" for not_lost). */
+const char* lost_at_name(lost_at w) noexcept;
 
 } // namespace irqloop::analysis

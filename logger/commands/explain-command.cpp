@@ -28,7 +28,8 @@ namespace
 namespace po = boost::program_options;
 
 constexpr command_help explain_help = {
-    "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ...] [--store] [--json]",
+    "irqloop explain --db F --run N --trace FILE [--worst K | --seq S ... | --lost] [--store] "
+    "[--json]",
     "Where a run's worst samples spent their time, from the target's own kernel trace:\n"
     "trace-cmd's .dat file (trace-cmd record; told by its magic, not its name), or the text\n"
     "of /sys/kernel/tracing/trace or of 'trace-cmd report -N -t', taken on the target during\n"
@@ -42,7 +43,9 @@ constexpr command_help explain_help = {
     "clock bent; a trace of another run is refused. For each sample: the time before\n"
     "the handler and from the handler to the response (inferred on the logger's clock), the\n"
     "handler's run and what else the CPU did in the window (measured on the target's clock):\n"
-    "other IRQs, softirqs, NMIs, IRQs-off sections and the task that ran.\n"
+    "other IRQs, softirqs, NMIs, IRQs-off sections and the task that ran. A lost sample\n"
+    "(--lost, or by --seq) says where its answer was lost: the handler entered after the\n"
+    "timeout, wrote its answer after it, or wrote it in time (lost on its way back).\n"
     "Reads only unless --store: then each explained sample's breakdown (its parts, the\n"
     "largest blocker, the events the tracer dropped in its window, the fit's residual and\n"
     "the trace's name, size and hash) is kept with the run, replacing that sample's\n"
@@ -60,11 +63,42 @@ std::string explain_us(std::int64_t ns)
     return b;
 }
 
+// The share of @p whole; blank where there is no whole (a lost sample's latency).
 std::string explain_pct(std::int64_t part, std::int64_t whole)
 {
+    if (whole < 0)
+        return "       ";
     char b[32];
     std::snprintf(b, sizeof b, "%5.1f %%", whole > 0 ? 100.0 * double(part) / double(whole) : 0.0);
     return b;
+}
+
+// Where a lost sample's answer went, as a sentence ("" for an answered one).
+std::string lost_text(const analysis::sample_breakdown& s, std::int64_t timeout_ns)
+{
+    const auto at = [&](std::int64_t ns) { return "+" + explain_us(ns); };
+    const std::string tmo = explain_us(timeout_ns);
+    switch (analysis::lost_answer(s, timeout_ns)) {
+    case analysis::lost_at::before_handler:
+        return "the handler entered at " + at(s.before_handler_ns) + ", after the timeout (" + tmo +
+               "): the stimulus reached the target's handler late";
+    case analysis::lost_at::in_handler:
+        return "the handler entered at " + at(s.before_handler_ns) + " and wrote its answer at " +
+               at(s.before_handler_ns + *s.handler_to_response_measured_ns) +
+               ", after the timeout (" + tmo + "): the answer was written late";
+    case analysis::lost_at::after_write:
+        return "the handler wrote its answer at " +
+               at(s.before_handler_ns + *s.handler_to_response_measured_ns) +
+               ", within the timeout (" + tmo +
+               "): the answer was held up or lost on its way back (the target's GPIO path, "
+               "the wire)";
+    case analysis::lost_at::unknown:
+        return "the handler entered at " + at(s.before_handler_ns) + ", within the timeout (" +
+               tmo + "); the trace has no irqloop_response to say when it answered";
+    case analysis::lost_at::not_lost:
+        break;
+    }
+    return "";
 }
 
 } // namespace
@@ -83,6 +117,8 @@ parsed<explain_request> parse_explain(int argc, char** argv)
         "explain the run's K worst samples, 1 to 1000");
     add("seq", po::value(&seq_texts)->composing(),
         "explain the sample with this sequence number instead (repeatable)");
+    add("lost", po::bool_switch(&r.lost),
+        "explain the run's lost samples instead (the first 1000), and where each answer was lost");
     add("irq-name", po::value(&r.irq_name)->default_value(r.irq_name),
         "the responder's IRQ as the kernel names it (/proc/interrupts)");
     add("store", po::bool_switch(&r.store),
@@ -101,6 +137,9 @@ parsed<explain_request> parse_explain(int argc, char** argv)
             r.worst = parse_count_in(worst_text, "--worst", 1, 1000);
             for (const auto& s : seq_texts)
                 r.seqs.push_back(parse_count(s, "--seq"));
+            if (r.lost && !r.seqs.empty())
+                throw error("explain", "--lost and --seq both given",
+                            "name the samples one way: --seq N, or --lost for all lost ones");
         },
         bare_arguments::refused);
 }
@@ -123,6 +162,7 @@ explain_outcome execute_explain(const explain_request& r)
         o.run_uuid = run.meta.uuid;
         o.run_name = run.name();
         interval_ns = run.meta.interval_ns;
+        o.timeout_ns = run.meta.timeout_ns;
         bool untimed = false;
         cat.for_each_raw(run, [&](const db::sample_row& s) {
             untimed = untimed || s.unix_ns == 0;
@@ -135,12 +175,18 @@ explain_outcome execute_explain(const explain_request& r)
                                         : "its raw samples have no stimulus times (recorded "
                                           "before schema version 7)",
                         "record the run with 'irqloop run --raw' of this version");
-        if (wanted.empty())
+        if (wanted.empty() && !r.lost)
             for (const auto& s : cat.worst(run, r.worst))
                 wanted.push_back(s.seq);
     }
     std::sort(stimuli.begin(), stimuli.end(),
               [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    for (const auto& s : stimuli)
+        if (s.latency_ns < 0 && ++o.lost <= 1000 && r.lost)
+            wanted.push_back(s.seq);
+    if (r.lost && wanted.empty())
+        throw error("explain", "run " + std::to_string(o.run_id) + " has no lost sample (--lost)",
+                    "explain its worst with --worst K");
     std::vector<std::size_t> index;
     for (const auto seq : wanted) {
         const auto it = std::lower_bound(stimuli.begin(), stimuli.end(), seq,
@@ -245,11 +291,13 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
             j["parts"] = oj::array({{{"part", "before the handler"},
                                      {"ns", s.before_handler_ns},
                                      {"clock", "logger"},
-                                     {"inferred", true}},
-                                    {{"part", "handler to response"},
-                                     {"ns", s.handler_to_response_ns},
-                                     {"clock", "logger"},
                                      {"inferred", true}}});
+            // A lost sample has no latency to take the part before the handler from.
+            if (s.latency_ns >= 0)
+                j["parts"].push_back({{"part", "handler to response"},
+                                      {"ns", s.handler_to_response_ns},
+                                      {"clock", "logger"},
+                                      {"inferred", true}});
             if (s.handler_to_response_measured_ns)
                 j["parts"].push_back({{"part", "handler to its write"},
                                       {"ns", *s.handler_to_response_measured_ns},
@@ -260,6 +308,9 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
                                       {"ns", *s.thread_run_ns},
                                       {"clock", "target"},
                                       {"inferred", false}});
+            const auto where = analysis::lost_answer(s, o.timeout_ns);
+            j["lost_at"] = where == analysis::lost_at::not_lost ? oj(nullptr)
+                                                                : oj(analysis::lost_at_name(where));
             j["responder_seq"] = s.responder_seq ? oj(*s.responder_seq) : oj(nullptr);
             j["excess_ns"] = s.excess_ns;
             j["handler_ns"] = s.handler_ns ? oj(*s.handler_ns) : oj(nullptr);
@@ -294,6 +345,8 @@ void present_explain_json(const explain_outcome& o, const explain_request& r)
               {"edges", o.edges},
               {"threaded", o.threaded},
               {"stimuli", o.stimuli},
+              {"lost", o.lost},
+              {"timeout_ns", o.timeout_ns},
               {"alignment",
                {{"paired", a.pairs.size()},
                 {"first_seq", o.first_seq},
@@ -353,6 +406,12 @@ int present_explain(const explain_outcome& o, const explain_request& r)
     out << "paired: " << a.pairs.size() << " of " << o.stimuli << " stimuli; " << a.trace_only
         << " edges trace-only, " << a.run_only << " stimuli with no edge, " << a.outside
         << " outside the trace (it covers seq " << o.first_seq << " to " << o.last_seq << ")\n";
+    if (o.lost)
+        out << "lost: " << o.lost << " of " << o.stimuli
+            << " stimuli had no answer within the timeout (" << explain_us(o.timeout_ns) << ")"
+            << (r.lost ? o.lost > 1000 ? "; the first 1000 are explained" : ""
+                       : "; --lost explains them")
+            << '\n';
     std::snprintf(line, sizeof line,
                   "clock fit: target - logger = %.6f s %+.3f ppm, residual %.1f us over %zu "
                   "windows (lower envelope)\n",
@@ -429,7 +488,7 @@ int present_explain(const explain_outcome& o, const explain_request& r)
                           "on the wire, or an edge paired wrongly)\n");
             continue;
         }
-        const std::int64_t whole = s.latency_ns > 0 ? s.latency_ns : 0;
+        const std::int64_t whole = s.latency_ns;
         std::snprintf(line, sizeof line, "  %-22s %12s %s  inferred (logger clock, via the fit)\n",
                       "before the handler", explain_us(s.before_handler_ns).c_str(),
                       explain_pct(s.before_handler_ns, whole).c_str());
@@ -440,6 +499,8 @@ int present_explain(const explain_outcome& o, const explain_request& r)
                           explain_pct(s.handler_to_response_ns, whole).c_str());
             out << line;
         }
+        if (const auto lost = lost_text(s, o.timeout_ns); !lost.empty())
+            out << "  lost: " << lost << '\n';
         if (s.handler_ns) {
             std::snprintf(line, sizeof line, "  %-22s %12s          measured (target clock)\n",
                           "handler ran", explain_us(*s.handler_ns).c_str());

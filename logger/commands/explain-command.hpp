@@ -20,6 +20,7 @@ struct explain_request final {
     std::string irq_name = "irqloop_responder"; ///< the responder's IRQ, as the kernel names it
     std::size_t worst = 5;                      ///< the run's worst K samples, unless seqs
     std::vector<std::uint64_t> seqs;            ///< --seq, in the order given
+    bool lost = false;                          ///< --lost: the run's lost samples instead
     bool store = false;                         ///< --store: keep the breakdowns with the run
     bool json = false;
 };
@@ -29,6 +30,8 @@ struct explain_outcome final {
     std::int64_t run_id = 0;
     std::string run_uuid, run_name;
     std::size_t stimuli = 0;
+    std::int64_t timeout_ns = 0; ///< the run's --timeout: where a lost answer was lost
+    std::size_t lost = 0;        ///< the run's lost samples (--lost explains the first 1000)
     std::uint64_t first_seq = 0, last_seq = 0; ///< the first and last paired samples
     std::size_t trace_events = 0;              ///< event lines of the trace
     std::size_t lost_events = 0;               ///< the tracer's own lost-event notes

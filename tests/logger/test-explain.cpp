@@ -496,7 +496,8 @@ TEST_CASE("explain: alignment: a trace of another run, and a strictly periodic r
 }
 
 TEST_CASE("explain: a sample whose answer was held up after its handler, or came before it, is "
-          "set aside by the delay floor, not a reason to refuse the trace; more than 1 % are",
+          "set aside by the delay floor, not a reason to refuse the trace; more than 1 % are (a "
+          "tenth of late ones, where the seqs put each edge on its own sample)",
           "[explain]")
 {
     // 400 stimuli; each answer comes 2 us after its handler's entry (inside the 3 us handler).
@@ -550,6 +551,55 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
     // Four (1 %) are set aside.
     many[330].latency_ns = run[330].latency_ns;
     CHECK(delay_floor_of(many, edges, a).contradicted.size() == 4);
+
+    // With the responder's seqs on the edges, each on its own sample: a pairing error is ruled
+    // out, so answers held up after their handler (late only) may be up to a tenth.
+    auto seqd = edges;
+    for (std::size_t j = 0; j < seqd.size(); ++j)
+        seqd[j].seq = std::int64_t(j) + 7;
+    const auto as = align_trace(run, seqd, 100'000);
+    REQUIRE(as.by_sequence);
+    many[330].latency_ns = delays[330] + 5'000'000;
+    auto fs = delay_floor_of(many, seqd, as);
+    CHECK(fs.contradicted.size() == 5);
+    CHECK(fs.bounding == 395);
+    CHECK(fs.ns == clean.ns);
+    for (const auto& c : fs.contradicted)
+        CHECK_FALSE(c.answer_before_entry);
+    for (std::size_t i = 0; i < 400; i += 10) // 40 of 400 held up: a tenth
+        many[i].latency_ns = delays[i] + 5'000'000;
+    CHECK(delay_floor_of(many, seqd, as).contradicted.size() == 40);
+    many[5].latency_ns = delays[5] + 5'000'000; // 41: more than a tenth
+    why.clear();
+    try {
+        (void)delay_floor_of(many, seqd, as);
+    } catch (const error& e) {
+        why = e.message();
+    }
+    CHECK(why.find("41 of 400 answered samples contradict the rest") != std::string::npos);
+    // Answers before their entry keep the 1 % cap, seqs or not.
+    auto before = run;
+    for (std::size_t i = 300, n = 0; n < 5; ++i)
+        if (delays[i] > 7'000) {
+            before[i].latency_ns = delays[i] - 5'000;
+            ++n;
+        }
+    why.clear();
+    try {
+        (void)delay_floor_of(before, seqd, as);
+    } catch (const error& e) {
+        why = e.message();
+    }
+    CHECK(why.find("5 of 400 answered samples contradict the rest") != std::string::npos);
+    // Seqs one off for one edge (not each on its own sample): the 1 % cap again.
+    auto off = seqd;
+    off[3].seq = 0;
+    const auto ao = align_trace(run, off, 100'000);
+    auto five = run;
+    for (std::size_t i : {50, 120, 200, 260, 330})
+        five[i].latency_ns = delays[i] + 5'000'000;
+    CHECK_THROWS_AS(delay_floor_of(five, off, ao), error);
+    CHECK(delay_floor_of(five, seqd, as).contradicted.size() == 5);
 }
 
 TEST_CASE("explain: alignment: a trace whose clock bends mid-run (a VM stalled, then slewed) is "

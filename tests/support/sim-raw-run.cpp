@@ -47,7 +47,8 @@ std::vector<db::sample_row> seeded_raw_run(const std::string& db, std::size_t sa
 }
 
 std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t samples,
-                                             const std::string& label, int seed)
+                                             const std::string& label, int seed,
+                                             const std::vector<std::uint64_t>& lost)
 {
     constexpr std::int64_t start = 1'767'225'600'000'000'000; // 2026-01-01 UTC
     constexpr std::int64_t interval = 100'000;
@@ -59,6 +60,8 @@ std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t 
         row.interval_ns = interval;
         row.jitter_ns = 10'000;
         row.samples_requested = samples;
+        if (!lost.empty())
+            row.timeout_ns = 50'000;
         const auto id = st.begin_run(row);
         auto cfg = synthetic_recorder_config(1'000'000'000, start);
         cfg.raw = true;
@@ -76,6 +79,10 @@ std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t 
                 std::uint64_t(std::max<long long>(1'000, std::llround(latency(rng))));
             x.bracket_cycles = 40;
             x.flags = k % 2 == 0 ? logger::sample::rising : 0;
+            if (std::find(lost.begin(), lost.end(), k) != lost.end()) {
+                x.latency_cycles = 0;
+                x.flags |= logger::sample::lost;
+            }
             v.push_back(x);
         }
         rec.add(v);

@@ -6,6 +6,7 @@
 #include "rows.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,11 @@ std::vector<db::sample_row> seeded_raw_run(const std::string& db, std::size_t sa
  * synthetic clock, stimulus k at 1 ms + k x 100 us + a uniform jitter of +-10 us, latencies
  * normal(8 us, 1 us) (at least 1 us), all drawn from @p seed: the same rows on every machine.
  * Into @p db, labelled @p label; returns its raw samples. For the tests of logic that need a
- * stored run with stimulus times (explain's).
+ * stored run with stimulus times (explain's). The samples whose seqs are in @p lost are lost
+ * (no answer; the run's timeout is then 50 us).
  */
 std::vector<db::sample_row> scripted_raw_run(const std::string& db, std::size_t samples,
-                                             const std::string& label, int seed);
+                                             const std::string& label, int seed,
+                                             const std::vector<std::uint64_t>& lost = {});
 
 } // namespace irqloop::test
