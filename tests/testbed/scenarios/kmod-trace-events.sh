@@ -17,7 +17,12 @@
 # thread between them); then explain must pair every stimulus with an edge, and each paired
 # sample's handler run (entry to exit) must be the one of the edge whose seq is the sample's
 # (logger seq - responder seq is constant here: the module saw every stimulus), which the
-# trace itself gives. The clock fit's residual is noted. About 40 s of guest time.
+# trace itself gives. The clock fit's residual is noted. A third run, lossy, has lost and late
+# answers: a 20 ms timeout, and one-off 20.5 ms spikes of the wire chip (spike_ns) on the
+# stimulus wire and the answer wire in turn, every 0.3 s; the truth is the wire's (no change
+# merged, one edge per stimulus) and the spiker's count per wire: each lost sample (explain
+# --lost) must be on its seq's edge too, and explain must put as many losses before the
+# handler as wire 0 took spikes, and after the write as wire 1 took. About 55 s of guest time.
 . /testbed/guest-lib.sh
 tb_need irqloop sqlite3
 tb_kmod_setup
@@ -59,11 +64,23 @@ trace_mode()
 		--timeout 1s --gap-limit 5ms --keep-disturbed --samples 20 --label warm --progress none --db $TB_TMP/warm.db >/dev/null ||
 		tb_fail "$mode: the warm-up run failed"
 	h0=$(cat $sys/handled)
+	merged0=$(cat /sys/module/irqloop_wire/parameters/merged)
 	echo >$tr/trace
+	rm -f $TB_TMP/spike-stop $TB_TMP/spikes
+	[ "$mode" = lossy ] && { spiker & }
 	irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --cpu 0 --priority 10 \
-		--timeout 1s --samples $n --interval 5ms --jitter 10ms --gap-limit 5ms --raw --label "$mode" --progress none \
+		--timeout $timeout --samples $n --interval $interval --jitter 10ms --gap-limit 5ms --raw \
+		--label "$mode" --progress none \
 		--db "$db" --target "QEMU TCG guest, $(uname -r), irqloop_responder.ko $*" \
 		>/dev/null || tb_fail "$mode: irqloop run failed"
+	if [ "$mode" = lossy ]; then
+		touch $TB_TMP/spike-stop
+		wait
+		spikes=$(cat $TB_TMP/spikes)
+		# A spike set after the run's last change is still there: not consumed.
+		case "$(cat $wp/spike_ns)" in *[1-9]*) spikes=$((spikes - 1)) ;; esac
+		echo 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 >$wp/spike_ns
+	fi
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/enable
 	handled=$(cat $sys/handled)
@@ -82,8 +99,24 @@ trace_mode()
 	echo "$mode: run $run, $stimuli stimuli from seq $first; module handled $h0 + $((handled - h0));" \
 		"$(grep -c ' irqloop_edge: ' $mode.txt) edge, $(grep -c ' irqloop_response: ' $mode.txt)" \
 		"response, $(grep -c ' irqloop_thread: ' $mode.txt) thread events"
-	[ $((handled - h0)) = "$stimuli" ] && [ "$stimuli" = $n ] ||
-		tb_fail "$mode: the module handled $((handled - h0)) edges for $stimuli stimuli ($n sent)"
+	# The truth: the wire merged no change and the module took one edge per stimulus, so
+	# logger seq - responder seq is one constant, whatever was lost or late.
+	merged=$(($(cat /sys/module/irqloop_wire/parameters/merged) - merged0))
+	[ $((handled - h0)) = "$stimuli" ] && [ "$stimuli" = $n ] && [ $merged = 0 ] ||
+		tb_fail "$mode: the module handled $((handled - h0)) edges for $stimuli stimuli ($n sent), the wire merged $merged changes"
+	if [ "$mode" = lossy ]; then
+		lost=$(tb_sql "$db" "SELECT lost FROM runs WHERE id = $run")
+		late=$(tb_sql "$db" "SELECT late FROM runs WHERE id = $run")
+		# A spiked sample whose answer the logger, stalled across its deadline (the guest's
+		# vCPU descheduled), found only after the stall is answered, not lost: its bracket
+		# spans the stall (and on wire 1 explain sets it aside: its answer after the exit).
+		stalled=$(tb_sql "$db" "SELECT count(*) FROM raw_samples WHERE run_id = $run AND
+			flags & 8 = 0 AND latency_ns > 20000000")
+		echo "lossy: $spikes spikes of $spike ns taken by the wires; the run lost $lost, late" \
+			"$late; answered after the timeout through a logger stall: $stalled"
+		[ "$spikes" -ge 10 ] && [ "$lost" -ge $((spikes - stalled - 1)) ] ||
+			tb_fail "lossy: $lost lost answers for $spikes spikes (timeout $timeout)"
+	fi
 
 	# The events, in the trace's (time) order: per seq, edge < thread < response, no gap.
 	awk -v mode="$mode" -v last=$h0 -v want=$((handled - h0)) '
@@ -125,8 +158,39 @@ trace_mode()
 	irqloop explain --db "$db" --run $run --trace $mode.txt --worst $n --json >$mode.json ||
 		tb_fail "$mode: irqloop explain --json failed"
 	# Per sample (the only objects with "seq" and "handler_ns"): its seq and handler run.
-	tr -d ',' <$mode.json | awk '$1 == "\"seq\":" { s = $2 }
-		$1 == "\"handler_ns\":" && $2 != "null" { print s, $2 }' >$mode.pairs
+	pairs_of() {
+		tr -d ',' <"$1" | awk '$1 == "\"seq\":" { s = $2 }
+			$1 == "\"handler_ns\":" && $2 != "null" { print s, $2 }'
+	}
+	pairs_of $mode.json >$mode.pairs
+	if [ "$mode" = lossy ]; then
+		# The lost samples (--worst takes the answered ones): their edges too, and where
+		# each answer was lost. The spiker took wire 0 first, then each wire in turn.
+		irqloop explain --db "$db" --run $run --trace $mode.txt --lost --json >$mode.lost.json ||
+			tb_fail "lossy: irqloop explain --lost --json failed"
+		irqloop explain --db "$db" --run $run --trace $mode.txt --lost | sed -n '4p;9,13p'
+		pairs_of $mode.lost.json >>$mode.pairs
+		cp $mode.lost.json "$TB_OUT/"
+		w0=$(((spikes + 1) / 2))
+		w1=$((spikes / 2))
+		# Wire 0's spikes: samples whose handler entered 20 ms or more after the stimulus, lost
+		# (lost_at "before the handler") or answered through a logger stall. Wire 1's: lost
+		# answers written in time ("after the write"), and answers the logger found through a
+		# stall, which explain sets aside (their answer came after the handler's exit).
+		late_entries() {
+			tr -d ',' <"$1" | awk '$1 == "\"part\":" { p = ($0 ~ /before the handler/) }
+				$1 == "\"ns\":" && p { if ($2 >= 20000000) n++; p = 0 } END { print n + 0 }'
+		}
+		before=$(($(late_entries $mode.json) + $(late_entries $mode.lost.json)))
+		after=$(($(grep -c '"lost_at": "after the write"' $mode.lost.json) +
+			$(grep -c '"contradiction": "answer after the handler' $mode.json)))
+		echo "lossy: entered 20 ms or more late $before (wire 0 spiked $w0 times)," \
+			"answer held up after the handler $after (wire 1 spiked $w1 times)"
+		[ "$before" -ge $((w0 - 1)) ] && [ "$after" -ge $((w1 - 1)) ] ||
+			tb_fail "lossy: explain put $before entries 20 ms late for $w0 spikes of wire 0, $after answers held up after the handler for $w1 of wire 1"
+		tb_pass "lossy: explain finds each spike ($before handler entries 20 ms late, $after answers held up after the handler)"
+		tb_note "kmod-trace-events lossy: $spikes spikes of $spike ns ($w0 on wire 0, $w1 on wire 1), the run lost $lost (late $late, $stalled answered through a logger stall); explain: $before handler entries 20 ms late, $after answers held up after the handler"
+	fi
 	# The trace's handler runs by the seq of the irqloop_edge inside them (exit - entry, ns).
 	# The microseconds get a leading 1: busybox awk reads "025773" as an octal number.
 	awk '
@@ -153,5 +217,36 @@ trace_mode()
 	tb_note "kmod-trace-events $mode: $n samples, $((handled - h0)) edges traced (seq $((h0 + 1))..$handled), every sample on its seq's edge (logger seq - responder seq = $k); clock fit residual $residual"
 }
 
+# spiker: until $TB_TMP/spike-stop exists, every 0.3 s, once the last spike was taken, a
+# one-off spike of $spike ns on wire 0 (the stimulus: the responder sees it late) or wire 1
+# (the answer), in turn; the count goes to $TB_TMP/spikes.
+spiker()
+{
+	i=0
+	sleep 0.5
+	while [ ! -e $TB_TMP/spike-stop ]; do
+		# (Empty until written: the module's array has no values after a load.)
+		case "$(cat $wp/spike_ns)" in
+		*[1-9]*) ;;
+		*)
+			if [ $((i % 2)) = 0 ]; then v=$spike,0; else v=0,$spike; fi
+			echo $v,0,0,0,0,0,0,0,0,0,0,0,0,0,0 >$wp/spike_ns
+			i=$((i + 1))
+			;;
+		esac
+		sleep 0.3
+	done
+	echo $i >$TB_TMP/spikes
+}
+wp=/sys/module/irqloop_wire/parameters
+timeout=1s
+interval=5ms
 trace_mode hard
 trace_mode threaded threaded=1
+# Lost and late answers: a 20 ms timeout and one-off spikes of 20.5 ms, 200 stimuli 40 ms +
+# 0..10 ms apart (the spiked answer comes before the next stimulus).
+n=200
+timeout=20ms
+interval=40ms
+spike=20500000
+trace_mode lossy
