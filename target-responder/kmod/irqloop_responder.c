@@ -72,6 +72,8 @@
 #endif
 
 #define IRQLOOP_NAME "irqloop_responder"
+/* The trigger line's interrupt, apart from the answered one in /proc/interrupts and traces. */
+#define IRQLOOP_TRIGGER_NAME "irqloop_trigger"
 #define IRQLOOP_LABEL_MAX 64
 
 /* A read-only string parameter NAME, held in param_NAME. */
@@ -727,7 +729,7 @@ static int irqloop_trigger_start(struct irqloop_responder *r)
 				      t->con_id, t->spec, ret);
 	}
 	ret = devm_request_any_context_irq(r->dev, t->irq, irqloop_trigger_irq,
-					   IRQF_TRIGGER_RISING, IRQLOOP_NAME, r);
+					   IRQF_TRIGGER_RISING, IRQLOOP_TRIGGER_NAME, r);
 	if (ret < 0)
 		return irqloop_refuse(r, ret, "%s=%s: cannot request interrupt %d (error %d)\n",
 				      t->con_id, t->spec, t->irq, ret);

@@ -40,7 +40,7 @@ tb_pass "$cycles loads and unloads, 2 edges answered each time"
 
 [ ! -d /sys/module/irqloop_responder ] || tb_fail "module still loaded"
 [ ! -e $sys ] || tb_fail "$sys still exists"
-grep -q 'irqloop_responder' /proc/interrupts && tb_fail "an interrupt handler was left behind"
+grep -qE 'irqloop_(responder|trigger)' /proc/interrupts && tb_fail "an interrupt handler was left behind"
 info=$(gpioinfo -c "$TB_CHIP")
 echo "$info"
 echo "$info" | grep -q 'consumer="irqloop_responder"' && tb_fail "a line is still requested"

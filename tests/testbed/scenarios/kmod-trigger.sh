@@ -8,6 +8,9 @@
 # spike (800 ms) and the trigger level (500 ms) sit far above that, the gap limit is out of
 # the way (a stall during the spike must not flag it as disturbed, which would veto the
 # trigger), and the trigger count is checked to be 0 just before the spike is programmed.
+# Then irqloop explain reads the frozen buffer as it is (the run --raw, the responder's events
+# and the IRQ entries and exits traced on the x86-tsc clock, the logger's counter): it must pair
+# the spiked sample with its edge and say that its answer came long after the handler's exit.
 . /testbed/guest-lib.sh
 # --force-tsc: QEMU's TCG CPU does not advertise an invariant TSC, but its TSC runs at a
 # fixed rate from the host clock, which is what the calibration needs.
@@ -18,16 +21,22 @@ tr=/sys/kernel/tracing
 db=$TB_TMP/trigger.db
 spike_ns=800000000
 
-# Trace every interrupt handler, so that the frozen buffer shows the last ones.
+# Trace every interrupt handler, so that the frozen buffer shows the last ones, and the
+# responder's own events, so that irqloop explain reads the frozen buffer as it is. On the
+# x86-tsc clock, the logger's own counter (kmod-trace-events says why).
 echo 0 >$tr/tracing_on
 echo >$tr/trace
-echo 1 >$tr/events/irq/irq_handler_entry/enable
+echo x86-tsc >$tr/trace_clock || tb_fail "cannot select the x86-tsc trace clock"
+for e in irq/irq_handler_entry irq/irq_handler_exit; do
+	echo 1 >$tr/events/$e/enable || tb_fail "cannot enable the event $e"
+done
 echo 1 >$tr/tracing_on
 [ "$(cat $tr/tracing_on)" = 1 ] || tb_fail "tracing does not start"
 
 insmod "$ko" in=irqloop-wire:1 out=irqloop-wire:2 trigger=irqloop-wire:5 ||
 	tb_fail "cannot load the module with trigger="
-irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --samples 30000 --label kmod-trigger \
+echo 1 >$tr/events/irqloop/enable || tb_fail "cannot enable the module's events"
+irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --samples 30000 --label kmod-trigger --raw \
 	--db "$db" --progress none --timeout 1s --gap-limit 1s --threshold 500ms \
 	--trigger-line 4 --trigger-above 500ms >run.log 2>&1 &
 run=$!
@@ -69,8 +78,28 @@ grep 'irq_handler_entry' $tr/trace | tail -n 3 | grep -q 'name=irqloop_responder
 	tb_fail "the frozen trace does not end with the responder's interrupts"
 tb_pass "the trace buffer is frozen and ends at the trigger"
 
+# explain reads the frozen buffer without further steps (but for the counts turned into
+# seconds, which a board's local clock does not need): the worst sample is the spiked one, its
+# edge in the trace, and its answer came after the handler's exit by far more than its bracket,
+# held up on the answer wire, which explain says rather than explain it.
+cat $tr/trace >frozen.tsc
+hz=$(tb_sql "$db" "SELECT clock_hz FROM runs WHERE label = 'kmod-trigger'")
+tb_trace_seconds "$hz" <frozen.tsc >frozen.txt
+worst=$(tb_sql "$db" "SELECT seq FROM raw_samples WHERE latency_ns >= $spike_ns")
+irqloop explain --db "$db" --last --trace frozen.txt --worst 1 >explain.txt 2>&1 ||
+	{ cat explain.txt; tb_fail "irqloop explain refused the frozen trace"; }
+cp frozen.txt explain.txt "$TB_OUT/"
+sed -n '1,3p' explain.txt
+grep -A1 "^seq $worst " explain.txt
+grep -q "^seq $worst  latency [0-9.]* us  CPU [0-9]*  responder seq" explain.txt ||
+	tb_fail "explain did not pair the spiked sample (seq $worst) with its edge"
+grep -A1 "^seq $worst " explain.txt | grep -q "not explained: its latency contradicts its edge's handler times by .* (its answer reached the logger after the handler's exit" ||
+	tb_fail "explain did not say that the spiked sample's answer came long after its handler"
+tb_pass "explain reads the frozen trace: the spiked sample $worst, its answer held up after the handler"
+
 cp run.log "$TB_OUT/"
 sqlite3 "$db" ".backup $TB_OUT/trigger.db"
 rmmod irqloop_responder || tb_fail "rmmod failed"
-echo 0 >$tr/events/irq/irq_handler_entry/enable
+echo 0 >$tr/events/enable
+echo local >$tr/trace_clock
 echo 1 >$tr/tracing_on
