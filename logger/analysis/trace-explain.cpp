@@ -1065,7 +1065,29 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
         b.dropped = b.dropped ? add_drop_counts(*b.dropped, g.events) : g.events;
     }
     std::map<int, open_span> irqs; // irq number -> open handler (not the responder's edge)
-    std::optional<open_span> softirq, irqs_off, task;
+    std::optional<open_span> irqs_off, task;
+    // A softirq runs in its task's context: on PREEMPT_RT (ksoftirqd, or the thread that raised
+    // it) that task can be switched out with the softirq open, and then the softirq is not
+    // running. Its duration and its part in the window are its running time.
+    struct open_softirq final {
+        std::int64_t start_ns = 0; ///< its entry
+        std::string name, task;    ///< the action; the task it runs in ("comm-pid")
+        std::int64_t since_ns = 0; ///< the current running stretch's start
+        bool running = true;       ///< its task is on the CPU
+        std::int64_t ran_ns = 0;   ///< the finished stretches' total
+        std::int64_t in_ns = 0;    ///< of them, inside the window
+    };
+    std::optional<open_softirq> softirq;
+    const auto stretch = [&](open_softirq& o, std::int64_t end) {
+        o.ran_ns += end - o.since_ns;
+        o.in_ns += std::max<std::int64_t>(0, std::min(end, w1) - std::max(o.since_ns, w0));
+    };
+    const auto close_softirq = [&](open_softirq& o, std::int64_t end, bool complete) {
+        if (o.running)
+            stretch(o, end);
+        if (o.in_ns > 0)
+            b.blockers.push_back({"softirq", o.name, o.start_ns - w0, o.ran_ns, o.in_ns, complete});
+    };
     for (const auto& ev : t.events) {
         if (ev.cpu != e.cpu)
             continue;
@@ -1084,11 +1106,11 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
             }
             break;
         case trace_kind::softirq_entry:
-            softirq = open_span{ev.t_ns, ev.name};
+            softirq = open_softirq{ev.t_ns, ev.name, ev.task, ev.t_ns};
             break;
         case trace_kind::softirq_exit:
             if (softirq)
-                add(b.blockers, "softirq", softirq->name, softirq->start_ns, ev.t_ns, true);
+                close_softirq(*softirq, ev.t_ns, true);
             softirq.reset();
             break;
         case trace_kind::irq_disable:
@@ -1103,6 +1125,14 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
             add(b.blockers, "nmi", ev.name, ev.t_ns - ev.value, ev.t_ns, true);
             break;
         case trace_kind::sched_switch:
+            if (softirq && softirq->running && ev.task == softirq->task) {
+                stretch(*softirq, ev.t_ns);
+                softirq->running = false;
+            } else if (softirq && !softirq->running &&
+                       ev.name + "-" + std::to_string(ev.number) == softirq->task) {
+                softirq->since_ns = ev.t_ns;
+                softirq->running = true;
+            }
             if (task)
                 add(b.tasks, "task", task->name, task->start_ns, ev.t_ns, true);
             task.reset();
@@ -1121,7 +1151,7 @@ sample_breakdown explain_sample(std::span<const run_stimulus> run,
     for (const auto& [n, o] : irqs)
         add(b.blockers, "irq", o.name, o.start_ns, t.last_ns, false);
     if (softirq)
-        add(b.blockers, "softirq", softirq->name, softirq->start_ns, t.last_ns, false);
+        close_softirq(*softirq, t.last_ns, false);
     if (irqs_off)
         add(b.blockers, "irqs off", irqs_off->name, irqs_off->start_ns, t.last_ns, false);
     if (task)

@@ -774,6 +774,69 @@ TEST_CASE("explain: breakdown: an injected IRQs-off section, another IRQ and a s
     CHECK(!explain_sample(run, traced, fewer, t, 399, floor).in_trace);
 }
 
+TEST_CASE("explain: breakdown: a softirq whose task was switched out (PREEMPT_RT runs softirqs "
+          "in threads) counts only its running time, in its duration and in the window",
+          "[explain]")
+{
+    auto run = scripted_run(400, 1'000'000, 100'000, 6); // 1 ms apart: room for 300 us
+    for (auto& s : run)
+        s.latency_ns = 9'000;
+    run[300].latency_ns = 305'000; // its edge 300 us late
+    run[301].latency_ns = 25'000;  // its edge 20 us late, the softirq running meanwhile
+    auto edges = scripted_edges(run, 0, 0, 400, {{300, 300'000}, {301, 20'000}});
+    for (auto& e : edges)
+        e.exit_ns = e.entry_ns + 3'000;
+    std::string text = "# tracer: nop\n#\n";
+    auto at = [&](std::int64_t ns, const std::string& ev, const std::string& task = "<idle>-0") {
+        text += kline(ns, 1, ev, task);
+    };
+    const std::int64_t s300 = edges[300].entry_ns - 300'000, s301 = edges[301].entry_ns - 20'000;
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        if (k == 300) {
+            // TIMER in ksoftirqd from 100 us before the stimulus; switched out 10 us after it
+            // for 490 us (a higher-priority thread), back, and done 100 us later: it ran 210 us,
+            // 10 us of them in the window, though its span is 700 us.
+            at(s300 - 100'000, "softirq_entry: vec=1 [action=TIMER]", "ksoftirqd/1-20");
+            at(s300 + 10'000,
+               "sched_switch: prev_comm=ksoftirqd/1 prev_pid=20 prev_prio=120 prev_state=R+ ==> "
+               "next_comm=rt next_pid=50 next_prio=9",
+               "ksoftirqd/1-20");
+            at(s300 + 500'000,
+               "sched_switch: prev_comm=rt prev_pid=50 prev_prio=9 prev_state=S ==> "
+               "next_comm=ksoftirqd/1 next_pid=20 next_prio=120",
+               "rt-50");
+            at(s300 + 600'000, "softirq_exit: vec=1 [action=TIMER]", "ksoftirqd/1-20");
+        }
+        if (k == 301) // not switched out: its span is its running time, as on a stock kernel
+            at(s301 - 5'000, "softirq_entry: vec=3 [action=NET_RX]", "hog-99");
+        at(edges[k].entry_ns, "irq_handler_entry: irq=25 name=irqloop_responder");
+        at(*edges[k].exit_ns, "irq_handler_exit: irq=25 ret=handled");
+        if (k == 301)
+            at(s301 + 40'000, "softirq_exit: vec=3 [action=NET_RX]", "hog-99");
+    }
+    const auto t = parse(text);
+    const auto traced = responder_edges(t, "irqloop_responder");
+    const auto a = align_trace(run, traced, 1'000'000);
+    REQUIRE(a.pairs.size() == 400);
+    const auto floor = delay_floor_of(run, traced, a).ns;
+    const auto b = explain_sample(run, traced, a, t, 300, floor);
+    REQUIRE(b.in_trace);
+    REQUIRE(b.blockers.size() == 1);
+    CHECK(b.blockers[0].kind == "softirq");
+    CHECK(b.blockers[0].name == "TIMER");
+    CHECK(b.blockers[0].duration_ns == 210'000);
+    // The window (stimulus to entry) starts where the fit infers the stimulus: w0.
+    const std::int64_t w0 = edges[300].entry_ns - b.before_handler_ns;
+    CHECK(std::abs(w0 - s300) <= 5'000);
+    CHECK(b.blockers[0].in_window_ns == s300 + 10'000 - w0); // running until the switch
+    CHECK(b.blockers[0].start_ns == s300 - 100'000 - w0);    // from the window's start
+    const auto c = explain_sample(run, traced, a, t, 301, floor);
+    REQUIRE(c.blockers.size() == 1);
+    CHECK(c.blockers[0].name == "NET_RX");
+    CHECK(c.blockers[0].duration_ns == 45'000);
+    CHECK(c.blockers[0].in_window_ns == c.before_handler_ns); // the whole window
+}
+
 TEST_CASE("explain: the command on a scripted stored run and trace: paired, the injected "
           "section named, JSON; bad input exit 2 with the file untouched",
           "[explain]")
