@@ -160,11 +160,14 @@ tb_wire_reload()
 # the trace clock, 4 MiB of buffer per CPU, each EVENT (group/name) enabled, and with the
 # preemptirq events when the kernel has them ($pirq says: present or absent; the stock kernel
 # has no CONFIG_PREEMPTIRQ_TRACEPOINTS, so IRQs-off sections are not traced), the buffer empty.
-# The explain scenarios' clock is mono (CLOCK_MONOTONIC, one time line for every CPU), not
-# local, the default, nor global: where the kernel does not trust the TSC (as under TCG with
-# two CPUs) both are clamped to one tick past each CPU's last tick, so a time stamp taken as
-# interrupts come back on after a long IRQs-off section can lag by up to a tick, and CPUs
-# drift apart.
+# The explain scenarios' clock is x86-tsc, the guest's TSC, the counter the logger stamps with
+# (--force-tsc) and the hogs busy-wait on (sched_clock()); tb_trace_text turns its counts into
+# seconds. Not local, the default, nor global: where the kernel does not trust the TSC (as under
+# TCG with two CPUs) both are clamped to one tick past each CPU's last tick, so a time stamp
+# taken as interrupts come back on after a long IRQs-off section can lag by up to a tick, and
+# CPUs drift apart. Not mono: QEMU's HPET, which follows the host's CLOCK_MONOTONIC, not the
+# TSC; on a loaded host (and in PREEMPT_RT boots) the two bent apart by 100 to 300 ppm within a
+# run, and explain refused such traces as a poor fit.
 tb_trace_setup()
 {
 	tr=/sys/kernel/tracing
@@ -222,12 +225,22 @@ tb_counts_stop()
 	longest=$(($(cat "$1/longest_ns") / 1000))
 }
 
+# tb_trace_text DB: the trace buffer's text; on the x86-tsc clock, its counts turned into seconds
+# at the clock_hz of DB's last run (tb_trace_seconds), so that it is on the logger's clock.
+tb_trace_text()
+{
+	case "$(cat $tr/trace_clock)" in
+	*'[x86-tsc]'*) tb_trace_seconds "$(tb_sql "$1" 'SELECT clock_hz FROM runs ORDER BY id DESC LIMIT 1')" <$tr/trace ;;
+	*) cat $tr/trace ;;
+	esac
+}
+
 # tb_hog_trace_out DB BUSY: after a run beside irqloop_hog (tracing off, tb_counts_stop done),
 # the trace read into trace.txt, the events disabled and the buffer emptied; the trace and DB
 # copied out; the hog must have run.
 tb_hog_trace_out()
 {
-	cat $tr/trace >trace.txt
+	tb_trace_text "$1" >trace.txt
 	echo 0 >$tr/events/enable
 	echo >$tr/trace
 	echo "trace: $(wc -l <trace.txt) lines; the hog ran $fired times during the run," \

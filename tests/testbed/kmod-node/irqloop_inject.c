@@ -17,6 +17,11 @@
  * edge, and each handler, once its busy-wait is over, toggles the wire again, so the next edge's
  * interrupt comes due as the handler returns (the chip raises it from irq_work on the same CPU).
  * A window that holds the whole burst sees N handlers of busy_us each, N * busy_us in all.
+ *
+ * PREEMPT_RT threads the handler (its busy-wait then runs in irq/N-irqloop_inject, which a hard
+ * handler preempts) unless nothread=1 asks for IRQF_NO_THREAD, as a device whose handler must
+ * stay in hard interrupt context does (a timer's, an IPI's): then it holds off the CPU's other
+ * interrupts there too. On a stock kernel nothread=1 changes nothing (but with threadirqs).
  */
 #include <linux/gpio/consumer.h>
 #include <linux/gpio/machine.h>
@@ -51,6 +56,9 @@ MODULE_PARM_DESC(busy_us, "how long the handler busy-waits (at most 10000)");
 static unsigned int burst = 1;
 module_param(burst, uint, 0444);
 MODULE_PARM_DESC(burst, "interrupts per period, back to back, each busy_us long (1 to 64)");
+static bool nothread;
+module_param(nothread, bool, 0444);
+MODULE_PARM_DESC(nothread, "IRQF_NO_THREAD: the handler in hard interrupt context on PREEMPT_RT too");
 static unsigned long fired;
 module_param(fired, ulong, 0444);
 MODULE_PARM_DESC(fired, "the handler's runs so far");
@@ -186,7 +194,8 @@ static int __init inject_init(void)
 	ret = gpiod_to_irq(inject_in);
 	if (ret < 0)
 		goto fail;
-	ret = request_irq(ret, inject_handler, IRQF_TRIGGER_RISING | IRQF_TRIGGER_FALLING,
+	ret = request_irq(ret, inject_handler,
+			  IRQF_TRIGGER_RISING | IRQF_TRIGGER_FALLING | (nothread ? IRQF_NO_THREAD : 0),
 			  "irqloop_inject", NULL);
 	if (ret)
 		goto fail;
@@ -196,8 +205,8 @@ static int __init inject_init(void)
 	ret = smp_call_function_single(cpu, inject_start, NULL, 1);
 	if (ret)
 		goto fail;
-	pr_info("irqloop_inject: irq %d, %u x a %u us handler every %u us on CPU %u\n",
-		inject_irq, burst, busy_us, period_us, cpu);
+	pr_info("irqloop_inject: irq %d, %u x a %u us handler every %u us on CPU %u%s\n",
+		inject_irq, burst, busy_us, period_us, cpu, nothread ? ", not threaded" : "");
 	return 0;
 fail:
 	inject_release();

@@ -43,7 +43,7 @@ db=$TB_TMP/explain.db
 tr=/sys/kernel/tracing
 trap 'rmmod irqloop_responder 2>/dev/null; rmmod irqloop_hog 2>/dev/null; echo local >$tr/trace_clock 2>/dev/null' EXIT
 
-tb_trace_setup mono irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry \
+tb_trace_setup x86-tsc irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry \
 	irq/softirq_exit sched/sched_switch sched/sched_wakeup
 
 tb_wire_reload threaded_parent=1
