@@ -138,6 +138,20 @@ std::vector<long> paired_runs(const irqloop::analysis::trace_alignment& a, std::
     return by_edge;
 }
 
+/** delay_floor_of()'s refusal (exit 2), or "" when it does not refuse. */
+std::string floor_refusal(const std::vector<run_stimulus>& run,
+                          const std::vector<handler_edge>& edges,
+                          const irqloop::analysis::trace_alignment& a)
+{
+    try {
+        (void)delay_floor_of(run, edges, a);
+    } catch (const error& e) {
+        CHECK(e.status() == irqloop::exit_usage);
+        return e.message();
+    }
+    return "";
+}
+
 std::string align_refusal(const std::vector<run_stimulus>& run,
                           const std::vector<handler_edge>& edges, std::int64_t interval_ns)
 {
@@ -540,14 +554,8 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
     auto many = run;
     for (std::size_t i : {50, 120, 200, 260, 330})
         many[i].latency_ns = delays[i] + 5'000'000;
-    std::string why;
-    try {
-        (void)delay_floor_of(many, edges, a);
-    } catch (const error& e) {
-        CHECK(e.status() == irqloop::exit_usage);
-        why = e.message();
-    }
-    CHECK(why.find("5 of 400 answered samples contradict the rest") != std::string::npos);
+    CHECK(floor_refusal(many, edges, a).find("5 of 400 answered samples contradict the rest") !=
+          std::string::npos);
     // Four (1 %) are set aside.
     many[330].latency_ns = run[330].latency_ns;
     CHECK(delay_floor_of(many, edges, a).contradicted.size() == 4);
@@ -570,13 +578,8 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
         many[i].latency_ns = delays[i] + 5'000'000;
     CHECK(delay_floor_of(many, seqd, as).contradicted.size() == 40);
     many[5].latency_ns = delays[5] + 5'000'000; // 41: more than a tenth
-    why.clear();
-    try {
-        (void)delay_floor_of(many, seqd, as);
-    } catch (const error& e) {
-        why = e.message();
-    }
-    CHECK(why.find("41 of 400 answered samples contradict the rest") != std::string::npos);
+    CHECK(floor_refusal(many, seqd, as).find("41 of 400 answered samples contradict the rest") !=
+          std::string::npos);
     // Answers before their entry keep the 1 % cap, seqs or not.
     auto before = run;
     for (std::size_t i = 300, n = 0; n < 5; ++i)
@@ -584,13 +587,8 @@ TEST_CASE("explain: a sample whose answer was held up after its handler, or came
             before[i].latency_ns = delays[i] - 5'000;
             ++n;
         }
-    why.clear();
-    try {
-        (void)delay_floor_of(before, seqd, as);
-    } catch (const error& e) {
-        why = e.message();
-    }
-    CHECK(why.find("5 of 400 answered samples contradict the rest") != std::string::npos);
+    CHECK(floor_refusal(before, seqd, as).find("5 of 400 answered samples contradict the rest") !=
+          std::string::npos);
     // Seqs one off for one edge (not each on its own sample): the 1 % cap again.
     auto off = seqd;
     off[3].seq = 0;
