@@ -43,13 +43,19 @@ irqloop run --hw "gpiod:chip=$TB_CHIP,out=0,in=3" --force-tsc --samples 1200 --l
 	--db "$db" --progress none --timeout 1s --gap-limit 1s --threshold 500ms \
 	--trigger-line 4 --trigger-above 500ms >run.log 2>&1 &
 run=$!
-# Program the spike once the run is under way: the next change of wire 1 arrives late.
-i=0
+# Program the spike once the run is under way: the next change of wire 1 arrives late. The
+# buffer is emptied once 50 edges were handled, so the frozen trace starts mid-run, as a night's
+# ring buffer does: under TCG the run's first edges are slow (code translated on first use),
+# and with a first edge 1.7 ms late (CI, stop 51) explain's clock fit went wrong (a drift of
+# 490 ppm, 520 of 527 samples contradicting it); without the first 50 edges it fitted.
+i=0 cleared=
 while [ "$(cat $sys/handled)" -lt 500 ]; do
 	i=$((i + 1))
 	[ $i -lt 600 ] || { cat run.log; tb_fail "the run did not get going"; }
+	[ -n "$cleared" ] || [ "$(cat $sys/handled)" -lt 50 ] || { echo >$tr/trace; cleared=1; }
 	sleep 0.1
 done
+[ -n "$cleared" ] || tb_fail "the trace buffer was never emptied mid-run"
 before=$(cat $sys/triggered)
 echo "0,$spike_ns" >/sys/module/irqloop_wire/parameters/spike_ns
 wait $run || { cat run.log; tb_fail "irqloop run failed"; }
