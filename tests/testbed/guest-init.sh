@@ -73,6 +73,17 @@ while read -r name; do
 		insmod "$TB_KMOD_DIR/irqloop-wire.ko"
 		TB_CHIP=$(gpiodetect | sed -n 's/^\(gpiochip[0-9]*\) \[irqloop-wire\].*/\1/p')
 	fi
+	# And tracing as the kernel starts it: a scenario that failed before its own clean-up (stop
+	# 51's CI: kmod-trigger) left the x86-tsc clock, and the next one's trace had counts, not
+	# seconds, in its time stamps.
+	t=/sys/kernel/tracing
+	if [ -e $t/trace_clock ]; then
+		echo 0 >$t/events/enable
+		echo local >$t/trace_clock
+		echo nop >$t/current_tracer
+		echo >$t/trace
+		echo 1 >$t/tracing_on
+	fi
 	# Writing an array parameter sets only the elements given: give all of them.
 	echo 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 >/sys/module/irqloop_wire/parameters/delay_ns
 	echo 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 >/sys/module/irqloop_wire/parameters/spike_ns
