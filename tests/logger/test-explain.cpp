@@ -138,13 +138,11 @@ std::vector<long> paired_runs(const irqloop::analysis::trace_alignment& a, std::
     return by_edge;
 }
 
-/** delay_floor_of()'s refusal (exit 2), or "" when it does not refuse. */
-std::string floor_refusal(const std::vector<run_stimulus>& run,
-                          const std::vector<handler_edge>& edges,
-                          const irqloop::analysis::trace_alignment& a)
+/** The refusal (exit 2) that @p f throws, or "" when it does not refuse. */
+template <class F> std::string refusal_of(F&& f)
 {
     try {
-        (void)delay_floor_of(run, edges, a);
+        f();
     } catch (const error& e) {
         CHECK(e.status() == irqloop::exit_usage);
         return e.message();
@@ -152,16 +150,18 @@ std::string floor_refusal(const std::vector<run_stimulus>& run,
     return "";
 }
 
+/** delay_floor_of()'s refusal, or "". */
+std::string floor_refusal(const std::vector<run_stimulus>& run,
+                          const std::vector<handler_edge>& edges,
+                          const irqloop::analysis::trace_alignment& a)
+{
+    return refusal_of([&] { (void)delay_floor_of(run, edges, a); });
+}
+
 std::string align_refusal(const std::vector<run_stimulus>& run,
                           const std::vector<handler_edge>& edges, std::int64_t interval_ns)
 {
-    try {
-        (void)align_trace(run, edges, interval_ns);
-    } catch (const error& e) {
-        CHECK(e.status() == irqloop::exit_usage);
-        return e.message();
-    }
-    return "";
+    return refusal_of([&] { (void)align_trace(run, edges, interval_ns); });
 }
 
 /**
