@@ -7,7 +7,7 @@
 # 0..10 ms apart, everything on CPU 0) against the module on the wires of kmod-measure, with the
 # irqloop, irq and sched events traced on the x86-tsc trace clock: the guest's TSC, the counter
 # the logger stamps with, its counts turned into seconds at the run's clock_hz
-# (tb_trace_seconds), so the trace's clock is the logger's. (On the mono clock, the guest's HPET
+# (tb_trace_text), so the trace's clock is the logger's. (On the mono clock, the guest's HPET
 # and so the host's CLOCK_MONOTONIC, a loaded CI host's traces bent against the logger's TSC by
 # 100 to 300 ppm within the run, and explain refused some: a test of the host, not of the events
 # and their pairing. explain's fit of a bent clock has its own test, tests/data/explain/
@@ -89,11 +89,10 @@ trace_mode()
 	handled=$(cat $sys/handled)
 	# Read before the unload: the kernel empties the ring buffer when a module whose events
 	# were enabled goes.
-	cat $tr/trace >$mode.tsc
+	# (tb_trace_text: the counts in seconds at the clock_hz of $db's last run, this one.)
+	tb_trace_text "$db" >$mode.txt
 	rmmod irqloop_responder || tb_fail "$mode: rmmod failed"
 	run=$(tb_sql "$db" "SELECT id FROM runs WHERE label = '$mode'")
-	hz=$(tb_sql "$db" "SELECT clock_hz FROM runs WHERE id = $run")
-	tb_trace_seconds "$hz" <$mode.tsc >$mode.txt
 	cp $mode.txt "$TB_OUT/trace-events-$mode.txt"
 	sqlite3 "$db" ".backup $TB_OUT/trace-events-$mode.db" || tb_fail "cannot copy the database out"
 	stimuli=$(tb_sql "$db" "SELECT stimuli FROM runs WHERE id = $run")

@@ -91,9 +91,7 @@ tb_pass "the trace buffer is frozen and ends at the trigger"
 # seconds, which a board's local clock does not need): the worst sample is the spiked one, its
 # edge in the trace, and its answer came after the handler's exit by far more than its bracket,
 # held up on the answer wire, which explain says rather than explain it.
-cat $tr/trace >frozen.tsc
-hz=$(tb_sql "$db" "SELECT clock_hz FROM runs WHERE label = 'kmod-trigger'")
-tb_trace_seconds "$hz" <frozen.tsc >frozen.txt
+tb_trace_text "$db" >frozen.txt
 cp frozen.txt "$TB_OUT/"
 sqlite3 "$db" ".backup $TB_OUT/trigger.db"
 worst=$(tb_sql "$db" "SELECT seq FROM raw_samples WHERE latency_ns >= $spike_ns")
